@@ -1,0 +1,222 @@
+//! The engine protocol: one JSON line to the engine per decision, one JSON line back.
+//!
+//! For the Othello family the request is FlipSight's engine request, field for field, so that
+//! engines and adapters written for FlipSight work unchanged:
+//!
+//! ```json
+//! {"board":[0,…],"color":1,"legal_moves":[19,26,37,44],"game_mode":"std","board_size":8,
+//!  "blocked_squares":[],"placed":{"1":0,"2":0},"remaining_ms":60000,"match_id":123,"leg":0,
+//!  "revision":0,"history":[],"round_no":null,"room_created_at":null,"budget_ms":10000}
+//! ```
+//!
+//! The answer is an object with a `move`: a square index (`19`), a coordinate in either case
+//! (`"d3"`), or a pass (`-1`, `"pass"`, `"PA"`, `"PS"`, `"--"`).
+
+use arbiter_othello::coord::{CoordError, move_from_index};
+use arbiter_othello::{Color, Move, OthelloState, Variant, parse_move};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// Discs placed per colour, keyed `"1"` (Black) and `"2"` (White) as FlipSight writes them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Placed {
+    /// Black's placed discs.
+    #[serde(rename = "1")]
+    pub black: u16,
+    /// White's placed discs.
+    #[serde(rename = "2")]
+    pub white: u16,
+}
+
+/// One move of the leg so far, as FlipSight's match object lists it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HistoryEntry {
+    /// 1 Black, 2 White.
+    pub color: Color,
+    /// The participant who played it (0 or 1).
+    pub participant: u8,
+    /// The square index, or -1 for a pass.
+    #[serde(rename = "move")]
+    pub mv: Move,
+    /// When the server received it, in milliseconds since the Unix epoch.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub at_ms: Option<i64>,
+}
+
+/// The match around a leg: what the request needs beyond the game state.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MatchContext {
+    /// The match id (negative for a human match).
+    pub match_id: i64,
+    /// The leg, 0 or 1 (0 in human matches).
+    pub leg: u8,
+    /// The participant playing Black in this leg.
+    pub black_participant: u8,
+    /// The mover's remaining clock, in milliseconds, net of time already spent this turn.
+    pub remaining_ms: u64,
+    /// How long the connector waits for the answer, in milliseconds.
+    pub budget_ms: u64,
+    /// When each move of the history arrived, if known (same order as the history).
+    pub move_times_ms: Vec<i64>,
+    /// The human match's round number; `None` between bots.
+    pub round_no: Option<i64>,
+    /// The human room's creation time; `None` between bots.
+    pub room_created_at: Option<String>,
+}
+
+/// FlipSight's engine request.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EngineRequest {
+    /// One cell per square from a1 row by row: 0 empty (or blocked), 1 black, 2 white.
+    pub board: Vec<u8>,
+    /// The colour to choose a move for.
+    pub color: Color,
+    /// The legal squares; empty when the engine must pass.
+    pub legal_moves: Vec<u8>,
+    /// std, anti, grand, octagon or reversi.
+    pub game_mode: Variant,
+    /// 8 or 10.
+    pub board_size: u8,
+    /// The octagon's blocked squares.
+    pub blocked_squares: Vec<u8>,
+    /// Discs placed per colour, the opening included.
+    pub placed: Placed,
+    /// The mover's remaining clock in milliseconds.
+    pub remaining_ms: u64,
+    /// The match id.
+    pub match_id: i64,
+    /// The leg.
+    pub leg: u8,
+    /// The leg's revision, to quote when submitting the move.
+    pub revision: u64,
+    /// The moves of this leg so far.
+    pub history: Vec<HistoryEntry>,
+    /// Human matches only.
+    pub round_no: Option<i64>,
+    /// Human matches only.
+    pub room_created_at: Option<String>,
+    /// How long the connector waits for the answer.
+    pub budget_ms: u64,
+}
+
+impl EngineRequest {
+    /// The request for the side to move in `state`.
+    pub fn new(state: &OthelloState, context: &MatchContext) -> EngineRequest {
+        let position = state.position();
+        let variant = position.variant();
+        let [black, white] = position.placed();
+        let participant = |color: Color| match color {
+            Color::Black => context.black_participant,
+            Color::White => 1 - context.black_participant.min(1),
+        };
+        let history = state
+            .history()
+            .iter()
+            .enumerate()
+            .map(|(i, played)| HistoryEntry {
+                color: played.color,
+                participant: participant(played.color),
+                mv: played.mv,
+                at_ms: context.move_times_ms.get(i).copied(),
+            })
+            .collect();
+        EngineRequest {
+            board: position.cells(),
+            color: position.to_move(),
+            legal_moves: state.legal_squares(),
+            game_mode: variant,
+            board_size: variant.size(),
+            blocked_squares: variant.blocked_squares().to_vec(),
+            placed: Placed { black, white },
+            remaining_ms: context.remaining_ms,
+            match_id: context.match_id,
+            leg: context.leg,
+            revision: state.revision() as u64,
+            history,
+            round_no: context.round_no,
+            room_created_at: context.room_created_at.clone(),
+            budget_ms: context.budget_ms,
+        }
+    }
+
+    /// The request as one line of JSON, without the newline.
+    pub fn to_line(&self) -> String {
+        // Every field is a number, a string, a list or a string-keyed map: this cannot fail.
+        serde_json::to_string(self).unwrap_or_default()
+    }
+
+    /// Checks that an answered move is legal here: one of `legal_moves`, or a pass when
+    /// there is none.
+    pub fn check(&self, mv: Move) -> Result<Move, AnswerError> {
+        let legal = match mv {
+            Move::Pass => self.legal_moves.is_empty(),
+            Move::Place(sq) => self.legal_moves.contains(&sq),
+        };
+        if legal {
+            Ok(mv)
+        } else {
+            Err(AnswerError::Illegal(mv.name(self.board_size)))
+        }
+    }
+}
+
+/// Why an engine's answer was not accepted.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum AnswerError {
+    /// The engine wrote an empty line.
+    #[error("the engine's answer is empty")]
+    Empty,
+    /// The line is not JSON.
+    #[error("the engine's answer is not JSON: {0}")]
+    NotJson(String),
+    /// The JSON is not an object.
+    #[error("the engine's answer is not a JSON object with a \"move\"")]
+    NotAnObject,
+    /// The object has no `move`.
+    #[error("the engine's answer has no \"move\"")]
+    MissingMove,
+    /// `move` is neither a number nor a string.
+    #[error("the engine's \"move\" must be a square number or a coordinate, not {0}")]
+    WrongType(String),
+    /// `move` names no square of this board.
+    #[error(transparent)]
+    Coordinate(#[from] CoordError),
+    /// `move` is not legal in the position asked about.
+    #[error("the engine chose {0}, which is not a legal move here")]
+    Illegal(String),
+}
+
+/// Parses one answer line into a move on the variant's board (legality is checked separately
+/// with [`EngineRequest::check`]).
+pub fn parse_answer(line: &str, variant: Variant) -> Result<Move, AnswerError> {
+    let line = line.trim();
+    if line.is_empty() {
+        return Err(AnswerError::Empty);
+    }
+    let value: Value =
+        serde_json::from_str(line).map_err(|e| AnswerError::NotJson(e.to_string()))?;
+    let object = value.as_object().ok_or(AnswerError::NotAnObject)?;
+    match object.get("move") {
+        None => Err(AnswerError::MissingMove),
+        Some(Value::Number(n)) => match n.as_i64() {
+            Some(index) => Ok(move_from_index(index, variant)?),
+            None => Err(AnswerError::WrongType(format!("the number {n}"))),
+        },
+        Some(Value::String(text)) => Ok(parse_move(text, variant)?),
+        Some(other) => Err(AnswerError::WrongType(kind_of(other).to_owned())),
+    }
+}
+
+fn kind_of(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "an object",
+    }
+}
+
+#[cfg(test)]
+mod tests;
