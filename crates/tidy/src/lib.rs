@@ -1,0 +1,131 @@
+//! Repository-wide checks, run as ordinary tests (`tests/`), and the helpers they need.
+
+/// Licences a dependency may carry: permissive ones compatible with distributing Arbiter
+/// under MIT OR Apache-2.0. Copyleft licences (GPL, LGPL, AGPL, MPL, SSPL, EUPL…) are absent
+/// on purpose.
+pub const ALLOWED_LICENSES: &[&str] = &[
+    "0BSD",
+    "Apache-2.0",
+    "BSD-2-Clause",
+    "BSD-3-Clause",
+    "BSL-1.0",
+    "CC0-1.0",
+    "CDLA-Permissive-2.0",
+    "ISC",
+    "MIT",
+    "MIT-0",
+    "Unicode-3.0",
+    "Unicode-DFS-2016",
+    "Unlicense",
+    "Zlib",
+];
+
+/// Licence exceptions that only widen what a licence allows.
+pub const ALLOWED_EXCEPTIONS: &[&str] = &["LLVM-exception"];
+
+/// Whether an SPDX licence expression can be satisfied using only allowed licences: `OR`
+/// needs one acceptable side, `AND` needs both, `X WITH E` needs an allowed `X` and an
+/// allowed exception `E`. The legacy `/` separator counts as `OR`.
+pub fn license_acceptable(expression: &str) -> bool {
+    let spaced = expression
+        .replace('(', " ( ")
+        .replace(')', " ) ")
+        .replace('/', " OR ");
+    let tokens: Vec<&str> = spaced.split_whitespace().collect();
+    let mut parser = Parser {
+        tokens: &tokens,
+        at: 0,
+    };
+    let result = parser.or();
+    result == Some(true) && parser.at == tokens.len()
+}
+
+/// A recursive-descent evaluator: `or := and (OR and)*`, `and := with (AND with)*`,
+/// `with := atom (WITH id)?`, `atom := id | ( or )`. `None` means a syntax error.
+struct Parser<'a> {
+    tokens: &'a [&'a str],
+    at: usize,
+}
+
+impl<'a> Parser<'a> {
+    fn peek(&self) -> Option<&'a str> {
+        self.tokens.get(self.at).copied()
+    }
+
+    fn next(&mut self) -> Option<&'a str> {
+        let token = self.peek();
+        self.at += 1;
+        token
+    }
+
+    fn or(&mut self) -> Option<bool> {
+        let mut value = self.and()?;
+        while self.peek() == Some("OR") {
+            self.at += 1;
+            value |= self.and()?;
+        }
+        Some(value)
+    }
+
+    fn and(&mut self) -> Option<bool> {
+        let mut value = self.with()?;
+        while self.peek() == Some("AND") {
+            self.at += 1;
+            value &= self.with()?;
+        }
+        Some(value)
+    }
+
+    fn with(&mut self) -> Option<bool> {
+        let value = self.atom()?;
+        if self.peek() == Some("WITH") {
+            self.at += 1;
+            let exception = self.next()?;
+            return Some(value && ALLOWED_EXCEPTIONS.contains(&exception));
+        }
+        Some(value)
+    }
+
+    fn atom(&mut self) -> Option<bool> {
+        match self.next()? {
+            "(" => {
+                let value = self.or()?;
+                (self.next()? == ")").then_some(value)
+            }
+            ")" | "OR" | "AND" | "WITH" => None,
+            id => Some(ALLOWED_LICENSES.contains(&id.trim_end_matches('+'))),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn expressions() {
+        let cases = [
+            ("MIT", true),
+            ("MIT OR Apache-2.0", true),
+            ("Apache-2.0 OR MIT", true),
+            ("MIT/Apache-2.0", true),
+            ("Apache-2.0 WITH LLVM-exception", true),
+            ("(MIT OR Apache-2.0) AND Unicode-3.0", true),
+            ("Unlicense OR MIT", true),
+            ("GPL-3.0-or-later", false),
+            ("LGPL-2.1-only", false),
+            ("MPL-2.0", false),
+            ("AGPL-3.0", false),
+            ("MIT AND GPL-2.0", false),
+            ("GPL-2.0 OR MIT", true),
+            ("GPL-2.0 WITH Classpath-exception-2.0", false),
+            ("MIT WITH Some-unknown-exception", false),
+            ("(MIT OR Apache-2.0", false),
+            ("MIT OR", false),
+            ("", false),
+        ];
+        for (expression, expected) in cases {
+            assert_eq!(license_acceptable(expression), expected, "{expression:?}");
+        }
+    }
+}
