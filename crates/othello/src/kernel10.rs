@@ -107,67 +107,33 @@ pub(crate) fn flips(p: u128, o: u128, sq: u32) -> u128 {
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
+mod tests {
     use super::*;
+    use crate::naive;
 
     /// All 100 squares.
     const BOARD: u128 = (1 << 100) - 1;
 
-    pub(crate) fn naive_flips(p: u128, o: u128, blocked: u128, sq: u32) -> u128 {
-        if (p | o | blocked) >> sq & 1 != 0 {
-            return 0;
-        }
-        let (r0, c0) = ((sq / 10) as i32, (sq % 10) as i32);
-        let mut flipped = 0;
-        for (dr, dc) in [
-            (0, 1),
-            (1, 0),
-            (1, 1),
-            (1, -1),
-            (0, -1),
-            (-1, 0),
-            (-1, -1),
-            (-1, 1),
-        ] {
-            let (mut r, mut c, mut run) = (r0 + dr, c0 + dc, 0u128);
-            while (0..10).contains(&r) && (0..10).contains(&c) {
-                let bit = 1u128 << (r * 10 + c);
-                if o & bit != 0 {
-                    run |= bit;
-                } else {
-                    if p & bit != 0 {
-                        flipped |= run;
-                    }
-                    break;
-                }
-                r += dr;
-                c += dc;
-            }
-        }
-        flipped
-    }
-
     #[test]
     fn kernels_match_the_naive_reference() {
         let blocked_masks = [0, crate::Variant::Octagon.blocked_mask()];
-        let positions = crate::kernel8::tests::random_positions(6_000, 2);
-        for (i, pair) in positions.chunks(2).enumerate() {
+        let halves = naive::random_positions(6_000, 2);
+        for (i, pair) in halves.chunks(2).enumerate() {
             let blocked = blocked_masks[i % 2];
-            let occupied = (u128::from(pair[0].0 | pair[0].1) << 36
-                | u128::from(pair[1].0 | pair[1].1))
-                & BOARD
-                & !blocked;
-            let p = occupied & (u128::from(pair[0].0) << 50 | u128::from(pair[1].1));
+            let wide = |(a, b): (u64, u64)| u128::from(a) << 36 | u128::from(b);
+            let occupied = wide((pair[0].0 | pair[0].1, pair[1].0 | pair[1].1)) & BOARD & !blocked;
+            let p = occupied & wide((pair[0].0, pair[1].1));
             let o = occupied & !p;
             let empty = BOARD & !(p | o | blocked);
-            let expected = (0..100)
-                .filter(|&sq| naive_flips(p, o, blocked, sq) != 0)
-                .fold(0u128, |m, sq| m | 1 << sq);
-            assert_eq!(moves(p, o, empty), expected, "moves p={p:#x} o={o:#x}");
+            assert_eq!(
+                moves(p, o, empty),
+                naive::moves(10, p, o, blocked),
+                "moves p={p:#x} o={o:#x}"
+            );
             for sq in (0..100).filter(|&sq| empty >> sq & 1 != 0) {
                 assert_eq!(
                     flips(p, o, sq),
-                    naive_flips(p, o, blocked, sq),
+                    naive::flips(10, p, o, blocked, sq),
                     "flips sq={sq}"
                 );
             }

@@ -99,84 +99,20 @@ pub(crate) fn flips(p: u64, o: u64, sq: u32) -> u64 {
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
+mod tests {
     use super::*;
-
-    /// A direct, square-by-square reference implementation.
-    pub(crate) fn naive_flips(p: u64, o: u64, sq: u32) -> u64 {
-        if (p | o) >> sq & 1 != 0 {
-            return 0;
-        }
-        let (r0, c0) = ((sq / 8) as i32, (sq % 8) as i32);
-        let mut flipped = 0;
-        for (dr, dc) in [
-            (0, 1),
-            (1, 0),
-            (1, 1),
-            (1, -1),
-            (0, -1),
-            (-1, 0),
-            (-1, -1),
-            (-1, 1),
-        ] {
-            let (mut r, mut c, mut run) = (r0 + dr, c0 + dc, 0u64);
-            while (0..8).contains(&r) && (0..8).contains(&c) {
-                let bit = 1u64 << (r * 8 + c);
-                if o & bit != 0 {
-                    run |= bit;
-                } else {
-                    if p & bit != 0 {
-                        flipped |= run;
-                    }
-                    break;
-                }
-                r += dr;
-                c += dc;
-            }
-        }
-        flipped
-    }
-
-    pub(crate) fn naive_moves(p: u64, o: u64) -> u64 {
-        (0..64)
-            .filter(|&sq| naive_flips(p, o, sq) != 0)
-            .fold(0, |m, sq| m | 1 << sq)
-    }
-
-    /// Random positions with disjoint discs, varied density.
-    pub(crate) fn random_positions(count: usize, seed: u64) -> Vec<(u64, u64)> {
-        let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-        let mut next = move || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
-        (0..count)
-            .map(|i| {
-                let occupied = match i % 3 {
-                    0 => next() | next(),
-                    1 => next(),
-                    _ => next() & next(),
-                };
-                let p = occupied & next();
-                (p, occupied & !p)
-            })
-            .collect()
-    }
+    use crate::naive;
 
     #[test]
     fn kernels_match_the_naive_reference() {
-        for (p, o) in random_positions(20_000, 1) {
-            assert_eq!(moves(p, o), naive_moves(p, o), "moves p={p:#x} o={o:#x}");
-            for sq in 0..64 {
-                if (p | o) >> sq & 1 == 0 {
-                    assert_eq!(
-                        flips(p, o, sq),
-                        naive_flips(p, o, sq),
-                        "flips p={p:#x} o={o:#x} sq={sq}"
-                    );
-                }
+        for (p, o) in naive::random_positions(20_000, 1) {
+            assert_eq!(moves(p, o), naive::moves8(p, o), "moves p={p:#x} o={o:#x}");
+            for sq in (0..64).filter(|sq| (p | o) >> sq & 1 == 0) {
+                assert_eq!(
+                    flips(p, o, sq),
+                    naive::flips8(p, o, sq),
+                    "flips p={p:#x} o={o:#x} sq={sq}"
+                );
             }
         }
     }

@@ -423,7 +423,7 @@ mod avx2 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kernel8::tests::{naive_flips, naive_moves, random_positions};
+    use crate::naive;
 
     #[test]
     fn every_supported_level_matches_the_reference() {
@@ -434,10 +434,10 @@ mod tests {
             }
         }
         for kernels in levels {
-            for (p, o) in random_positions(20_000, 3) {
+            for (p, o) in naive::random_positions(20_000, 3) {
                 assert_eq!(
                     kernels.moves8(p, o),
-                    naive_moves(p, o),
+                    naive::moves8(p, o),
                     "{} moves",
                     kernels.level()
                 );
@@ -445,7 +445,7 @@ mod tests {
                     if (p | o) >> sq & 1 == 0 {
                         assert_eq!(
                             kernels.flips8(p, o, sq),
-                            naive_flips(p, o, sq),
+                            naive::flips8(p, o, sq),
                             "{} flips sq {sq}",
                             kernels.level()
                         );
