@@ -99,101 +99,69 @@ fn threads_do_not_change_the_count() {
 }
 
 #[test]
-#[ignore = "minutes in a debug build; run with --ignored --release"]
+#[ignore = "about ten seconds on two cores; run with --ignored"]
 fn deep_tables() {
     check(Variant::Std, &STD, 12..=12, 2);
     check(Variant::Grand, &GRAND, 10..=11, 2);
     check(Variant::Octagon, &OCTAGON, 10..=11, 2);
 }
 
-/// A second, deliberately simple implementation: a mailbox board walked square by square,
-/// sharing no code with the bitboard kernels.
-mod mailbox {
-    use crate::Variant;
+/// A second, deliberately simple implementation: plain recursion over the square-by-square
+/// reference flips, sharing no code with the bitboard kernels or the perft driver.
+mod reference {
+    use crate::{Variant, naive};
 
-    const DIRECTIONS: [(i32, i32); 8] = [
-        (0, 1),
-        (1, 0),
-        (1, 1),
-        (1, -1),
-        (0, -1),
-        (-1, 0),
-        (-1, -1),
-        (-1, 1),
-    ];
-
-    #[derive(Clone)]
+    #[derive(Clone, Copy)]
     pub(super) struct Board {
         size: i32,
-        /// 0 empty, 1 black, 2 white, 3 blocked.
-        cells: Vec<u8>,
-        to_move: u8,
+        /// Discs of the side to move and of its opponent.
+        sides: [u128; 2],
+        /// Discs placed by the side to move and by its opponent.
         placed: [u32; 2],
+        blocked: u128,
         reversi: bool,
     }
 
     impl Board {
         pub(super) fn start(variant: Variant) -> Board {
             let size = i32::from(variant.size());
-            let mut cells = vec![0u8; (size * size) as usize];
-            for &sq in variant.blocked_squares() {
-                cells[usize::from(sq)] = 3;
-            }
-            if !variant.is_reversi() {
-                let h = size / 2;
-                cells[(h * size + h - 1) as usize] = 1;
-                cells[((h - 1) * size + h) as usize] = 1;
-                cells[(h * size + h) as usize] = 2;
-                cells[((h - 1) * size + h - 1) as usize] = 2;
-            }
+            let at = |r: i32, c: i32| 1u128 << (r * size + c);
+            let h = size / 2;
+            let sides = if variant.is_reversi() {
+                [0, 0]
+            } else {
+                [at(h, h - 1) | at(h - 1, h), at(h, h) | at(h - 1, h - 1)]
+            };
             Board {
                 size,
-                cells,
-                to_move: 1,
+                sides,
                 placed: [0, 0],
+                blocked: variant.blocked_mask(),
                 reversi: variant.is_reversi(),
             }
         }
 
-        fn flips(&self, sq: i32) -> Vec<usize> {
-            let (r0, c0) = (sq / self.size, sq % self.size);
-            let them = 3 - self.to_move;
-            let mut all = Vec::new();
-            for (dr, dc) in DIRECTIONS {
-                let (mut r, mut c, mut run) = (r0 + dr, c0 + dc, Vec::new());
-                while r >= 0 && r < self.size && c >= 0 && c < self.size {
-                    let i = (r * self.size + c) as usize;
-                    if self.cells[i] == them {
-                        run.push(i);
-                    } else {
-                        if self.cells[i] == self.to_move {
-                            all.extend(run);
-                        }
-                        break;
-                    }
-                    r += dr;
-                    c += dc;
-                }
-            }
-            all
-        }
-
-        /// Each legal move with the discs it flips.
-        fn moves(&self) -> Vec<(usize, Vec<usize>)> {
-            let centre: Vec<usize> = [27, 28, 35, 36]
+        /// Each legal square with the discs it flips.
+        fn moves(&self) -> Vec<(u32, u128)> {
+            let empty = |sq: u32| (self.sides[0] | self.sides[1] | self.blocked) >> sq & 1 == 0;
+            let centre: Vec<u32> = [27, 28, 35, 36]
                 .into_iter()
-                .filter(|&i| self.reversi && self.cells[i] == 0)
+                .filter(|&sq| self.reversi && empty(sq))
                 .collect();
             if !centre.is_empty() {
-                return centre.into_iter().map(|i| (i, Vec::new())).collect();
+                return centre.into_iter().map(|sq| (sq, 0)).collect();
             }
-            if self.reversi && self.placed[usize::from(self.to_move - 1)] >= 32 {
+            if self.reversi && self.placed[0] >= 32 {
                 return Vec::new();
             }
-            (0..self.size * self.size)
-                .filter(|&sq| self.cells[sq as usize] == 0)
-                .map(|sq| (sq as usize, self.flips(sq)))
-                .filter(|(_, flips)| !flips.is_empty())
+            (0..(self.size * self.size) as u32)
+                .map(|sq| {
+                    (
+                        sq,
+                        naive::flips(self.size, self.sides[0], self.sides[1], self.blocked, sq),
+                    )
+                })
+                .filter(|&(_, flips)| flips != 0)
                 .collect()
         }
 
@@ -203,23 +171,26 @@ mod mailbox {
             }
             let moves = self.moves();
             if moves.is_empty() {
-                if passed {
-                    return 1;
-                }
-                let mut next = self.clone();
-                next.to_move = 3 - self.to_move;
-                return next.perft(depth - 1, true);
+                let passed_board = Board {
+                    sides: [self.sides[1], self.sides[0]],
+                    placed: [self.placed[1], self.placed[0]],
+                    ..*self
+                };
+                return if passed {
+                    1
+                } else {
+                    passed_board.perft(depth - 1, true)
+                };
             }
             moves
                 .into_iter()
                 .map(|(sq, flips)| {
-                    let mut next = self.clone();
-                    next.cells[sq] = self.to_move;
-                    for i in flips {
-                        next.cells[i] = self.to_move;
-                    }
-                    next.placed[usize::from(self.to_move - 1)] += 1;
-                    next.to_move = 3 - self.to_move;
+                    let mover = self.sides[0] | flips | 1 << sq;
+                    let next = Board {
+                        sides: [self.sides[1] & !flips, mover],
+                        placed: [self.placed[1], self.placed[0] + 1],
+                        ..*self
+                    };
                     next.perft(depth - 1, false)
                 })
                 .sum()
@@ -228,7 +199,7 @@ mod mailbox {
 }
 
 #[test]
-fn the_bitboards_agree_with_an_independent_mailbox_implementation() {
+fn the_bitboards_agree_with_an_independent_implementation() {
     let depths = [
         (Variant::Std, 7),
         (Variant::Grand, 6),
@@ -236,7 +207,7 @@ fn the_bitboards_agree_with_an_independent_mailbox_implementation() {
         (Variant::Reversi, 9),
     ];
     for (variant, max_depth) in depths {
-        let board = mailbox::Board::start(variant);
+        let board = reference::Board::start(variant);
         for depth in 1..=max_depth {
             let expected = board.perft(depth, false);
             assert_eq!(
@@ -250,7 +221,7 @@ fn the_bitboards_agree_with_an_independent_mailbox_implementation() {
 
 /// A Reversi colour that has placed 32 discs passes while the other plays on.
 #[test]
-fn reversi_disc_limit_agrees_with_the_mailbox() {
+fn the_reversi_disc_limit_makes_a_colour_pass() {
     // With 31 of Black's discs already placed, Black has one disc left: after its next
     // placement it can only pass while White plays on.
     let black = 1u128 << 28 | 1 << 35;
