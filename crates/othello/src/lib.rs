@@ -7,7 +7,7 @@
 //! - [`Othello`] implements the rules core's [`arbiter_rules::Game`]: explicit passes, the game
 //!   ends when neither side can move, random 12-disc openings ([`opening`]), forfeit scores
 //!   ([`scoring::result_discs`]) and paired-leg totals ([`scoring::paired_result`]).
-//! - [`perft`] counts game trees with kernels compiled per CPU level ([`Kernels`]).
+//! - [`perft()`] counts game trees with kernels compiled per CPU level ([`Kernels`]).
 //!
 //! ```
 //! use arbiter_othello::{Kernels, Position, Variant, parse_move, perft};
