@@ -76,6 +76,9 @@ pub trait DynState: Send + Sync + Debug {
     fn save(&self) -> Value;
     /// A boxed copy.
     fn clone_box(&self) -> Box<dyn DynState>;
+    /// The typed state, for code that knows the game (`downcast_ref::<G::State>()`), such as a
+    /// wire format specific to one game.
+    fn as_any(&self) -> &dyn std::any::Any;
 }
 
 impl Clone for Box<dyn DynState> {
@@ -219,6 +222,10 @@ impl<G: Game> DynState for TypedState<G> {
 
     fn clone_box(&self) -> Box<dyn DynState> {
         Box::new(TypedState::<G>(self.0.clone()))
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        &self.0
     }
 }
 

@@ -156,7 +156,7 @@ pub trait Game: 'static {
     /// Variant and options chosen when a match is created.
     type Config: Clone + Debug + Serialize + DeserializeOwned + Send + Sync;
     /// Everything the rules need to continue the game, secrets included.
-    type State: Clone + Debug + Serialize + DeserializeOwned + Send + Sync;
+    type State: Clone + Debug + Serialize + DeserializeOwned + Send + Sync + 'static;
     /// One decision by one seat.
     type Action: Clone + Debug + PartialEq + Serialize + DeserializeOwned + Send + Sync;
     /// What happened, for logs, streams and replays.

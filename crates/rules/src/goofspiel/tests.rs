@@ -311,6 +311,11 @@ fn the_erased_interface_round_trips_through_json() {
     registry.register(&GOOFSPIEL);
     let restored = registry.restore(&saved).expect("restorable");
     assert_eq!(restored.save(), saved);
+    let typed = restored
+        .as_any()
+        .downcast_ref::<GoofspielState>()
+        .expect("a Goofspiel state");
+    assert_eq!(typed.bids[1], Some(13));
     assert_eq!(restored.view(Viewer::Seat(Seat(1)))["own_bid"], 13);
     assert_eq!(
         restored.view(Viewer::Seat(Seat(0)))["own_bid"],

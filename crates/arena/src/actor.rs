@@ -1,0 +1,401 @@
+//! The task that owns one match: it applies commands in order, persists what they produce,
+//! then publishes and replies; it also wakes itself for the match's deadlines.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use arbiter_store::{BotId, MatchRecord, MatchStatus, Write};
+use serde_json::{Value, json};
+use tokio::sync::{mpsc, oneshot};
+
+use crate::feed::Line;
+use crate::live::{self, Progress, Setup};
+use crate::log::{MatchLog, Reader};
+use crate::{ArenaError, Shared};
+
+/// A request to a match.
+pub(crate) enum Command {
+    Accept {
+        bot: BotId,
+        reply: oneshot::Sender<Result<Value, ArenaError>>,
+    },
+    Decline {
+        bot: BotId,
+        cancel: bool,
+        reply: oneshot::Sender<Result<Value, ArenaError>>,
+    },
+    Submit {
+        bot: BotId,
+        leg: u8,
+        revision: u64,
+        submitted: Value,
+        reply: oneshot::Sender<Result<Value, ArenaError>>,
+    },
+    HouseMove {
+        leg: usize,
+        revision: u64,
+        action: Value,
+    },
+    Resign {
+        bot: BotId,
+        reply: oneshot::Sender<Result<Value, ArenaError>>,
+    },
+    /// A participant's presence may have changed.
+    Presence,
+    Snapshot {
+        reader: Reader,
+        reply: oneshot::Sender<Value>,
+    },
+    Turns {
+        who: [bool; 2],
+        reply: oneshot::Sender<(MatchStatus, Vec<Value>)>,
+    },
+    /// Sends the match's current state to one newly opened stream of `bot`.
+    Announce {
+        bot: BotId,
+        stream: mpsc::Sender<Line>,
+    },
+    /// Stop serving (the match has been closed long enough).
+    Retire,
+}
+
+pub(crate) struct Actor {
+    pub(crate) shared: Arc<Shared>,
+    pub(crate) setup: Setup,
+    pub(crate) progress: Progress,
+    pub(crate) log: Arc<MatchLog>,
+    pub(crate) commands: mpsc::Receiver<Command>,
+    pub(crate) myself: mpsc::Sender<Command>,
+    announced: HashSet<(usize, u64)>,
+    thinking: HashSet<(usize, u64)>,
+}
+
+fn line(value: &Value) -> Line {
+    let mut text = value.to_string();
+    text.push('\n');
+    Line::from(text)
+}
+
+/// A `turn` line: the decision's fields and `type`, flat.
+fn turn_line(turn: &live::Turn, match_id: arbiter_store::MatchId) -> Line {
+    let mut flat = turn.to_json(match_id);
+    flat["type"] = json!("turn");
+    line(&flat)
+}
+
+impl Actor {
+    pub(crate) fn new(
+        shared: Arc<Shared>,
+        setup: Setup,
+        progress: Progress,
+        log: Arc<MatchLog>,
+        commands: mpsc::Receiver<Command>,
+        myself: mpsc::Sender<Command>,
+    ) -> Actor {
+        Actor {
+            shared,
+            setup,
+            progress,
+            log,
+            commands,
+            myself,
+            announced: HashSet::new(),
+            thinking: HashSet::new(),
+        }
+    }
+
+    fn now(&self) -> i64 {
+        self.shared.clock.now_ms()
+    }
+
+    /// Runs the match until it is retired.
+    pub(crate) async fn run(mut self) {
+        // Whatever the creator left unpublished (the first events, or a restart's changes).
+        if let Err(error) = self.commit(self.progress.clone()).await {
+            tracing::error!(match_id = self.setup.id, %error, "cannot store the match's first events");
+        }
+        loop {
+            self.advance().await;
+            let deadline = if self.progress.is_open() {
+                let now = self.now();
+                live::next_deadline(&self.setup, &self.progress, &|bot| {
+                    self.shared.directory.presence(bot, now)
+                })
+            } else {
+                None
+            };
+            let sleep = match deadline {
+                Some(at) => self.shared.clock.sleep_until(at),
+                None => Box::pin(std::future::pending()),
+            };
+            tokio::select! {
+                command = self.commands.recv() => match command {
+                    Some(Command::Retire) | None => break,
+                    Some(command) => self.handle(command).await,
+                },
+                () = sleep => {}
+            }
+        }
+    }
+
+    /// Applies whatever the clock has made happen, and stores it.
+    async fn advance(&mut self) {
+        if !self.progress.is_open() {
+            return;
+        }
+        let now = self.now();
+        let mut next = self.progress.clone();
+        live::tick(&self.setup, &mut next, now, &|bot| {
+            self.shared.directory.presence(bot, now)
+        });
+        if next.fresh.is_empty() && !next.row_changed {
+            self.progress = next;
+            return;
+        }
+        if let Err(error) = self.commit(next).await {
+            // Nothing was kept; the same happenings fall due again on the next wake.
+            tracing::warn!(match_id = self.setup.id, %error, "cannot store a timed event; retrying");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    /// Runs one state change on a copy, stores it, and keeps it only if the store succeeded.
+    async fn step<R>(
+        &mut self,
+        change: impl FnOnce(&Setup, &mut Progress, i64) -> Result<R, ArenaError>,
+    ) -> Result<R, ArenaError> {
+        self.advance().await;
+        let now = self.now();
+        let mut next = self.progress.clone();
+        let result = change(&self.setup, &mut next, now)?;
+        self.commit(next).await?;
+        Ok(result)
+    }
+
+    /// Stores a changed copy, then makes it the match's state and publishes it.
+    async fn commit(&mut self, mut next: Progress) -> Result<(), ArenaError> {
+        let events = std::mem::take(&mut next.fresh);
+        let row_changed = std::mem::replace(&mut next.row_changed, false);
+        if !events.is_empty() || row_changed {
+            let mut writes: Vec<Write> = Vec::with_capacity(events.len() + 1);
+            if row_changed {
+                writes.push(Write::PutMatch(self.record(&next)));
+            }
+            writes.extend(events.iter().cloned().map(Write::AppendEvent));
+            self.shared.writer.write(writes).await?;
+        }
+        let status_changed = next.status != self.progress.status || row_changed;
+        self.progress = next;
+        self.publish(&events, status_changed);
+        Ok(())
+    }
+
+    fn record(&self, progress: &Progress) -> MatchRecord {
+        MatchRecord {
+            id: self.setup.id,
+            bot_a: self.setup.bots[0].id,
+            bot_b: self.setup.bots[1].id,
+            game: self.setup.kit.id().to_owned(),
+            status: progress.status,
+            created_ms: self.setup.created_ms,
+            seed: self.setup.seed.reveal().to_owned(),
+            details: self.setup.details(progress),
+        }
+    }
+
+    fn bots(&self) -> Vec<BotId> {
+        let [a, b] = [self.setup.bots[0].id, self.setup.bots[1].id];
+        if a == b { vec![a] } else { vec![a, b] }
+    }
+
+    /// Hands committed events to long-polls and streams, announces new turns, and starts the
+    /// house bots thinking.
+    fn publish(&mut self, events: &[arbiter_store::EventRecord], status_changed: bool) {
+        self.log.append(events);
+        let now = self.now();
+        if status_changed {
+            self.shared.note_status(
+                self.setup.id,
+                &self.bots(),
+                self.progress.status,
+                &self.setup.variant,
+                self.has_house(),
+            );
+        }
+        for event in events {
+            let kind = match event.kind.as_str() {
+                "challenge" => "challenge",
+                "accepted" | "started" | "leg_finished" | "turn_warning" => "match",
+                "finished" | "aborted" | "expired" | "rejected" | "cancelled" => "finished",
+                _ => continue,
+            };
+            let summary = live::summary(&self.setup, &self.progress, now);
+            let text = if kind == "challenge" {
+                line(&json!({"type": kind, "challenge": summary}))
+            } else {
+                line(&json!({"type": kind, "match": summary}))
+            };
+            for bot in self.bots() {
+                self.shared.feeds.send(bot, &text);
+            }
+        }
+        let humans = [!self.is_house(0), !self.is_house(1)];
+        for turn in live::turns(&self.setup, &self.progress, humans, now) {
+            if self.announced.insert((turn.leg, turn.revision)) {
+                self.shared.feeds.send(
+                    self.setup.bots[turn.participant].id,
+                    &turn_line(&turn, self.setup.id),
+                );
+            }
+        }
+        self.start_house_moves(now);
+    }
+
+    fn is_house(&self, participant: usize) -> bool {
+        self.setup.bots[participant].kind == arbiter_store::BotKind::House
+    }
+
+    fn has_house(&self) -> bool {
+        self.is_house(0) || self.is_house(1)
+    }
+
+    /// Computes the house bots' moves off the async runtime; each arrives as a command.
+    fn start_house_moves(&mut self, now: i64) {
+        for (leg, revision, seat, participant) in live::house_turns(&self.setup, &self.progress) {
+            if !self.thinking.insert((leg, revision)) {
+                continue;
+            }
+            let l = &self.progress.legs[leg];
+            let state = l.state.clone();
+            let level = self.setup.bots[participant]
+                .house_level()
+                .unwrap_or(crate::kit::HouseLevel::Greedy);
+            let remaining = (l.clocks_ms[seat.index()] - (now - l.turn_started_ms)).max(0);
+            let share = remaining / self.setup.kit.moves_left(state.as_ref()).max(1);
+            let budget_ms = level.max_think_ms().min(share).max(1);
+            let deadline =
+                Instant::now() + Duration::from_millis(u64::try_from(budget_ms).unwrap_or(1));
+            let nonce = (1u64 << 40) | (u64::try_from(leg).unwrap_or(0) << 32) | revision;
+            let mut rng = self.setup.seed.stream("house", nonce);
+            let kit = self.setup.kit;
+            let myself = self.myself.clone();
+            tokio::task::spawn_blocking(move || {
+                let action = kit.house_action(state.as_ref(), level, deadline, &mut rng);
+                let _ = myself.blocking_send(Command::HouseMove {
+                    leg,
+                    revision,
+                    action,
+                });
+            });
+        }
+    }
+
+    async fn handle(&mut self, command: Command) {
+        match command {
+            Command::Accept { bot, reply } => {
+                let result = self
+                    .step(|setup, progress, now| live::accept(setup, progress, bot, now))
+                    .await;
+                let _ = reply.send(result.map(|()| self.summary()));
+            }
+            Command::Decline { bot, cancel, reply } => {
+                let result = self
+                    .step(|setup, progress, now| live::decline(setup, progress, bot, cancel, now))
+                    .await;
+                let _ = reply.send(result.map(|()| self.summary()));
+            }
+            Command::Submit {
+                bot,
+                leg,
+                revision,
+                submitted,
+                reply,
+            } => {
+                let result = self
+                    .step(|setup, progress, now| {
+                        live::submit(setup, progress, bot, leg, revision, &submitted, now)
+                    })
+                    .await;
+                let _ = reply.send(result);
+            }
+            Command::HouseMove {
+                leg,
+                revision,
+                action,
+            } => {
+                self.thinking.remove(&(leg, revision));
+                let Some(participant) = self
+                    .progress
+                    .legs
+                    .get(leg)
+                    .and_then(|l| l.mover())
+                    .map(|(_, p)| p)
+                else {
+                    return;
+                };
+                let bot = self.setup.bots[participant].id;
+                let leg_byte = u8::try_from(leg).unwrap_or(u8::MAX);
+                let result = self
+                    .step(|setup, progress, now| {
+                        live::submit(setup, progress, bot, leg_byte, revision, &action, now)
+                    })
+                    .await;
+                if let Err(error) = result {
+                    if matches!(error, ArenaError::Unavailable(_) | ArenaError::ShuttingDown) {
+                        // Think again once storage is back.
+                        self.announced.clear();
+                    }
+                    tracing::debug!(match_id = self.setup.id, %error, "house move not played");
+                }
+            }
+            Command::Resign { bot, reply } => {
+                let result = self
+                    .step(|setup, progress, now| live::resign(setup, progress, bot, now))
+                    .await;
+                let _ = reply.send(result.map(|()| self.summary()));
+            }
+            Command::Presence => self.advance().await,
+            Command::Snapshot { reader, reply } => {
+                self.advance().await;
+                let _ = reply.send(live::snapshot(
+                    &self.setup,
+                    &self.progress,
+                    reader,
+                    self.now(),
+                ));
+            }
+            Command::Turns { who, reply } => {
+                self.advance().await;
+                let turns = live::turns(&self.setup, &self.progress, who, self.now());
+                let _ = reply.send((
+                    self.progress.status,
+                    turns.iter().map(|t| t.to_json(self.setup.id)).collect(),
+                ));
+            }
+            Command::Announce { bot, stream } => {
+                let now = self.now();
+                let summary = live::summary(&self.setup, &self.progress, now);
+                let kind = if self.progress.status == MatchStatus::Pending {
+                    "challenge"
+                } else {
+                    "match"
+                };
+                let _ = stream.try_send(line(&json!({"type": kind, kind: summary})));
+                for turn in live::turns(
+                    &self.setup,
+                    &self.progress,
+                    self.setup.participants_of(bot),
+                    now,
+                ) {
+                    let _ = stream.try_send(turn_line(&turn, self.setup.id));
+                }
+            }
+            Command::Retire => {}
+        }
+    }
+
+    fn summary(&self) -> Value {
+        live::summary(&self.setup, &self.progress, self.now())
+    }
+}

@@ -1,0 +1,110 @@
+//! The arena's rules of play, with the defaults of FlipSight's documentation.
+
+use serde::{Deserialize, Serialize};
+
+/// A match's time control.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct TimeControl {
+    /// Each side's clock per leg at the start, in milliseconds.
+    pub initial_ms: i64,
+    /// Added to a side's clock after each of its moves.
+    pub increment_ms: i64,
+    /// A limit on every single turn, with a warning event at half of it; `None` for none.
+    pub per_turn_ms: Option<i64>,
+}
+
+impl Default for TimeControl {
+    fn default() -> Self {
+        TimeControl {
+            initial_ms: 60_000,
+            increment_ms: 0,
+            per_turn_ms: None,
+        }
+    }
+}
+
+impl TimeControl {
+    /// Checks the values are usable.
+    pub fn validate(&self) -> Result<(), String> {
+        if !(1_000..=24 * 3_600_000).contains(&self.initial_ms) {
+            return Err("time_control.initial_ms must be between 1000 and 86400000".to_owned());
+        }
+        if !(0..=3_600_000).contains(&self.increment_ms) {
+            return Err("time_control.increment_ms must be between 0 and 3600000".to_owned());
+        }
+        if self
+            .per_turn_ms
+            .is_some_and(|t| !(1_000..=24 * 3_600_000).contains(&t))
+        {
+            return Err("time_control.per_turn_ms must be between 1000 and 86400000".to_owned());
+        }
+        Ok(())
+    }
+}
+
+/// Tunable limits and timeouts; every duration in milliseconds.
+#[derive(Clone, Debug)]
+pub struct ArenaConfig {
+    /// How long a challenge waits for an answer.
+    pub challenge_ttl_ms: i64,
+    /// How long a side has to make its first move after its first turn starts.
+    pub first_move_ms: i64,
+    /// How long a side may be gone while its opponent is connected before it loses.
+    pub disconnect_ms: i64,
+    /// A bot without a stream counts as connected this long after its last request.
+    pub presence_ms: i64,
+    /// A server outage longer than this aborts running matches on restart.
+    pub outage_abort_ms: i64,
+    /// Default matches a bot may play at once (a paired match counts once).
+    pub default_concurrency: u32,
+    /// Streams a registered bot may hold open.
+    pub max_streams: usize,
+    /// Streams an anonymous bot may hold open.
+    pub max_anonymous_streams: usize,
+    /// Anonymous tokens one IP address may mint per window.
+    pub anonymous_mints_per_window: usize,
+    /// The window of the limit above.
+    pub anonymous_mint_window_ms: i64,
+    /// An anonymous bot unused this long expires.
+    pub anonymous_idle_ms: i64,
+    /// Variant (non-`std`) matches the house bots play at once.
+    pub house_variant_matches: usize,
+    /// Pending challenges one bot may have out at once.
+    pub max_pending_challenges: usize,
+    /// The interval of stream keep-alive pings.
+    pub ping_ms: i64,
+    /// The longest a long-poll may wait.
+    pub max_wait_ms: i64,
+    /// The most events one long-poll returns.
+    pub events_per_page: usize,
+    /// The engine request's `budget_ms` cap, as the connector's default `--max-think-seconds`.
+    pub default_budget_ms: i64,
+    /// How often the server records that it is alive.
+    pub heartbeat_ms: i64,
+}
+
+impl Default for ArenaConfig {
+    fn default() -> Self {
+        ArenaConfig {
+            challenge_ttl_ms: 120_000,
+            first_move_ms: 30_000,
+            disconnect_ms: 30_000,
+            presence_ms: 10_000,
+            outage_abort_ms: 30_000,
+            default_concurrency: 2,
+            max_streams: 3,
+            max_anonymous_streams: 2,
+            anonymous_mints_per_window: 5,
+            anonymous_mint_window_ms: 3_600_000,
+            anonymous_idle_ms: 24 * 3_600_000,
+            house_variant_matches: 2,
+            max_pending_challenges: 10,
+            ping_ms: 10_000,
+            max_wait_ms: 60_000,
+            events_per_page: 100,
+            default_budget_ms: 10_000,
+            heartbeat_ms: 1_000,
+        }
+    }
+}

@@ -1,0 +1,1130 @@
+//! The arena: where bots meet and matches are played.
+//!
+//! Each open match is owned by one task (an actor) that processes its commands in order:
+//! validate → persist → apply → publish → reply. Its rules of play (clocks, challenge expiry,
+//! the first-move and disconnect rules, flag falls, idempotent re-sends) are plain functions
+//! of the time in [`live`](crate::live), and time comes from an injected [`Clock`], so every
+//! timeout can be tested without sleeping. Writes go through the store's group-commit
+//! [`Writer`](arbiter_store::Writer); nothing is acknowledged before it is durable.
+//!
+//! The arena knows no HTTP: the server crate translates requests into calls on [`Arena`].
+
+mod actor;
+pub mod clock;
+pub mod config;
+pub mod directory;
+mod error;
+pub mod feed;
+pub mod kit;
+mod live;
+pub mod log;
+pub mod token;
+
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::net::IpAddr;
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+
+use arbiter_fair::ServerSeed;
+use arbiter_store::{
+    BotId, BotKind, BotRecord, MatchId, MatchRecord, MatchStatus, Store, Write, Writer,
+};
+use serde_json::{Value, json};
+use tokio::sync::{mpsc, oneshot};
+
+pub use clock::{Clock, ManualClock, SystemClock};
+pub use config::{ArenaConfig, TimeControl};
+pub use directory::{Bot, BotProfile};
+pub use error::{ArenaError, ErrorClass};
+pub use kit::{GameKit, HouseLevel};
+pub use live::Format;
+pub use log::Reader;
+
+use actor::{Actor, Command};
+use directory::{ANONYMOUS_PREFIX, Directory, HOUSE_PREFIX};
+use feed::{Feeds, Line, Subscription};
+use log::MatchLog;
+
+/// Who a challenge is for, and on what terms.
+#[derive(Clone, Debug)]
+pub struct ChallengeRequest {
+    /// The opponent's name, or its id as a decimal string.
+    pub opponent: String,
+    /// The game (`othello`).
+    pub game: String,
+    /// The variant; the game's default when `None`.
+    pub variant: Option<String>,
+    /// One leg or two.
+    pub format: Format,
+    /// Clocks.
+    pub time_control: TimeControl,
+    /// Whether the result should count for ratings (only between registered bots).
+    pub rated: bool,
+}
+
+/// The channels of one match, for the arena's bookkeeping.
+struct Handle {
+    commands: mpsc::Sender<Command>,
+    log: Arc<MatchLog>,
+    bots: [BotId; 2],
+}
+
+/// State shared by the arena facade and every match actor.
+pub(crate) struct Shared {
+    pub(crate) config: ArenaConfig,
+    pub(crate) clock: Arc<dyn Clock>,
+    pub(crate) store: Arc<dyn Store>,
+    pub(crate) writer: Writer,
+    pub(crate) directory: Directory,
+    pub(crate) feeds: Feeds,
+    kits: Vec<&'static dyn GameKit>,
+    matches: RwLock<HashMap<MatchId, Handle>>,
+    /// Each bot's open matches and their status.
+    open: Mutex<HashMap<BotId, HashMap<MatchId, MatchStatus>>>,
+    /// Running variant matches against house bots.
+    house_variants: Mutex<HashSet<MatchId>>,
+    next_match: AtomicI64,
+    mints: Mutex<HashMap<IpAddr, VecDeque<i64>>>,
+    admin_hash: Option<String>,
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    // The guarded maps stay consistent even if a holder panicked.
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+impl Shared {
+    /// Called by a match actor whenever its status changes.
+    pub(crate) fn note_status(
+        &self,
+        id: MatchId,
+        bots: &[BotId],
+        status: MatchStatus,
+        variant: &str,
+        house: bool,
+    ) {
+        {
+            let mut open = lock(&self.open);
+            for bot in bots {
+                let entry = open.entry(*bot).or_default();
+                if status.is_open() {
+                    entry.insert(id, status);
+                } else {
+                    entry.remove(&id);
+                }
+            }
+        }
+        let mut house_variants = lock(&self.house_variants);
+        if house && variant != "std" && status == MatchStatus::Running {
+            house_variants.insert(id);
+        } else {
+            house_variants.remove(&id);
+        }
+    }
+
+    fn running_count(&self, bot: BotId) -> usize {
+        lock(&self.open).get(&bot).map_or(0, |m| {
+            m.values().filter(|s| **s == MatchStatus::Running).count()
+        })
+    }
+
+    fn pending_sent(&self, bot: BotId) -> usize {
+        lock(&self.open).get(&bot).map_or(0, |m| {
+            m.values().filter(|s| **s == MatchStatus::Pending).count()
+        })
+    }
+
+    fn handle(&self, id: MatchId) -> Option<(mpsc::Sender<Command>, Arc<MatchLog>, [BotId; 2])> {
+        let matches = self
+            .matches
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        matches
+            .get(&id)
+            .map(|h| (h.commands.clone(), h.log.clone(), h.bots))
+    }
+
+    fn kit(&self, game: &str) -> Result<&'static dyn GameKit, ArenaError> {
+        self.kits
+            .iter()
+            .copied()
+            .find(|k| k.id() == game)
+            .ok_or_else(|| ArenaError::UnsupportedVariant(format!("unknown game {game:?}")))
+    }
+
+    /// Tells the matches of `bot` that its presence changed.
+    fn presence_changed(&self, bot: BotId) {
+        let ids: Vec<MatchId> = lock(&self.open)
+            .get(&bot)
+            .map(|m| m.keys().copied().collect())
+            .unwrap_or_default();
+        for id in ids {
+            if let Some((commands, _, _)) = self.handle(id) {
+                let _ = commands.try_send(Command::Presence);
+            }
+        }
+    }
+}
+
+/// The arena facade: every operation the API needs.
+#[derive(Clone)]
+pub struct Arena {
+    shared: Arc<Shared>,
+}
+
+/// Commands a match actor may queue before senders wait.
+const COMMAND_QUEUE: usize = 256;
+
+impl Arena {
+    /// Opens the arena on `store`: loads bots, creates the house bots if missing, resumes open
+    /// matches (charging downtime to nobody, or aborting them after a long outage), and starts
+    /// the background tasks. `admin_token` enables the administrator API.
+    pub async fn start(
+        config: ArenaConfig,
+        clock: Arc<dyn Clock>,
+        store: Arc<dyn Store>,
+        admin_token: Option<&str>,
+    ) -> Result<Arena, ArenaError> {
+        let ids = store.max_ids().await?;
+        let bots = store.bots().await?;
+        let last_heartbeat = store.last_heartbeat().await?;
+        let open_matches = store.open_matches().await?;
+        let (writer, _writer_task) = Writer::start(store.clone());
+        let shared = Arc::new(Shared {
+            directory: Directory::new(bots, config.presence_ms),
+            config,
+            clock,
+            store,
+            writer,
+            feeds: Feeds::default(),
+            kits: kit::kits(),
+            matches: RwLock::new(HashMap::new()),
+            open: Mutex::new(HashMap::new()),
+            house_variants: Mutex::new(HashSet::new()),
+            next_match: AtomicI64::new(ids.r#match),
+            mints: Mutex::new(HashMap::new()),
+            admin_hash: admin_token.filter(|t| !t.is_empty()).map(token::hash),
+        });
+        let arena = Arena { shared };
+        arena.ensure_house_bots().await?;
+        arena.resume(open_matches, last_heartbeat).await?;
+        arena.spawn_background();
+        Ok(arena)
+    }
+
+    fn now(&self) -> i64 {
+        self.shared.clock.now_ms()
+    }
+
+    /// The arena's configuration.
+    pub fn config(&self) -> &ArenaConfig {
+        &self.shared.config
+    }
+
+    /// The arena's current time.
+    pub fn now_ms(&self) -> i64 {
+        self.now()
+    }
+
+    async fn ensure_house_bots(&self) -> Result<(), ArenaError> {
+        for level in HouseLevel::ALL {
+            let name = format!("{HOUSE_PREFIX}{}", level.name());
+            if self.shared.directory.by_name(&name).is_some() {
+                continue;
+            }
+            let profile = BotProfile {
+                house_level: Some(level.name().to_owned()),
+                ..BotProfile::default()
+            };
+            let record = BotRecord {
+                id: self.shared.directory.next_id(),
+                name,
+                kind: BotKind::House,
+                token_hash: None,
+                token_prefix: None,
+                created_ms: self.now(),
+                last_seen_ms: self.now(),
+                disabled: false,
+                deleted: false,
+                profile: serde_json::to_value(&profile).unwrap_or_default(),
+            };
+            self.shared
+                .writer
+                .write(vec![Write::PutBot(record.clone())])
+                .await?;
+            self.shared.directory.put(record);
+        }
+        Ok(())
+    }
+
+    async fn resume(
+        &self,
+        open: Vec<MatchRecord>,
+        last_heartbeat: Option<i64>,
+    ) -> Result<(), ArenaError> {
+        let now = self.now();
+        let downtime = last_heartbeat.map_or(0, |beat| (now - beat).max(0));
+        for record in open {
+            let events = self.shared.store.events(record.id, 0, u32::MAX).await?;
+            let setup = self.setup_from(&record)?;
+            let mut progress = live::replay(&setup, record.status, &events)?;
+            if progress.status == MatchStatus::Running
+                && downtime > self.shared.config.outage_abort_ms
+            {
+                live::abort_technical(&setup, &mut progress, now);
+            } else {
+                live::shift_time(&mut progress, downtime);
+                progress.row_changed = true;
+            }
+            tracing::info!(match_id = record.id, status = ?progress.status, downtime_ms = downtime, "resumed match");
+            self.spawn(setup, progress, events);
+        }
+        Ok(())
+    }
+
+    fn setup_from(&self, record: &MatchRecord) -> Result<live::Setup, ArenaError> {
+        let bot = |id: BotId| {
+            self.shared
+                .directory
+                .get(id)
+                .ok_or_else(|| ArenaError::BotNotFound(id.to_string()))
+        };
+        fn parse<T: serde::de::DeserializeOwned>(
+            record: &MatchRecord,
+            field: &str,
+        ) -> Result<T, ArenaError> {
+            serde_json::from_value(record.details[field].clone())
+                .map_err(|e| ArenaError::Unavailable(format!("match {}: {field}: {e}", record.id)))
+        }
+        let details = &record.details;
+        Ok(live::Setup {
+            id: record.id,
+            bots: [bot(record.bot_a)?, bot(record.bot_b)?],
+            kit: self.shared.kit(&record.game)?,
+            variant: parse(record, "variant")?,
+            format: parse(record, "format")?,
+            time_control: parse(record, "time_control")?,
+            rated: details["rated"].as_bool().unwrap_or(false),
+            created_ms: record.created_ms,
+            seed: ServerSeed::from_revealed(&record.seed),
+            config: self.shared.config.clone(),
+        })
+    }
+
+    /// Starts the actor of a match. `stored` holds the events already in the store.
+    fn spawn(
+        &self,
+        setup: live::Setup,
+        progress: live::Progress,
+        stored: Vec<arbiter_store::EventRecord>,
+    ) {
+        let (commands, receiver) = mpsc::channel(COMMAND_QUEUE);
+        let log = Arc::new(MatchLog::new(stored));
+        let bots = [setup.bots[0].id, setup.bots[1].id];
+        let id = setup.id;
+        self.shared
+            .matches
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .insert(
+                id,
+                Handle {
+                    commands: commands.clone(),
+                    log: log.clone(),
+                    bots,
+                },
+            );
+        let house = setup.bots.iter().any(|b| b.kind == BotKind::House);
+        self.shared
+            .note_status(id, &bots, progress.status, &setup.variant, house);
+        let actor = Actor::new(
+            self.shared.clone(),
+            setup,
+            progress,
+            log,
+            receiver,
+            commands,
+        );
+        tokio::spawn(actor.run());
+    }
+
+    fn spawn_background(&self) {
+        let shared = self.shared.clone();
+        tokio::spawn(async move {
+            // The heartbeat: after a restart, the time since the last one is the outage.
+            loop {
+                let now = shared.clock.now_ms();
+                if shared
+                    .writer
+                    .write(vec![Write::Heartbeat(now)])
+                    .await
+                    .is_err()
+                {
+                    tracing::warn!("cannot record the heartbeat");
+                }
+                shared
+                    .clock
+                    .sleep_until(now + shared.config.heartbeat_ms)
+                    .await;
+            }
+        });
+        let arena = self.clone();
+        tokio::spawn(async move {
+            // Expire idle anonymous bots and retire long-closed matches, once a minute.
+            loop {
+                let now = arena.now();
+                arena.sweep(now).await;
+                arena.shared.clock.sleep_until(now + 60_000).await;
+            }
+        });
+    }
+
+    async fn sweep(&self, now: i64) {
+        let idle = self
+            .shared
+            .directory
+            .idle_anonymous(now - self.shared.config.anonymous_idle_ms);
+        for id in idle {
+            if let Some(mut record) = self.shared.directory.record(id) {
+                record.deleted = true;
+                if self
+                    .shared
+                    .writer
+                    .write(vec![Write::PutBot(record.clone())])
+                    .await
+                    .is_ok()
+                {
+                    self.shared.directory.put(record);
+                }
+            }
+        }
+        let retired: Vec<MatchId> = {
+            let open = lock(&self.shared.open);
+            let still_open: HashSet<MatchId> =
+                open.values().flat_map(|m| m.keys().copied()).collect();
+            let matches = self
+                .shared
+                .matches
+                .read()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            matches
+                .keys()
+                .copied()
+                .filter(|id| !still_open.contains(id))
+                .collect()
+        };
+        // Closed matches stay in memory for one sweep period, then are served from the store.
+        for id in retired {
+            let handle = self
+                .shared
+                .matches
+                .write()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .remove(&id);
+            if let Some(handle) = handle {
+                let _ = handle.commands.try_send(Command::Retire);
+            }
+        }
+    }
+
+    // ----- identity -----
+
+    /// The bot a bearer token belongs to; also marks it as seen.
+    pub fn authenticate(&self, secret: &str) -> Result<Bot, ArenaError> {
+        let (bot, came_online) = self.shared.directory.authenticate(secret, self.now())?;
+        if came_online {
+            self.shared.presence_changed(bot.id);
+        }
+        Ok(bot)
+    }
+
+    /// Whether `secret` is the administrator token.
+    pub fn is_admin(&self, secret: &str) -> bool {
+        self.shared
+            .admin_hash
+            .as_deref()
+            .is_some_and(|hash| token::hashes_match(hash, &token::hash(secret)))
+    }
+
+    async fn create(
+        &self,
+        name: String,
+        kind: BotKind,
+        profile: BotProfile,
+    ) -> Result<(Bot, String), ArenaError> {
+        let prefix = if kind == BotKind::Anonymous {
+            token::ANONYMOUS_PREFIX
+        } else {
+            token::REGISTERED_PREFIX
+        };
+        let new = token::generate(prefix).map_err(|e| ArenaError::Unavailable(e.to_string()))?;
+        self.shared.directory.reserve_name(&name)?;
+        let now = self.now();
+        let record = BotRecord {
+            id: self.shared.directory.next_id(),
+            name: name.clone(),
+            kind,
+            token_hash: Some(new.hash),
+            token_prefix: Some(new.display),
+            created_ms: now,
+            last_seen_ms: now,
+            disabled: false,
+            deleted: false,
+            profile: serde_json::to_value(&profile).unwrap_or_default(),
+        };
+        let written = self
+            .shared
+            .writer
+            .write(vec![Write::PutBot(record.clone())])
+            .await;
+        self.shared.directory.release_name(&name);
+        written?;
+        let id = record.id;
+        self.shared.directory.put(record);
+        let bot = self
+            .shared
+            .directory
+            .get(id)
+            .ok_or(ArenaError::BotNotFound(name))?;
+        Ok((bot, new.secret))
+    }
+
+    /// Registers a bot (administrator); returns it and its token, which is never shown again.
+    pub async fn register_bot(
+        &self,
+        name: &str,
+        profile: BotProfile,
+    ) -> Result<(Bot, String), ArenaError> {
+        let name = directory::validate_name(name)?;
+        self.create(name, BotKind::Registered, profile).await
+    }
+
+    /// Mints an anonymous bot for a client at `ip`, optionally labelled; limited per address.
+    pub async fn mint_anonymous(
+        &self,
+        ip: IpAddr,
+        label: Option<&str>,
+    ) -> Result<(Bot, String), ArenaError> {
+        let now = self.now();
+        let config = &self.shared.config;
+        {
+            let mut mints = lock(&self.shared.mints);
+            let recent = mints.entry(ip).or_default();
+            while recent
+                .front()
+                .is_some_and(|&at| at <= now - config.anonymous_mint_window_ms)
+            {
+                recent.pop_front();
+            }
+            if recent.len() >= config.anonymous_mints_per_window {
+                let oldest = recent.front().copied().unwrap_or(now);
+                let wait_ms = oldest + config.anonymous_mint_window_ms - now;
+                return Err(ArenaError::RateLimited {
+                    retry_after_s: u64::try_from((wait_ms + 999) / 1_000).unwrap_or(1).max(1),
+                });
+            }
+            recent.push_back(now);
+        }
+        let label: String = label
+            .unwrap_or_default()
+            .chars()
+            .filter(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.'))
+            .take(16)
+            .collect();
+        let serial = self.shared.next_match.load(Ordering::Relaxed) ^ now;
+        let name = if label.is_empty() {
+            format!("{ANONYMOUS_PREFIX}{:x}", serial & 0xff_ffff)
+        } else {
+            format!("{ANONYMOUS_PREFIX}{label}#{:x}", serial & 0xffff)
+        };
+        match self
+            .create(name.clone(), BotKind::Anonymous, BotProfile::default())
+            .await
+        {
+            Err(ArenaError::NameTaken(_)) => {
+                // Two mints in the same millisecond: try once more with the bot id spelled out.
+                let name = format!("{name}-{}", self.shared.directory.next_id());
+                self.create(name, BotKind::Anonymous, BotProfile::default())
+                    .await
+            }
+            other => other,
+        }
+    }
+
+    /// Issues a new token for a bot; the old one stops working at once.
+    pub async fn rotate_token(&self, id: BotId) -> Result<(Bot, String), ArenaError> {
+        let mut record = self
+            .shared
+            .directory
+            .record(id)
+            .ok_or_else(|| ArenaError::BotNotFound(id.to_string()))?;
+        if record.kind == BotKind::House {
+            return Err(ArenaError::InvalidRequest(
+                "house bots have no token".to_owned(),
+            ));
+        }
+        let prefix = if record.kind == BotKind::Anonymous {
+            token::ANONYMOUS_PREFIX
+        } else {
+            token::REGISTERED_PREFIX
+        };
+        let new = token::generate(prefix).map_err(|e| ArenaError::Unavailable(e.to_string()))?;
+        record.token_hash = Some(new.hash);
+        record.token_prefix = Some(new.display);
+        self.shared
+            .writer
+            .write(vec![Write::PutBot(record.clone())])
+            .await?;
+        self.shared.directory.put(record);
+        let bot = self
+            .shared
+            .directory
+            .get(id)
+            .ok_or_else(|| ArenaError::BotNotFound(id.to_string()))?;
+        Ok((bot, new.secret))
+    }
+
+    /// Disables or re-enables a bot (administrator).
+    pub async fn set_disabled(&self, id: BotId, disabled: bool) -> Result<Bot, ArenaError> {
+        self.update_bot(id, |record| record.disabled = disabled)
+            .await
+    }
+
+    /// Deletes a bot (administrator); its matches stay in the history.
+    pub async fn delete_bot(&self, id: BotId) -> Result<Bot, ArenaError> {
+        self.update_bot(id, |record| {
+            record.deleted = true;
+            record.token_hash = None;
+        })
+        .await
+    }
+
+    async fn update_bot(
+        &self,
+        id: BotId,
+        change: impl FnOnce(&mut BotRecord),
+    ) -> Result<Bot, ArenaError> {
+        let mut record = self
+            .shared
+            .directory
+            .record(id)
+            .ok_or_else(|| ArenaError::BotNotFound(id.to_string()))?;
+        if record.kind == BotKind::House {
+            return Err(ArenaError::InvalidRequest(
+                "house bots cannot be changed".to_owned(),
+            ));
+        }
+        change(&mut record);
+        self.shared
+            .writer
+            .write(vec![Write::PutBot(record.clone())])
+            .await?;
+        self.shared.directory.put(record);
+        self.shared
+            .directory
+            .get(id)
+            .ok_or_else(|| ArenaError::BotNotFound(id.to_string()))
+    }
+
+    /// A bot by name, or by id written in decimal.
+    pub fn find_bot(&self, name_or_id: &str) -> Result<Bot, ArenaError> {
+        let by_id = name_or_id
+            .parse::<BotId>()
+            .ok()
+            .and_then(|id| self.shared.directory.get(id));
+        by_id
+            .or_else(|| self.shared.directory.by_name(name_or_id))
+            .filter(|b| !b.deleted)
+            .ok_or_else(|| ArenaError::BotNotFound(name_or_id.to_owned()))
+    }
+
+    /// Every bot, with whether it is connected now.
+    pub fn list_bots(&self) -> Vec<(Bot, bool)> {
+        self.shared.directory.list(self.now())
+    }
+
+    /// Whether a bot is connected now.
+    pub fn is_online(&self, id: BotId) -> bool {
+        matches!(
+            self.shared.directory.presence(id, self.now()),
+            directory::Presence::Online { .. }
+        )
+    }
+
+    // ----- challenges and matches -----
+
+    /// Creates a challenge from `from`. A challenge to a house bot starts at once; so does a
+    /// challenge to oneself, which is an unrated self-play match.
+    pub async fn challenge(
+        &self,
+        from: &Bot,
+        request: ChallengeRequest,
+    ) -> Result<Value, ArenaError> {
+        let kit = self.shared.kit(&request.game)?;
+        let variant = request
+            .variant
+            .clone()
+            .unwrap_or_else(|| kit.variants()[0].to_owned());
+        if !kit.variants().contains(&variant.as_str()) {
+            return Err(ArenaError::UnsupportedVariant(format!(
+                "{} has no variant {variant:?}",
+                kit.id()
+            )));
+        }
+        request
+            .time_control
+            .validate()
+            .map_err(ArenaError::InvalidRequest)?;
+        let opponent = self.find_bot(&request.opponent)?;
+        if !opponent.active() {
+            return Err(ArenaError::BotUnavailable(opponent.name));
+        }
+        if !from.supports(&variant) || !opponent.supports(&variant) {
+            return Err(ArenaError::UnsupportedVariant(format!(
+                "both bots must support {variant}"
+            )));
+        }
+        if self.shared.pending_sent(from.id) >= self.shared.config.max_pending_challenges {
+            return Err(ArenaError::RateLimited { retry_after_s: 10 });
+        }
+        let self_play = opponent.id == from.id;
+        let immediate = self_play || opponent.kind == BotKind::House;
+        if immediate {
+            self.check_can_start(from, &opponent, &variant)?;
+        }
+        let rated = request.rated
+            && !self_play
+            && from.kind == BotKind::Registered
+            && opponent.kind != BotKind::Anonymous;
+        let seed = ServerSeed::generate().map_err(|e| ArenaError::Unavailable(e.to_string()))?;
+        let now = self.now();
+        let setup = live::Setup {
+            id: self.shared.next_match.fetch_add(1, Ordering::SeqCst) + 1,
+            bots: [from.clone(), opponent.clone()],
+            kit,
+            variant,
+            format: request.format,
+            time_control: request.time_control,
+            rated,
+            created_ms: now,
+            seed,
+            config: self.shared.config.clone(),
+        };
+        let mut progress = live::challenge(&setup, now);
+        if immediate {
+            live::start(&setup, &mut progress, now)?;
+        }
+        let id = setup.id;
+        // Store the new match before anyone can see it.
+        let mut writes = vec![Write::PutMatch(MatchRecord {
+            id,
+            bot_a: from.id,
+            bot_b: opponent.id,
+            game: kit.id().to_owned(),
+            status: progress.status,
+            created_ms: now,
+            seed: setup.seed.reveal().to_owned(),
+            details: setup.details(&progress),
+        })];
+        writes.extend(progress.fresh.iter().cloned().map(Write::AppendEvent));
+        self.shared.writer.write(writes).await?;
+        let summary = live::summary(&setup, &progress, now);
+        let stored = std::mem::take(&mut progress.fresh);
+        progress.row_changed = false;
+        self.spawn_announced(setup, progress, stored);
+        Ok(summary)
+    }
+
+    /// Starts the actor of a new match and publishes its first events.
+    fn spawn_announced(
+        &self,
+        setup: live::Setup,
+        progress: live::Progress,
+        events: Vec<arbiter_store::EventRecord>,
+    ) {
+        let mut progress = progress;
+        // The actor publishes these as if it had just committed them.
+        progress.fresh = events;
+        progress.row_changed = false;
+        self.spawn(setup, progress, Vec::new());
+    }
+
+    /// Refuses to start a match a bot has no room for.
+    fn check_can_start(&self, a: &Bot, b: &Bot, variant: &str) -> Result<(), ArenaError> {
+        for bot in [a, b] {
+            if bot.kind == BotKind::House {
+                continue;
+            }
+            let limit = usize::try_from(
+                bot.profile
+                    .concurrency
+                    .unwrap_or(self.shared.config.default_concurrency),
+            )
+            .unwrap_or(usize::MAX);
+            if self.shared.running_count(bot.id) >= limit {
+                return Err(ArenaError::BotBusy(bot.name.clone()));
+            }
+        }
+        let house = a.kind == BotKind::House || b.kind == BotKind::House;
+        if house
+            && variant != "std"
+            && lock(&self.shared.house_variants).len() >= self.shared.config.house_variant_matches
+        {
+            return Err(ArenaError::HouseVariantsFull);
+        }
+        Ok(())
+    }
+
+    async fn ask<T>(
+        &self,
+        id: MatchId,
+        make: impl FnOnce(oneshot::Sender<T>) -> Command,
+    ) -> Result<T, ArenaError> {
+        let (commands, _, _) = self
+            .shared
+            .handle(id)
+            .ok_or(ArenaError::MatchNotFound(id))?;
+        let (reply, answer) = oneshot::channel();
+        commands
+            .send(make(reply))
+            .await
+            .map_err(|_| ArenaError::MatchNotFound(id))?;
+        answer.await.map_err(|_| ArenaError::ShuttingDown)
+    }
+
+    /// Accepts a challenge.
+    pub async fn accept(&self, bot: &Bot, id: MatchId) -> Result<Value, ArenaError> {
+        let (_, _, bots) = self
+            .shared
+            .handle(id)
+            .ok_or(ArenaError::MatchNotFound(id))?;
+        if bots[1] == bot.id {
+            let challenger = self
+                .shared
+                .directory
+                .get(bots[0])
+                .ok_or_else(|| ArenaError::BotNotFound(bots[0].to_string()))?;
+            let variant = self.snapshot(id, Reader::SPECTATOR).await?["variant"]
+                .as_str()
+                .unwrap_or("std")
+                .to_owned();
+            self.check_can_start(&challenger, bot, &variant)?;
+        }
+        self.ask(id, |reply| Command::Accept { bot: bot.id, reply })
+            .await?
+    }
+
+    /// Declines (the challenged bot) or cancels (the challenger) a challenge.
+    pub async fn decline(&self, bot: &Bot, id: MatchId, cancel: bool) -> Result<Value, ArenaError> {
+        self.ask(id, |reply| Command::Decline {
+            bot: bot.id,
+            cancel,
+            reply,
+        })
+        .await?
+    }
+
+    /// Plays a move.
+    pub async fn submit(
+        &self,
+        bot: &Bot,
+        id: MatchId,
+        leg: u8,
+        revision: u64,
+        submitted: Value,
+    ) -> Result<Value, ArenaError> {
+        match self
+            .ask(id, |reply| Command::Submit {
+                bot: bot.id,
+                leg,
+                revision,
+                submitted,
+                reply,
+            })
+            .await
+        {
+            Err(ArenaError::MatchNotFound(_)) => self.closed_or_missing(id).await,
+            other => other?,
+        }
+    }
+
+    /// A match this process no longer runs: not running, or not there at all.
+    async fn closed_or_missing<T>(&self, id: MatchId) -> Result<T, ArenaError> {
+        match self.shared.store.match_by_id(id).await? {
+            Some(_) => Err(ArenaError::MatchNotRunning),
+            None => Err(ArenaError::MatchNotFound(id)),
+        }
+    }
+
+    /// Resigns a match.
+    pub async fn resign(&self, bot: &Bot, id: MatchId) -> Result<Value, ArenaError> {
+        match self
+            .ask(id, |reply| Command::Resign { bot: bot.id, reply })
+            .await
+        {
+            Err(ArenaError::MatchNotFound(_)) => self.closed_or_missing(id).await,
+            other => other?,
+        }
+    }
+
+    /// Who a bot is in a match: the participants it plays.
+    pub fn reader_for(&self, id: MatchId, bot: Option<&Bot>) -> Reader {
+        let bots = self.shared.handle(id).map(|(_, _, bots)| bots);
+        match (bot, bots) {
+            (Some(bot), Some(bots)) => Reader {
+                participants: [bots[0] == bot.id, bots[1] == bot.id],
+                omniscient: false,
+            },
+            _ => Reader::SPECTATOR,
+        }
+    }
+
+    /// A match's state as `reader` may see it.
+    pub async fn snapshot(&self, id: MatchId, reader: Reader) -> Result<Value, ArenaError> {
+        match self
+            .ask(id, |reply| Command::Snapshot { reader, reply })
+            .await
+        {
+            Err(ArenaError::MatchNotFound(_)) => self.rebuild(id).await,
+            other => other,
+        }
+    }
+
+    /// A closed match's final state, rebuilt from the store.
+    async fn rebuild(&self, id: MatchId) -> Result<Value, ArenaError> {
+        let record = self
+            .shared
+            .store
+            .match_by_id(id)
+            .await?
+            .ok_or(ArenaError::MatchNotFound(id))?;
+        let events = self.shared.store.events(id, 0, u32::MAX).await?;
+        let setup = self.setup_from(&record)?;
+        let progress = live::replay(&setup, record.status, &events)?;
+        let mut snapshot = live::snapshot(&setup, &progress, Reader::OMNISCIENT, self.now());
+        snapshot["result"] = record.details["result"].clone();
+        Ok(snapshot)
+    }
+
+    /// The events after `since` that `reader` may see; waits up to `wait_ms` for one.
+    pub async fn events(
+        &self,
+        id: MatchId,
+        reader: Reader,
+        since: i64,
+        wait_ms: i64,
+    ) -> Result<Value, ArenaError> {
+        let limit = self.shared.config.events_per_page;
+        let Some((_, log, _)) = self.shared.handle(id) else {
+            // A match no longer in memory: everything is in the store and nothing will change.
+            let record = self
+                .shared
+                .store
+                .match_by_id(id)
+                .await?
+                .ok_or(ArenaError::MatchNotFound(id))?;
+            let log = MatchLog::new(self.shared.store.events(id, 0, u32::MAX).await?);
+            return Ok(page_json(
+                id,
+                since,
+                log.page(since, reader, limit),
+                record.status,
+            ));
+        };
+        let deadline = self.now() + wait_ms.clamp(0, self.shared.config.max_wait_ms);
+        let mut changes = log.subscribe();
+        loop {
+            let page = log.page(since, reader, limit);
+            if !page.events.is_empty() || self.now() >= deadline {
+                let status = self
+                    .snapshot(id, Reader::SPECTATOR)
+                    .await
+                    .ok()
+                    .and_then(|s| serde_json::from_value(s["status"].clone()).ok())
+                    .unwrap_or(MatchStatus::Running);
+                return Ok(page_json(id, since, page, status));
+            }
+            tokio::select! {
+                changed = changes.changed() => if changed.is_err() { continue },
+                () = self.shared.clock.sleep_until(deadline) => {}
+            }
+        }
+    }
+
+    /// The decisions `bot` has to make in a match; waits up to `wait_ms` for one.
+    pub async fn turns(&self, bot: &Bot, id: MatchId, wait_ms: i64) -> Result<Value, ArenaError> {
+        let reader = self.reader_for(id, Some(bot));
+        if !reader.participants.contains(&true) {
+            return match self.shared.handle(id) {
+                Some(_) => Err(ArenaError::NotParticipant),
+                None => {
+                    let record = self
+                        .shared
+                        .store
+                        .match_by_id(id)
+                        .await?
+                        .ok_or(ArenaError::MatchNotFound(id))?;
+                    if record.bot_a == bot.id || record.bot_b == bot.id {
+                        Ok(json!({"match_id": id, "status": record.status, "turns": []}))
+                    } else {
+                        Err(ArenaError::NotParticipant)
+                    }
+                }
+            };
+        }
+        let (_, log, _) = self
+            .shared
+            .handle(id)
+            .ok_or(ArenaError::MatchNotFound(id))?;
+        let deadline = self.now() + wait_ms.clamp(0, self.shared.config.max_wait_ms);
+        let mut changes = log.subscribe();
+        loop {
+            let (status, turns) = self
+                .ask(id, |reply| Command::Turns {
+                    who: reader.participants,
+                    reply,
+                })
+                .await?;
+            if !turns.is_empty() || !status.is_open() || self.now() >= deadline {
+                return Ok(
+                    json!({"match_id": id, "status": status, "turns": turns, "server_now_ms": self.now()}),
+                );
+            }
+            tokio::select! {
+                changed = changes.changed() => if changed.is_err() { continue },
+                () = self.shared.clock.sleep_until(deadline) => {}
+            }
+        }
+    }
+
+    /// A match's whole event log, with the revealed seed once it has ended.
+    pub async fn export(&self, id: MatchId) -> Result<Value, ArenaError> {
+        let record = match self.shared.store.match_by_id(id).await? {
+            Some(record) => record,
+            None => return Err(ArenaError::MatchNotFound(id)),
+        };
+        let events = self.shared.store.events(id, 0, u32::MAX).await?;
+        let ended = !record.status.is_open();
+        Ok(json!({
+            "id": id,
+            "game": record.game,
+            "status": record.status,
+            "bot_a": record.bot_a,
+            "bot_b": record.bot_b,
+            "details": record.details,
+            "commitment": ServerSeed::from_revealed(&record.seed).commitment().as_hex(),
+            "seed": ended.then_some(record.seed),
+            "events": events.iter().map(|e| json!({
+                "seq": e.seq, "at_ms": e.at_ms, "type": e.kind,
+                "audience": match e.audience { arbiter_store::Audience::Everyone => Value::Null, arbiter_store::Audience::Participant(p) => json!(p) },
+                "data": e.payload,
+            })).collect::<Vec<_>>(),
+        }))
+    }
+
+    /// The challenges and matches a bot is in that are still open.
+    pub async fn open_matches_of(&self, bot: BotId) -> Vec<Value> {
+        let ids: Vec<MatchId> = lock(&self.shared.open)
+            .get(&bot)
+            .map(|m| m.keys().copied().collect())
+            .unwrap_or_default();
+        let mut out = Vec::new();
+        for id in ids {
+            if let Ok(snapshot) = self.snapshot(id, Reader::SPECTATOR).await {
+                out.push(snapshot);
+            }
+        }
+        out.sort_by_key(|s| s["id"].as_i64());
+        out
+    }
+
+    // ----- streams -----
+
+    /// Opens an event stream for a bot; the first lines re-send its pending challenges and
+    /// running matches (with any pending turns).
+    pub async fn open_stream(&self, bot: &Bot) -> Result<BotStream, ArenaError> {
+        let max = if bot.kind == BotKind::Anonymous {
+            self.shared.config.max_anonymous_streams
+        } else {
+            self.shared.config.max_streams
+        };
+        let came_online = self.shared.directory.open_stream(bot.id, max, self.now())?;
+        let (subscription, sender) = self.shared.feeds.subscribe(bot.id);
+        let stream = BotStream {
+            subscription,
+            shared: self.shared.clone(),
+        };
+        let hello = json!({"type": "hello", "bot": {"id": bot.id, "name": bot.name}, "server_now_ms": self.now()});
+        let _ = sender.try_send(Line::from(format!("{hello}\n")));
+        let ids: Vec<MatchId> = lock(&self.shared.open)
+            .get(&bot.id)
+            .map(|m| m.keys().copied().collect())
+            .unwrap_or_default();
+        for id in ids {
+            if let Some((commands, _, _)) = self.shared.handle(id) {
+                let _ = commands
+                    .send(Command::Announce {
+                        bot: bot.id,
+                        stream: sender.clone(),
+                    })
+                    .await;
+            }
+        }
+        if came_online {
+            self.shared.presence_changed(bot.id);
+        }
+        Ok(stream)
+    }
+
+    /// A keep-alive line.
+    pub fn ping_line(&self) -> Line {
+        Line::from(format!(
+            "{}\n",
+            json!({"type": "ping", "server_now_ms": self.now()})
+        ))
+    }
+
+    /// Completes once the arena's clock reads `at_ms`.
+    pub async fn sleep_until(&self, at_ms: i64) {
+        self.shared.clock.sleep_until(at_ms).await;
+    }
+}
+
+fn page_json(id: MatchId, since: i64, page: log::Page, status: MatchStatus) -> Value {
+    json!({
+        "match_id": id,
+        "since": since,
+        "next_since": page.next_since,
+        "status": status,
+        "events": page.events.iter().map(|e| json!({"seq": e.seq, "at_ms": e.at_ms, "type": e.kind, "data": e.payload})).collect::<Vec<_>>(),
+    })
+}
+
+/// One open event stream of a bot. Dropping it closes the stream.
+pub struct BotStream {
+    subscription: Subscription,
+    shared: Arc<Shared>,
+}
+
+impl BotStream {
+    /// The next line, `None` once the stream has been dropped for falling behind.
+    pub async fn next_line(&mut self) -> Option<Line> {
+        self.subscription.lines.recv().await
+    }
+}
+
+impl Drop for BotStream {
+    fn drop(&mut self) {
+        let bot = self.subscription.bot;
+        self.shared.feeds.unsubscribe(bot, self.subscription.id);
+        self.shared
+            .directory
+            .close_stream(bot, self.shared.clock.now_ms());
+        self.shared.presence_changed(bot);
+    }
+}
+
+#[cfg(test)]
+mod tests;

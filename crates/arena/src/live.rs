@@ -1,0 +1,1162 @@
+//! One match: its state and its rules of play, as plain functions of the current time.
+//!
+//! Nothing here waits, reads a clock or writes anything: the actor (`actor.rs`) calls these
+//! functions on a copy of the [`Progress`], persists the events they produce, and only then
+//! keeps the copy. The same functions rebuild a match from its stored events after a restart.
+
+use arbiter_fair::ServerSeed;
+use arbiter_rules::{
+    Ctx, DynState, Emitted, GameError, Outcome, RuleError, ScoreOrder, Seat, ToAct, Viewer,
+    Visibility,
+};
+use arbiter_store::{Audience, BotId, BotKind, EventRecord, MatchId, MatchStatus};
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use crate::ArenaError;
+use crate::config::{ArenaConfig, TimeControl};
+use crate::directory::{Bot, Presence};
+use crate::kit::{GameKit, TurnContext};
+use crate::log::Reader;
+
+/// How many boards a match has.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Format {
+    /// One game.
+    Single,
+    /// Two games from the same opening with colours swapped, played at the same time and
+    /// scored together.
+    Paired,
+}
+
+impl Format {
+    /// The number of legs.
+    pub fn legs(self) -> usize {
+        match self {
+            Format::Single => 1,
+            Format::Paired => 2,
+        }
+    }
+}
+
+/// What a match was created with; never changes.
+pub(crate) struct Setup {
+    pub(crate) id: MatchId,
+    /// Participant 0 (the challenger) and participant 1.
+    pub(crate) bots: [Bot; 2],
+    pub(crate) kit: &'static dyn GameKit,
+    pub(crate) variant: String,
+    pub(crate) format: Format,
+    pub(crate) time_control: TimeControl,
+    pub(crate) rated: bool,
+    pub(crate) created_ms: i64,
+    pub(crate) seed: ServerSeed,
+    pub(crate) config: ArenaConfig,
+}
+
+impl Setup {
+    pub(crate) fn self_play(&self) -> bool {
+        self.bots[0].id == self.bots[1].id
+    }
+
+    fn is_house(&self, participant: usize) -> bool {
+        self.bots[participant].kind == BotKind::House
+    }
+
+    /// The participants `bot` plays (both in self-play).
+    pub(crate) fn participants_of(&self, bot: BotId) -> [bool; 2] {
+        [self.bots[0].id == bot, self.bots[1].id == bot]
+    }
+
+    fn rng(&self, nonce: i64) -> arbiter_fair::Stream {
+        self.seed.stream("", u64::try_from(nonce).unwrap_or(0))
+    }
+
+    /// The match row's details, as stored.
+    pub(crate) fn details(&self, progress: &Progress) -> Value {
+        json!({
+            "variant": self.variant,
+            "format": self.format,
+            "time_control": self.time_control,
+            "rated": self.rated,
+            "commitment": self.seed.commitment().as_hex(),
+            "expires_ms": progress.expires_ms,
+            "started_ms": progress.started_ms,
+            "ended_ms": progress.ended_ms,
+            "result": progress.result,
+        })
+    }
+}
+
+/// How a leg ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct LegEnd {
+    pub(crate) reason: String,
+    /// Per participant.
+    pub(crate) scores: [i64; 2],
+}
+
+/// A move as accepted, kept to answer a repeated submission with the original result.
+#[derive(Clone, Debug)]
+pub(crate) struct Accepted {
+    participant: usize,
+    action: Value,
+    at_ms: i64,
+    reply: Value,
+}
+
+/// One board.
+#[derive(Clone, Debug)]
+pub(crate) struct Leg {
+    pub(crate) state: Box<dyn DynState>,
+    /// The participant in the first seat (Black); participant 0 in leg 0, 1 in leg 1.
+    pub(crate) first_seat_participant: usize,
+    /// Remaining time per seat at the start of the current turn.
+    pub(crate) clocks_ms: [i64; 2],
+    pub(crate) turn_started_ms: i64,
+    pub(crate) revision: u64,
+    pub(crate) ended: Option<LegEnd>,
+    pub(crate) moves: Vec<Accepted>,
+    pub(crate) warned: bool,
+    pub(crate) score_order: ScoreOrder,
+}
+
+impl Leg {
+    fn participant_of(&self, seat: Seat) -> usize {
+        (seat.index() + self.first_seat_participant) % 2
+    }
+
+    fn seat_of(&self, participant: usize) -> Seat {
+        Seat(u8::try_from((participant + self.first_seat_participant) % 2).unwrap_or(0))
+    }
+
+    /// The seat to move and its participant, while the leg runs a turn-based game.
+    pub(crate) fn mover(&self) -> Option<(Seat, usize)> {
+        if self.ended.is_some() {
+            return None;
+        }
+        match self.state.to_act() {
+            ToAct::Turn { seat } => Some((seat, self.participant_of(seat))),
+            ToAct::Nobody | ToAct::Simultaneous { .. } => None,
+        }
+    }
+
+    /// The mover's clock at `now_ms`.
+    fn remaining_ms(&self, seat: Seat, now_ms: i64) -> i64 {
+        self.clocks_ms[seat.index()] - (now_ms - self.turn_started_ms)
+    }
+
+    fn status(&self) -> &str {
+        match &self.ended {
+            None => "active",
+            Some(end) if end.reason == "timeout" => "timeout",
+            Some(end) if end.reason == "stopped" => "stopped",
+            Some(_) => "finished",
+        }
+    }
+
+    fn scores_by_participant(&self, outcome: &Outcome) -> [i64; 2] {
+        let mut scores = [0; 2];
+        for (seat, result) in outcome.seats.iter().enumerate().take(2) {
+            scores[self.participant_of(Seat(u8::try_from(seat).unwrap_or(0)))] = result.score;
+        }
+        scores
+    }
+}
+
+/// Everything about a match that changes.
+#[derive(Clone, Debug)]
+pub(crate) struct Progress {
+    pub(crate) status: MatchStatus,
+    pub(crate) expires_ms: i64,
+    pub(crate) started_ms: Option<i64>,
+    pub(crate) ended_ms: Option<i64>,
+    pub(crate) legs: Vec<Leg>,
+    /// When each participant's first turn began.
+    first_turn_at: [Option<i64>; 2],
+    /// Whether each participant has moved.
+    moved: [bool; 2],
+    /// Since when each participant has been gone while the other was connected.
+    absent_since: [Option<i64>; 2],
+    /// When each participant was last seen gone.
+    seen_gone_at: [Option<i64>; 2],
+    pub(crate) result: Option<Value>,
+    pub(crate) seq: i64,
+    /// Events produced by the current step and not yet stored.
+    pub(crate) fresh: Vec<EventRecord>,
+    /// Whether the match row changed in the current step.
+    pub(crate) row_changed: bool,
+}
+
+impl Progress {
+    fn emit(
+        &mut self,
+        setup: &Setup,
+        at_ms: i64,
+        audience: Audience,
+        kind: &str,
+        payload: Value,
+    ) -> i64 {
+        self.seq += 1;
+        self.fresh.push(EventRecord {
+            match_id: setup.id,
+            seq: self.seq,
+            at_ms,
+            audience,
+            kind: kind.to_owned(),
+            payload,
+        });
+        self.seq
+    }
+
+    fn set_status(&mut self, status: MatchStatus) {
+        self.status = status;
+        self.row_changed = true;
+    }
+
+    /// Whether the match can change any more.
+    pub(crate) fn is_open(&self) -> bool {
+        self.status.is_open()
+    }
+}
+
+/// A new challenge, with its first event.
+pub(crate) fn challenge(setup: &Setup, now_ms: i64) -> Progress {
+    let mut progress = Progress {
+        status: MatchStatus::Pending,
+        expires_ms: now_ms + setup.config.challenge_ttl_ms,
+        started_ms: None,
+        ended_ms: None,
+        legs: Vec::new(),
+        first_turn_at: [None; 2],
+        moved: [false; 2],
+        absent_since: [None; 2],
+        seen_gone_at: [None; 2],
+        result: None,
+        seq: 0,
+        fresh: Vec::new(),
+        row_changed: true,
+    };
+    let payload = json!({
+        "bot_a": bot_summary(&setup.bots[0]),
+        "bot_b": bot_summary(&setup.bots[1]),
+        "game": setup.kit.id(),
+        "variant": setup.variant,
+        "format": setup.format,
+        "time_control": setup.time_control,
+        "rated": setup.rated,
+        "commitment": setup.seed.commitment().as_hex(),
+        "expires_ms": progress.expires_ms,
+    });
+    progress.emit(setup, now_ms, Audience::Everyone, "challenge", payload);
+    progress
+}
+
+fn bot_summary(bot: &Bot) -> Value {
+    json!({"id": bot.id, "name": bot.name, "kind": bot.kind})
+}
+
+/// Accepts a pending challenge (by the challenged bot) and starts the match.
+pub(crate) fn accept(
+    setup: &Setup,
+    progress: &mut Progress,
+    bot: BotId,
+    now_ms: i64,
+) -> Result<(), ArenaError> {
+    if progress.status != MatchStatus::Pending {
+        return Err(ArenaError::ChallengeNotPending);
+    }
+    if bot != setup.bots[1].id {
+        return Err(ArenaError::NotYourChallenge("the challenged bot"));
+    }
+    progress.emit(setup, now_ms, Audience::Everyone, "accepted", json!({}));
+    start(setup, progress, now_ms)
+}
+
+/// Starts the legs: draws the opening from the match seed and sets the clocks.
+pub(crate) fn start(setup: &Setup, progress: &mut Progress, now_ms: i64) -> Result<(), ArenaError> {
+    let nonce = progress.seq + 1;
+    let mut rng = setup.rng(nonce);
+    let configs = setup
+        .kit
+        .leg_configs(&setup.variant, setup.format.legs(), &mut rng)?;
+    let legs = build_legs(setup, &configs, &mut rng, now_ms)?;
+    let payload = json!({
+        "started_ms": now_ms,
+        "legs": configs.iter().zip(&legs).enumerate().map(|(i, (config, leg))| json!({
+            "leg": i,
+            "first_seat_participant": leg.first_seat_participant,
+            "config": config,
+            "clocks_ms": leg.clocks_ms,
+        })).collect::<Vec<_>>(),
+    });
+    progress.legs = legs;
+    progress.started_ms = Some(now_ms);
+    progress.set_status(MatchStatus::Running);
+    note_first_turns(progress, now_ms);
+    progress.emit(setup, now_ms, Audience::Everyone, "started", payload);
+    Ok(())
+}
+
+fn build_legs(
+    setup: &Setup,
+    configs: &[Value],
+    rng: &mut arbiter_fair::Stream,
+    now_ms: i64,
+) -> Result<Vec<Leg>, ArenaError> {
+    configs
+        .iter()
+        .enumerate()
+        .map(|(i, config)| {
+            let (state, _) = setup
+                .kit
+                .game()
+                .start(
+                    config,
+                    &mut Ctx::new(u64::try_from(now_ms).unwrap_or(0), rng),
+                )
+                .map_err(|e| ArenaError::InvalidRequest(e.to_string()))?;
+            let initial = setup.time_control.initial_ms;
+            Ok(Leg {
+                state,
+                first_seat_participant: i % 2,
+                clocks_ms: [initial; 2],
+                turn_started_ms: now_ms,
+                revision: 0,
+                ended: None,
+                moves: Vec::new(),
+                warned: false,
+                score_order: ScoreOrder::HigherIsBetter,
+            })
+        })
+        .collect()
+}
+
+fn note_first_turns(progress: &mut Progress, now_ms: i64) {
+    let movers: Vec<usize> = progress
+        .legs
+        .iter()
+        .filter_map(|leg| leg.mover().map(|(_, p)| p))
+        .collect();
+    for participant in movers {
+        progress.first_turn_at[participant].get_or_insert(now_ms);
+    }
+}
+
+/// Declines (by the challenged bot) or cancels (by the challenger) a pending challenge.
+pub(crate) fn decline(
+    setup: &Setup,
+    progress: &mut Progress,
+    bot: BotId,
+    cancel: bool,
+    now_ms: i64,
+) -> Result<(), ArenaError> {
+    if progress.status != MatchStatus::Pending {
+        return Err(ArenaError::ChallengeNotPending);
+    }
+    let (who, kind) = if cancel {
+        (0, "cancelled")
+    } else {
+        (1, "rejected")
+    };
+    if bot != setup.bots[who].id {
+        return Err(ArenaError::NotYourChallenge(if cancel {
+            "the challenger"
+        } else {
+            "the challenged bot"
+        }));
+    }
+    close(setup, progress, MatchStatus::Rejected, kind, now_ms);
+    Ok(())
+}
+
+fn close(setup: &Setup, progress: &mut Progress, status: MatchStatus, reason: &str, now_ms: i64) {
+    progress.set_status(status);
+    progress.ended_ms = Some(now_ms);
+    progress.result = Some(json!({"reason": reason}));
+    let payload = json!({"reason": reason, "seed": setup.seed.reveal()});
+    let kind = match status {
+        MatchStatus::Aborted => "aborted",
+        MatchStatus::Expired => "expired",
+        _ => reason,
+    };
+    progress.emit(setup, now_ms, Audience::Everyone, kind, payload);
+}
+
+/// Plays a move submitted by `bot`. Returns the reply for the client; a repeat of an accepted
+/// move returns the original reply and changes nothing.
+pub(crate) fn submit(
+    setup: &Setup,
+    progress: &mut Progress,
+    bot: BotId,
+    leg_index: u8,
+    revision: u64,
+    submitted: &Value,
+    now_ms: i64,
+) -> Result<Value, ArenaError> {
+    let mine = setup.participants_of(bot);
+    if !mine.contains(&true) {
+        return Err(ArenaError::NotParticipant);
+    }
+    if progress.status != MatchStatus::Running {
+        return Err(ArenaError::MatchNotRunning);
+    }
+    let leg = progress
+        .legs
+        .get(usize::from(leg_index))
+        .ok_or(ArenaError::NoSuchLeg(leg_index))?;
+    if let Some(earlier) = usize::try_from(revision)
+        .ok()
+        .and_then(|r| leg.moves.get(r))
+    {
+        let same_action = setup
+            .kit
+            .parse_action(leg.state.as_ref(), submitted)
+            .is_ok_and(|a| a == earlier.action);
+        if mine[earlier.participant] && same_action {
+            return Ok(earlier.reply.clone());
+        }
+    }
+    if leg.ended.is_some() {
+        return Err(ArenaError::LegFinished(leg_index));
+    }
+    if revision != leg.revision {
+        return Err(ArenaError::StaleRevision {
+            given: revision,
+            current: leg.revision,
+        });
+    }
+    let (seat, mover) = leg.mover().ok_or(ArenaError::LegFinished(leg_index))?;
+    if !mine[mover] {
+        return Err(ArenaError::NotYourTurn);
+    }
+    let action = setup.kit.parse_action(leg.state.as_ref(), submitted)?;
+    play(
+        setup,
+        progress,
+        usize::from(leg_index),
+        seat,
+        mover,
+        action,
+        now_ms,
+    )
+}
+
+/// Applies a checked move.
+fn play(
+    setup: &Setup,
+    progress: &mut Progress,
+    leg_index: usize,
+    seat: Seat,
+    mover: usize,
+    action: Value,
+    now_ms: i64,
+) -> Result<Value, ArenaError> {
+    let nonce = progress.seq + 1;
+    let leg = &mut progress.legs[leg_index];
+    let mut state = leg.state.clone();
+    let mut rng = setup.rng(nonce);
+    let game_events = state
+        .apply(
+            seat,
+            &action,
+            &mut Ctx::new(u64::try_from(now_ms).unwrap_or(0), &mut rng),
+        )
+        .map_err(|e| match e {
+            GameError::Rule(RuleError::Illegal(text)) => ArenaError::IllegalMove(text),
+            GameError::Rule(RuleError::NotYourTurn) => ArenaError::NotYourTurn,
+            GameError::Rule(RuleError::GameOver) => {
+                ArenaError::LegFinished(u8::try_from(leg_index).unwrap_or(u8::MAX))
+            }
+            other => ArenaError::IllegalMove(other.to_string()),
+        })?;
+    let elapsed = now_ms - leg.turn_started_ms;
+    leg.clocks_ms[seat.index()] += setup.time_control.increment_ms - elapsed;
+    leg.state = state;
+    leg.turn_started_ms = now_ms;
+    leg.revision += 1;
+    leg.warned = false;
+    let revision = leg.revision;
+    let clocks = leg.clocks_ms;
+    let first_seat_participant = leg.first_seat_participant;
+    progress.moved[mover] = true;
+    note_first_turns(progress, now_ms);
+    let (public, private) = split_events(game_events, first_seat_participant);
+    let payload = json!({
+        "leg": leg_index,
+        "participant": mover,
+        "seat": seat.0,
+        "action": action,
+        "revision": revision,
+        "clocks_ms": clocks,
+        "turn_started_ms": now_ms,
+        "events": public,
+    });
+    let seq = progress.emit(setup, now_ms, Audience::Everyone, "move", payload);
+    for (participant, event) in private {
+        progress.emit(
+            setup,
+            now_ms,
+            Audience::Participant(participant),
+            "private",
+            json!({"leg": leg_index, "event": event}),
+        );
+    }
+    finish_leg_if_over(setup, progress, leg_index, now_ms);
+    let leg = &mut progress.legs[leg_index];
+    let reply = json!({
+        "match_id": setup.id,
+        "leg": leg_index,
+        "revision": revision,
+        "seq": seq,
+        "leg_status": leg.status(),
+        "status": progress.status,
+    });
+    leg.moves.push(Accepted {
+        participant: mover,
+        action,
+        at_ms: now_ms,
+        reply: reply.clone(),
+    });
+    Ok(reply)
+}
+
+/// Public game events, and private ones addressed to participants.
+fn split_events(
+    events: Vec<Emitted<Value>>,
+    first_seat_participant: usize,
+) -> (Vec<Value>, Vec<(u8, Value)>) {
+    let mut public = Vec::new();
+    let mut private = Vec::new();
+    for emitted in events {
+        match emitted.visibility {
+            Visibility::Everyone => public.push(emitted.event),
+            Visibility::Seats(seats) => {
+                for seat in seats.iter() {
+                    let participant = (seat.index() + first_seat_participant) % 2;
+                    private.push((
+                        u8::try_from(participant).unwrap_or(0),
+                        emitted.event.clone(),
+                    ));
+                }
+            }
+        }
+    }
+    (public, private)
+}
+
+fn finish_leg_if_over(setup: &Setup, progress: &mut Progress, leg_index: usize, now_ms: i64) {
+    let leg = &progress.legs[leg_index];
+    let Some(outcome) = leg.state.outcome() else {
+        return;
+    };
+    let scores = leg.scores_by_participant(&outcome);
+    end_leg(
+        setup,
+        progress,
+        leg_index,
+        &outcome.reason,
+        scores,
+        outcome.score_order,
+        now_ms,
+    );
+}
+
+fn end_leg(
+    setup: &Setup,
+    progress: &mut Progress,
+    leg_index: usize,
+    reason: &str,
+    scores: [i64; 2],
+    order: ScoreOrder,
+    now_ms: i64,
+) {
+    let leg = &mut progress.legs[leg_index];
+    leg.ended = Some(LegEnd {
+        reason: reason.to_owned(),
+        scores,
+    });
+    leg.score_order = order;
+    let payload = json!({"leg": leg_index, "reason": reason, "scores": scores});
+    progress.emit(setup, now_ms, Audience::Everyone, "leg_finished", payload);
+    if progress.legs.iter().all(|l| l.ended.is_some()) {
+        let timeouts = progress
+            .legs
+            .iter()
+            .filter(|l| l.ended.as_ref().is_some_and(|e| e.reason == "timeout"))
+            .count();
+        let reason = match timeouts {
+            0 => progress.legs[0]
+                .ended
+                .as_ref()
+                .map_or("finished".to_owned(), |e| e.reason.clone()),
+            1 => "timeout".to_owned(),
+            _ => "double_timeout".to_owned(),
+        };
+        finish(setup, progress, &reason, None, now_ms);
+    }
+}
+
+/// Ends a running match with a result. `loser` forfeits every unfinished leg.
+fn finish(setup: &Setup, progress: &mut Progress, reason: &str, loser: Option<usize>, now_ms: i64) {
+    let mut order = ScoreOrder::HigherIsBetter;
+    let mut totals = [0i64; 2];
+    for leg in &mut progress.legs {
+        if leg.ended.is_none() {
+            let seat = leg.seat_of(loser.unwrap_or(0));
+            let forfeit = leg.state.forfeit(seat);
+            let scores = leg.scores_by_participant(&forfeit);
+            leg.score_order = forfeit.score_order;
+            leg.ended = Some(LegEnd {
+                reason: "stopped".to_owned(),
+                scores,
+            });
+        }
+        order = leg.score_order;
+        if let Some(end) = &leg.ended {
+            totals[0] += end.scores[0];
+            totals[1] += end.scores[1];
+        }
+    }
+    let winner = match loser {
+        Some(loser) => Some(1 - loser),
+        None if order.better(totals[0], totals[1]) => Some(0),
+        None if order.better(totals[1], totals[0]) => Some(1),
+        None => None,
+    };
+    let result =
+        json!({"reason": reason, "winner": winner, "totals": totals, "rated": setup.rated});
+    progress.result = Some(result.clone());
+    progress.ended_ms = Some(now_ms);
+    progress.set_status(MatchStatus::Finished);
+    let mut payload = result;
+    payload["seed"] = json!(setup.seed.reveal());
+    progress.emit(setup, now_ms, Audience::Everyone, "finished", payload);
+}
+
+/// `bot` resigns: it loses the match.
+pub(crate) fn resign(
+    setup: &Setup,
+    progress: &mut Progress,
+    bot: BotId,
+    now_ms: i64,
+) -> Result<(), ArenaError> {
+    let mine = setup.participants_of(bot);
+    if !mine.contains(&true) {
+        return Err(ArenaError::NotParticipant);
+    }
+    if progress.status != MatchStatus::Running {
+        return Err(ArenaError::MatchNotRunning);
+    }
+    let loser = if setup.self_play() {
+        0
+    } else {
+        usize::from(mine[1])
+    };
+    finish(setup, progress, "resign", Some(loser), now_ms);
+    Ok(())
+}
+
+/// Something the clock can make happen.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Happening {
+    Expire,
+    Flag { leg: usize },
+    TurnWarning { leg: usize },
+    TurnTimeout { leg: usize },
+    RulesDeadline { leg: usize },
+    NoFirstMove,
+    Disconnect { participant: usize },
+    Recheck,
+}
+
+/// Presence as seen by the rules of play: house bots are always there.
+fn presence_of(
+    setup: &Setup,
+    participant: usize,
+    presence: &dyn Fn(BotId) -> Presence,
+) -> Presence {
+    if setup.is_house(participant) {
+        Presence::Online { until_ms: None }
+    } else {
+        presence(setup.bots[participant].id)
+    }
+}
+
+fn due(
+    setup: &Setup,
+    progress: &Progress,
+    presence: &dyn Fn(BotId) -> Presence,
+) -> Vec<(i64, Happening)> {
+    let mut due = Vec::new();
+    match progress.status {
+        MatchStatus::Pending => due.push((progress.expires_ms, Happening::Expire)),
+        MatchStatus::Running => {
+            for (i, leg) in progress.legs.iter().enumerate() {
+                if let Some((seat, _)) = leg.mover() {
+                    due.push((
+                        leg.turn_started_ms + leg.clocks_ms[seat.index()],
+                        Happening::Flag { leg: i },
+                    ));
+                    if let Some(per_turn) = setup.time_control.per_turn_ms {
+                        if !leg.warned {
+                            due.push((
+                                leg.turn_started_ms + per_turn / 2,
+                                Happening::TurnWarning { leg: i },
+                            ));
+                        }
+                        due.push((
+                            leg.turn_started_ms + per_turn,
+                            Happening::TurnTimeout { leg: i },
+                        ));
+                    }
+                } else if leg.ended.is_none()
+                    && let Some(at) = leg.state.deadline()
+                {
+                    due.push((
+                        i64::try_from(at).unwrap_or(i64::MAX),
+                        Happening::RulesDeadline { leg: i },
+                    ));
+                }
+            }
+            for participant in 0..2 {
+                if let (Some(at), false) = (
+                    progress.first_turn_at[participant],
+                    progress.moved[participant],
+                ) {
+                    due.push((at + setup.config.first_move_ms, Happening::NoFirstMove));
+                }
+            }
+            if !setup.self_play() {
+                for participant in 0..2 {
+                    if let Some(since) = progress.absent_since[participant] {
+                        due.push((
+                            since + setup.config.disconnect_ms,
+                            Happening::Disconnect { participant },
+                        ));
+                    }
+                    if let Presence::Online {
+                        until_ms: Some(until),
+                    } = presence_of(setup, participant, presence)
+                    {
+                        due.push((until + 1, Happening::Recheck));
+                    }
+                }
+            }
+        }
+        _ => {}
+    }
+    due
+}
+
+/// The next time something may happen without a request, if anything can.
+pub(crate) fn next_deadline(
+    setup: &Setup,
+    progress: &Progress,
+    presence: &dyn Fn(BotId) -> Presence,
+) -> Option<i64> {
+    due(setup, progress, presence)
+        .into_iter()
+        .map(|(at, _)| at)
+        .min()
+}
+
+/// Brings the match up to `now_ms`: expiry, flag falls, turn warnings and timeouts, phase
+/// deadlines, missing first moves and disconnections, in the order they fell due.
+pub(crate) fn tick(
+    setup: &Setup,
+    progress: &mut Progress,
+    now_ms: i64,
+    presence: &dyn Fn(BotId) -> Presence,
+) {
+    update_absence(setup, progress, now_ms, presence);
+    // Each happening changes what is due next; the bound only guards against a game whose
+    // phase deadline never moves on.
+    for _ in 0..10_000 {
+        let Some((at, happening)) = due(setup, progress, presence)
+            .into_iter()
+            .filter(|(at, _)| *at <= now_ms)
+            .min_by_key(|(at, _)| *at)
+        else {
+            return;
+        };
+        match happening {
+            Happening::Expire => close(setup, progress, MatchStatus::Expired, "expired", at),
+            Happening::Flag { leg } | Happening::TurnTimeout { leg } => {
+                time_out(setup, progress, leg, at)
+            }
+            Happening::TurnWarning { leg } => {
+                let l = &mut progress.legs[leg];
+                l.warned = true;
+                if let Some((seat, participant)) = l.mover() {
+                    let left = l
+                        .remaining_ms(seat, at)
+                        .min(setup.time_control.per_turn_ms.unwrap_or(0) / 2);
+                    let payload = json!({"leg": leg, "participant": participant, "seconds_left": left / 1_000});
+                    progress.emit(setup, at, Audience::Everyone, "turn_warning", payload);
+                }
+            }
+            Happening::RulesDeadline { leg } => {
+                let nonce = progress.seq + 1;
+                let mut rng = setup.rng(nonce);
+                let l = &mut progress.legs[leg];
+                let events = l
+                    .state
+                    .on_deadline(&mut Ctx::new(u64::try_from(at).unwrap_or(0), &mut rng));
+                let (public, private) = split_events(events, l.first_seat_participant);
+                progress.emit(
+                    setup,
+                    at,
+                    Audience::Everyone,
+                    "deadline",
+                    json!({"leg": leg, "events": public}),
+                );
+                for (participant, event) in private {
+                    progress.emit(
+                        setup,
+                        at,
+                        Audience::Participant(participant),
+                        "private",
+                        json!({"leg": leg, "event": event}),
+                    );
+                }
+                finish_leg_if_over(setup, progress, leg, at);
+            }
+            Happening::NoFirstMove => {
+                close(setup, progress, MatchStatus::Aborted, "no_first_move", at)
+            }
+            Happening::Disconnect { participant } => {
+                finish(setup, progress, "disconnect", Some(participant), at)
+            }
+            Happening::Recheck => update_absence(setup, progress, at, presence),
+        }
+        if !progress.is_open() {
+            return;
+        }
+    }
+}
+
+/// A flag fell, or a turn ran out: the mover forfeits the leg; the other leg plays on.
+fn time_out(setup: &Setup, progress: &mut Progress, leg_index: usize, at_ms: i64) {
+    let leg = &progress.legs[leg_index];
+    let Some((seat, _)) = leg.mover() else { return };
+    let forfeit = leg.state.forfeit(seat);
+    let scores = leg.scores_by_participant(&forfeit);
+    let leg = &mut progress.legs[leg_index];
+    leg.clocks_ms[seat.index()] = leg.remaining_ms(seat, at_ms).max(0);
+    end_leg(
+        setup,
+        progress,
+        leg_index,
+        "timeout",
+        scores,
+        forfeit.score_order,
+        at_ms,
+    );
+}
+
+/// Tracks since when each participant has been gone while the other was connected.
+fn update_absence(
+    setup: &Setup,
+    progress: &mut Progress,
+    now_ms: i64,
+    presence: &dyn Fn(BotId) -> Presence,
+) {
+    if progress.status != MatchStatus::Running || setup.self_play() {
+        return;
+    }
+    let states = [
+        presence_of(setup, 0, presence),
+        presence_of(setup, 1, presence),
+    ];
+    for (participant, state) in states.iter().enumerate() {
+        if matches!(state, Presence::Offline { .. }) {
+            progress.seen_gone_at[participant] = Some(now_ms);
+        }
+    }
+    for participant in 0..2 {
+        let other = 1 - participant;
+        match (states[participant], states[other]) {
+            (Presence::Offline { since_ms }, Presence::Online { .. }) => {
+                if progress.absent_since[participant].is_none() {
+                    let other_back = progress.seen_gone_at[other].unwrap_or(i64::MIN);
+                    progress.absent_since[participant] = Some(since_ms.max(other_back));
+                }
+            }
+            _ => progress.absent_since[participant] = None,
+        }
+    }
+}
+
+/// A decision a bot has to make now.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Turn {
+    pub(crate) participant: usize,
+    pub(crate) leg: usize,
+    pub(crate) revision: u64,
+    pub(crate) request: Value,
+}
+
+impl Turn {
+    pub(crate) fn to_json(&self, match_id: MatchId) -> Value {
+        json!({"match_id": match_id, "leg": self.leg, "revision": self.revision, "participant": self.participant, "request": self.request})
+    }
+}
+
+/// The decisions pending for the participants selected by `who`.
+pub(crate) fn turns(setup: &Setup, progress: &Progress, who: [bool; 2], now_ms: i64) -> Vec<Turn> {
+    if progress.status != MatchStatus::Running {
+        return Vec::new();
+    }
+    progress
+        .legs
+        .iter()
+        .enumerate()
+        .filter_map(|(i, leg)| {
+            let (seat, participant) = leg.mover()?;
+            if !who[participant] {
+                return None;
+            }
+            let remaining = leg.remaining_ms(seat, now_ms).max(0);
+            let turn = TurnContext {
+                match_id: setup.id,
+                leg: u8::try_from(i).unwrap_or(0),
+                first_seat_participant: u8::try_from(leg.first_seat_participant).unwrap_or(0),
+                remaining_ms: remaining,
+                budget_ms: setup.config.default_budget_ms.min(remaining - 750).max(0),
+                move_times_ms: leg.moves.iter().map(|m| m.at_ms).collect(),
+            };
+            Some(Turn {
+                participant,
+                leg: i,
+                revision: leg.revision,
+                request: setup.kit.engine_request(leg.state.as_ref(), &turn),
+            })
+        })
+        .collect()
+}
+
+/// The house participants' pending decisions: (leg, revision, seat, participant).
+pub(crate) fn house_turns(setup: &Setup, progress: &Progress) -> Vec<(usize, u64, Seat, usize)> {
+    if progress.status != MatchStatus::Running {
+        return Vec::new();
+    }
+    progress
+        .legs
+        .iter()
+        .enumerate()
+        .filter_map(|(i, leg)| {
+            leg.mover()
+                .filter(|(_, p)| setup.is_house(*p))
+                .map(|(seat, p)| (i, leg.revision, seat, p))
+        })
+        .collect()
+}
+
+/// A compact summary for streams and lists.
+pub(crate) fn summary(setup: &Setup, progress: &Progress, now_ms: i64) -> Value {
+    json!({
+        "id": setup.id,
+        "status": progress.status,
+        "game": setup.kit.id(),
+        "variant": setup.variant,
+        "format": setup.format,
+        "rated": setup.rated,
+        "bot_a": bot_summary(&setup.bots[0]),
+        "bot_b": bot_summary(&setup.bots[1]),
+        "time_control": setup.time_control,
+        "expires_ms": (progress.status == MatchStatus::Pending).then_some(progress.expires_ms),
+        "legs": progress.legs.iter().enumerate().map(|(i, leg)| json!({
+            "leg": i,
+            "status": leg.status(),
+            "revision": leg.revision,
+            "to_move": leg.mover().map(|(_, p)| p),
+            "clocks_ms": leg.clocks_ms,
+            "turn_started_ms": leg.turn_started_ms,
+        })).collect::<Vec<_>>(),
+        "result": progress.result,
+        "server_now_ms": now_ms,
+    })
+}
+
+/// The full state for one reader.
+pub(crate) fn snapshot(setup: &Setup, progress: &Progress, reader: Reader, now_ms: i64) -> Value {
+    let ended = !progress.is_open();
+    let legs: Vec<Value> = progress
+        .legs
+        .iter()
+        .enumerate()
+        .map(|(i, leg)| {
+            let viewer = if ended || reader.omniscient {
+                Viewer::Omniscient
+            } else if let Some(p) = (0..2).find(|&p| reader.participants[p]) {
+                Viewer::Seat(leg.seat_of(p))
+            } else {
+                Viewer::Spectator
+            };
+            let mover = leg.mover();
+            json!({
+                "leg": i,
+                "status": leg.status(),
+                "first_seat_participant": leg.first_seat_participant,
+                "revision": leg.revision,
+                "to_move": mover.map(|(_, p)| p),
+                "clocks_ms": leg.clocks_ms,
+                "turn_started_ms": leg.turn_started_ms,
+                "remaining_ms": mover.map(|(seat, _)| leg.remaining_ms(seat, now_ms).max(0)),
+                "end": leg.ended.as_ref().map(|e| json!({"reason": e.reason, "scores": e.scores})),
+                "view": leg.state.view(viewer),
+            })
+        })
+        .collect();
+    let mut snapshot = json!({
+        "id": setup.id,
+        "status": progress.status,
+        "game": setup.kit.id(),
+        "variant": setup.variant,
+        "format": setup.format,
+        "rated": setup.rated,
+        "self_play": setup.self_play(),
+        "time_control": setup.time_control,
+        "participants": setup.bots.iter().enumerate().map(|(i, b)| {
+            let mut s = bot_summary(b);
+            s["participant"] = json!(i);
+            s
+        }).collect::<Vec<_>>(),
+        "created_ms": setup.created_ms,
+        "expires_ms": (progress.status == MatchStatus::Pending).then_some(progress.expires_ms),
+        "started_ms": progress.started_ms,
+        "ended_ms": progress.ended_ms,
+        "commitment": setup.seed.commitment().as_hex(),
+        "seed": ended.then(|| setup.seed.reveal()),
+        "legs": legs,
+        "result": progress.result,
+        "seq": progress.seq,
+        "server_now_ms": now_ms,
+    });
+    if reader.participants.contains(&true) && !reader.omniscient {
+        let you: Vec<usize> = (0..2).filter(|&p| reader.participants[p]).collect();
+        snapshot["you"] = json!(you);
+        snapshot["turns"] = json!(
+            turns(setup, progress, reader.participants, now_ms)
+                .iter()
+                .map(|t| t.to_json(setup.id))
+                .collect::<Vec<_>>()
+        );
+    }
+    snapshot
+}
+
+/// Rebuilds a match from its stored status and events.
+pub(crate) fn replay(
+    setup: &Setup,
+    status: MatchStatus,
+    events: &[EventRecord],
+) -> Result<Progress, ArenaError> {
+    let corrupt = |what: &str| {
+        ArenaError::Unavailable(format!("match {} cannot be rebuilt: {what}", setup.id))
+    };
+    let mut progress = challenge(setup, setup.created_ms);
+    progress.fresh.clear();
+    for event in events {
+        let p = &event.payload;
+        match event.kind.as_str() {
+            "challenge" => {
+                progress.expires_ms = p["expires_ms"].as_i64().unwrap_or(progress.expires_ms);
+            }
+            "started" => {
+                let configs: Vec<Value> = p["legs"]
+                    .as_array()
+                    .ok_or_else(|| corrupt("legs"))?
+                    .iter()
+                    .map(|l| l["config"].clone())
+                    .collect();
+                let mut rng = setup.rng(event.seq - 1);
+                progress.legs = build_legs(setup, &configs, &mut rng, event.at_ms)?;
+                progress.started_ms = Some(event.at_ms);
+                progress.status = MatchStatus::Running;
+                note_first_turns(&mut progress, event.at_ms);
+            }
+            "move" => {
+                let leg_index = p["leg"]
+                    .as_u64()
+                    .and_then(|l| usize::try_from(l).ok())
+                    .ok_or_else(|| corrupt("leg"))?;
+                let leg = progress
+                    .legs
+                    .get(leg_index)
+                    .ok_or_else(|| corrupt("leg index"))?;
+                let seat = Seat(u8::try_from(p["seat"].as_u64().unwrap_or(0)).unwrap_or(0));
+                let mover = leg.participant_of(seat);
+                progress.seq = event.seq - 1;
+                play(
+                    setup,
+                    &mut progress,
+                    leg_index,
+                    seat,
+                    mover,
+                    p["action"].clone(),
+                    event.at_ms,
+                )?;
+                let leg = &mut progress.legs[leg_index];
+                if let Some(clocks) = p["clocks_ms"].as_array() {
+                    for (slot, value) in leg.clocks_ms.iter_mut().zip(clocks) {
+                        *slot = value.as_i64().unwrap_or(*slot);
+                    }
+                }
+            }
+            "turn_warning" => {
+                if let Some(leg) = p["leg"].as_u64().and_then(|l| {
+                    progress
+                        .legs
+                        .get_mut(usize::try_from(l).unwrap_or(usize::MAX))
+                }) {
+                    leg.warned = true;
+                }
+            }
+            "leg_finished" if p["reason"] == "timeout" => {
+                let leg_index = p["leg"]
+                    .as_u64()
+                    .and_then(|l| usize::try_from(l).ok())
+                    .ok_or_else(|| corrupt("leg"))?;
+                progress.seq = event.seq - 1;
+                time_out(setup, &mut progress, leg_index, event.at_ms);
+            }
+            "finished" | "aborted" | "expired" | "rejected" | "cancelled" => {
+                progress.result = Some(p.clone());
+                progress.ended_ms = Some(event.at_ms);
+            }
+            _ => {}
+        }
+        progress.seq = event.seq;
+    }
+    progress.status = status;
+    progress.fresh.clear();
+    progress.row_changed = false;
+    Ok(progress)
+}
+
+/// Shifts every running clock by `ms` (time the server was down is charged to nobody) and
+/// every deadline with it.
+pub(crate) fn shift_time(progress: &mut Progress, ms: i64) {
+    progress.expires_ms += ms;
+    for leg in &mut progress.legs {
+        if leg.ended.is_none() {
+            leg.turn_started_ms += ms;
+        }
+    }
+    for at in progress.first_turn_at.iter_mut().flatten() {
+        *at += ms;
+    }
+    progress.absent_since = [None; 2];
+    progress.seen_gone_at = [None; 2];
+}
+
+/// Ends a running or pending match after a long outage.
+pub(crate) fn abort_technical(setup: &Setup, progress: &mut Progress, now_ms: i64) {
+    close(setup, progress, MatchStatus::Aborted, "technical", now_ms);
+}
+
+#[cfg(test)]
+mod tests;

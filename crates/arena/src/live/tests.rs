@@ -1,0 +1,420 @@
+use arbiter_store::BotKind;
+
+use super::*;
+use crate::directory::BotProfile;
+use crate::kit::OthelloKit;
+
+const T0: i64 = 1_000_000;
+
+fn bot(id: BotId, name: &str, kind: BotKind) -> Bot {
+    Bot {
+        id,
+        name: name.to_owned(),
+        kind,
+        created_ms: 0,
+        disabled: false,
+        deleted: false,
+        token_prefix: None,
+        profile: BotProfile::default(),
+    }
+}
+
+fn setup(format: Format, time_control: TimeControl) -> Setup {
+    Setup {
+        id: 7,
+        bots: [
+            bot(1, "Alpha", BotKind::Registered),
+            bot(2, "Beta", BotKind::Registered),
+        ],
+        kit: &OthelloKit,
+        variant: "std".to_owned(),
+        format,
+        time_control,
+        rated: true,
+        created_ms: T0,
+        seed: ServerSeed::from_revealed("a-test-seed"),
+        config: ArenaConfig::default(),
+    }
+}
+
+fn online(_: BotId) -> Presence {
+    Presence::Online { until_ms: None }
+}
+
+fn started(setup: &Setup) -> Progress {
+    let mut progress = challenge(setup, T0);
+    accept(setup, &mut progress, 2, T0).expect("accept");
+    progress.fresh.clear();
+    progress
+}
+
+/// Plays the first legal move of the side to move in `leg` at `now`.
+fn play_first(setup: &Setup, progress: &mut Progress, leg: usize, now: i64) -> Value {
+    let turn = turns(setup, progress, [true, true], now)
+        .into_iter()
+        .find(|t| t.leg == leg)
+        .expect("a pending turn");
+    let legal = turn.request["legal_moves"].as_array().expect("legal moves");
+    let mv = legal.first().cloned().unwrap_or(json!(-1));
+    let bot = setup.bots[turn.participant].id;
+    submit(
+        setup,
+        progress,
+        bot,
+        u8::try_from(leg).expect("leg"),
+        turn.revision,
+        &mv,
+        now,
+    )
+    .expect("legal move")
+}
+
+#[test]
+fn a_paired_match_plays_to_the_end_and_sums_both_legs() {
+    let setup = setup(Format::Paired, TimeControl::default());
+    let mut progress = started(&setup);
+    assert_eq!(progress.status, MatchStatus::Running);
+    assert_eq!(progress.legs[0].first_seat_participant, 0);
+    assert_eq!(progress.legs[1].first_seat_participant, 1);
+    assert_eq!(
+        progress.legs[0].state.save()["state"]["board"],
+        progress.legs[1].state.save()["state"]["board"],
+        "same opening"
+    );
+    let mut now = T0;
+    while progress.is_open() {
+        now += 10;
+        for leg in 0..2 {
+            if progress.legs[leg].ended.is_none() && progress.is_open() {
+                play_first(&setup, &mut progress, leg, now);
+            }
+        }
+    }
+    let result = progress.result.clone().expect("result");
+    let discs: Vec<[i64; 2]> = progress
+        .legs
+        .iter()
+        .map(|l| {
+            let view = l.state.view(Viewer::Omniscient);
+            [
+                view["discs"][0].as_i64().expect("black"),
+                view["discs"][1].as_i64().expect("white"),
+            ]
+        })
+        .collect();
+    // Participant 0 is Black in leg 0 and White in leg 1.
+    let totals = [discs[0][0] + discs[1][1], discs[0][1] + discs[1][0]];
+    assert_eq!(result["totals"], json!(totals));
+    assert_eq!(result["reason"], "discs");
+    let expected_winner = match totals[0].cmp(&totals[1]) {
+        std::cmp::Ordering::Greater => json!(0),
+        std::cmp::Ordering::Less => json!(1),
+        std::cmp::Ordering::Equal => Value::Null,
+    };
+    assert_eq!(result["winner"], expected_winner);
+    let seqs: Vec<i64> = progress.fresh.iter().map(|e| e.seq).collect();
+    assert!(seqs.windows(2).all(|w| w[1] == w[0] + 1), "contiguous seq");
+    assert_eq!(
+        progress.fresh.last().map(|e| e.kind.as_str()),
+        Some("finished")
+    );
+}
+
+#[test]
+fn challenges_expire_after_two_minutes() {
+    let setup = setup(Format::Paired, TimeControl::default());
+    let mut progress = challenge(&setup, T0);
+    tick(&setup, &mut progress, T0 + 119_999, &online);
+    assert_eq!(progress.status, MatchStatus::Pending);
+    assert_eq!(
+        next_deadline(&setup, &progress, &online),
+        Some(T0 + 120_000)
+    );
+    tick(&setup, &mut progress, T0 + 120_000, &online);
+    assert_eq!(progress.status, MatchStatus::Expired);
+    assert_eq!(
+        accept(&setup, &mut progress, 2, T0 + 120_001),
+        Err(ArenaError::ChallengeNotPending)
+    );
+}
+
+#[test]
+fn only_the_right_bot_answers_a_challenge() {
+    let setup = setup(Format::Single, TimeControl::default());
+    let mut progress = challenge(&setup, T0);
+    assert_eq!(
+        accept(&setup, &mut progress, 1, T0),
+        Err(ArenaError::NotYourChallenge("the challenged bot"))
+    );
+    assert_eq!(
+        decline(&setup, &mut progress, 2, true, T0),
+        Err(ArenaError::NotYourChallenge("the challenger"))
+    );
+    decline(&setup, &mut progress, 2, false, T0).expect("reject");
+    assert_eq!(progress.status, MatchStatus::Rejected);
+    assert_eq!(
+        progress.fresh.last().map(|e| e.kind.as_str()),
+        Some("rejected")
+    );
+}
+
+#[test]
+fn refused_moves_change_nothing_while_the_clock_runs() {
+    let setup = setup(Format::Paired, TimeControl::default());
+    let mut progress = started(&setup);
+    let turn = turns(&setup, &progress, [true, false], T0)
+        .into_iter()
+        .find(|t| t.leg == 0)
+        .expect("black to move in leg 0");
+    let legal: Vec<i64> = turn.request["legal_moves"]
+        .as_array()
+        .expect("moves")
+        .iter()
+        .map(|m| m.as_i64().expect("index"))
+        .collect();
+    let illegal = (0..64)
+        .find(|sq| !legal.contains(sq) && turn.request["board"][*sq as usize] == 0)
+        .expect("an empty illegal square");
+    let cases: Vec<(BotId, u8, u64, Value, ArenaError)> = vec![
+        (9, 0, 0, json!(legal[0]), ArenaError::NotParticipant),
+        (1, 2, 0, json!(legal[0]), ArenaError::NoSuchLeg(2)),
+        (
+            1,
+            0,
+            3,
+            json!(legal[0]),
+            ArenaError::StaleRevision {
+                given: 3,
+                current: 0,
+            },
+        ),
+        (2, 0, 0, json!(legal[0]), ArenaError::NotYourTurn),
+        (
+            1,
+            0,
+            0,
+            json!("zz"),
+            ArenaError::InvalidCoordinate("zz".into()),
+        ),
+        (1, 0, 0, json!(64), ArenaError::OutsideBoard("64".into())),
+        (
+            1,
+            0,
+            0,
+            json!(-1),
+            ArenaError::IllegalMove("pass is only legal when no move is".into()),
+        ),
+    ];
+    for (bot, leg, revision, mv, expected) in cases {
+        let before = snapshot(&setup, &progress, Reader::OMNISCIENT, T0 + 5_000);
+        assert_eq!(
+            submit(&setup, &mut progress, bot, leg, revision, &mv, T0 + 5_000),
+            Err(expected)
+        );
+        assert_eq!(
+            snapshot(&setup, &progress, Reader::OMNISCIENT, T0 + 5_000),
+            before
+        );
+    }
+    let error =
+        submit(&setup, &mut progress, 1, 0, 0, &json!(illegal), T0 + 5_000).expect_err("illegal");
+    assert!(matches!(error, ArenaError::IllegalMove(_)), "{error:?}");
+    // The clock kept running through the refusals: the accepted move is charged 6 s.
+    submit(&setup, &mut progress, 1, 0, 0, &json!(legal[0]), T0 + 6_000).expect("legal");
+    assert_eq!(progress.legs[0].clocks_ms, [54_000, 60_000]);
+}
+
+#[test]
+fn a_repeated_move_returns_the_original_reply() {
+    let setup = setup(
+        Format::Single,
+        TimeControl {
+            increment_ms: 2_000,
+            ..TimeControl::default()
+        },
+    );
+    let mut progress = started(&setup);
+    let first = play_first(&setup, &mut progress, 0, T0 + 1_000);
+    assert_eq!(progress.legs[0].clocks_ms[0], 61_000, "increment added");
+    let turn_move = progress.legs[0].moves[0].action.clone();
+    let seq = progress.seq;
+    let again = submit(&setup, &mut progress, 1, 0, 0, &turn_move, T0 + 2_000).expect("idempotent");
+    assert_eq!(again, first);
+    assert_eq!(progress.seq, seq, "no new event");
+    let other = progress.legs[0]
+        .state
+        .legal_actions(Seat(1))
+        .into_iter()
+        .next()
+        .expect("a move");
+    assert!(matches!(
+        submit(&setup, &mut progress, 1, 0, 0, &other, T0 + 2_000),
+        Err(ArenaError::StaleRevision { .. })
+    ));
+}
+
+#[test]
+fn a_flag_fall_forfeits_one_leg_while_the_other_plays_on() {
+    let setup = setup(Format::Paired, TimeControl::default());
+    let mut progress = started(&setup);
+    // Participant 1 (Black in leg 1) moves in leg 1; participant 0 never moves in leg 0... but
+    // does move once in leg 1 so that no first-move abort applies.
+    play_first(&setup, &mut progress, 1, T0 + 1_000);
+    play_first(&setup, &mut progress, 1, T0 + 2_000);
+    play_first(&setup, &mut progress, 0, T0 + 59_999);
+    play_first(&setup, &mut progress, 0, T0 + 60_500);
+    // Leg 0: participant 0 (Black) has spent 59.999 s; its next turn began at 60.5 s with 1 ms left.
+    tick(&setup, &mut progress, T0 + 60_500, &online);
+    assert!(progress.legs[0].ended.is_none());
+    tick(&setup, &mut progress, T0 + 60_501, &online);
+    let end = progress.legs[0].ended.clone().expect("flag fell");
+    assert_eq!(
+        end,
+        LegEnd {
+            reason: "timeout".into(),
+            scores: [0, 64]
+        }
+    );
+    assert!(
+        progress.is_open() && progress.legs[1].ended.is_none(),
+        "the other leg continues"
+    );
+    assert_eq!(
+        submit(&setup, &mut progress, 1, 0, 3, &json!(0), T0 + 60_600),
+        Err(ArenaError::LegFinished(0))
+    );
+    // Leg 1: participant 0 (White) now lets its clock run out too.
+    let last = progress.legs[1].turn_started_ms;
+    let white_left = progress.legs[1].clocks_ms[1];
+    if progress.legs[1].mover().map(|(_, p)| p) == Some(0) {
+        tick(&setup, &mut progress, last + white_left, &online);
+        assert_eq!(progress.result.as_ref().expect("over")["reason"], "timeout");
+        assert_eq!(
+            progress.result.as_ref().expect("over")["totals"],
+            json!([0, 128])
+        );
+    }
+}
+
+#[test]
+fn both_legs_lost_on_time_is_a_double_timeout() {
+    let setup = setup(Format::Paired, TimeControl::default());
+    let mut progress = started(&setup);
+    play_first(&setup, &mut progress, 0, T0 + 1_000);
+    play_first(&setup, &mut progress, 1, T0 + 1_000);
+    // Now participant 1 is to move in leg 0, participant 0 in leg 1; nobody moves again.
+    tick(&setup, &mut progress, T0 + 200_000, &online);
+    let result = progress.result.clone().expect("over");
+    assert_eq!(result["reason"], "double_timeout");
+    assert_eq!(result["totals"], json!([64, 64]));
+    assert_eq!(result["winner"], Value::Null);
+}
+
+#[test]
+fn no_first_move_within_30_s_aborts_unrated() {
+    let setup = setup(Format::Paired, TimeControl::default());
+    let mut progress = started(&setup);
+    play_first(&setup, &mut progress, 0, T0 + 29_000);
+    tick(&setup, &mut progress, T0 + 29_999, &online);
+    assert_eq!(progress.status, MatchStatus::Running);
+    tick(&setup, &mut progress, T0 + 30_000, &online);
+    assert_eq!(progress.status, MatchStatus::Aborted);
+    assert_eq!(progress.result, Some(json!({"reason": "no_first_move"})));
+}
+
+#[test]
+fn a_bot_gone_30_s_while_the_other_is_connected_loses() {
+    let setup = setup(Format::Paired, TimeControl::default());
+    let mut progress = started(&setup);
+    play_first(&setup, &mut progress, 0, T0 + 100);
+    play_first(&setup, &mut progress, 1, T0 + 100);
+    let gone = |bot: BotId| {
+        if bot == 2 {
+            Presence::Offline {
+                since_ms: T0 + 1_000,
+            }
+        } else {
+            Presence::Online { until_ms: None }
+        }
+    };
+    tick(&setup, &mut progress, T0 + 5_000, &gone);
+    assert_eq!(next_deadline(&setup, &progress, &gone), Some(T0 + 31_000));
+    tick(&setup, &mut progress, T0 + 31_000, &gone);
+    let result = progress.result.clone().expect("over");
+    assert_eq!(
+        (result["reason"].clone(), result["winner"].clone()),
+        (json!("disconnect"), json!(0))
+    );
+    // Both gone: nobody loses on that account.
+    let mut quiet = started(&setup);
+    play_first(&setup, &mut quiet, 0, T0 + 100);
+    play_first(&setup, &mut quiet, 1, T0 + 100);
+    let all_gone = |_: BotId| Presence::Offline { since_ms: T0 };
+    tick(&setup, &mut quiet, T0 + 50_000, &all_gone);
+    assert!(
+        quiet
+            .result
+            .as_ref()
+            .is_none_or(|r| r["reason"] != "disconnect")
+    );
+}
+
+#[test]
+fn resigning_loses_the_match() {
+    let setup = setup(Format::Paired, TimeControl::default());
+    let mut progress = started(&setup);
+    resign(&setup, &mut progress, 2, T0 + 10).expect("resign");
+    let result = progress.result.clone().expect("over");
+    assert_eq!(
+        (result["reason"].clone(), result["winner"].clone()),
+        (json!("resign"), json!(0))
+    );
+    assert_eq!(
+        resign(&setup, &mut progress, 2, T0 + 10),
+        Err(ArenaError::MatchNotRunning)
+    );
+}
+
+#[test]
+fn replaying_the_events_rebuilds_the_match() {
+    let setup = setup(Format::Paired, TimeControl::default());
+    let mut progress = challenge(&setup, T0);
+    accept(&setup, &mut progress, 2, T0).expect("accept");
+    for i in 0..10 {
+        play_first(
+            &setup,
+            &mut progress,
+            i % 2,
+            T0 + 100 * i64::try_from(i).expect("small"),
+        );
+    }
+    let events = progress.fresh.clone();
+    let rebuilt = replay(&setup, MatchStatus::Running, &events).expect("replay");
+    assert_eq!(
+        snapshot(&setup, &rebuilt, Reader::OMNISCIENT, T0 + 5_000),
+        snapshot(&setup, &progress, Reader::OMNISCIENT, T0 + 5_000)
+    );
+    assert_eq!(rebuilt.seq, progress.seq);
+}
+
+#[test]
+fn a_spectator_and_a_participant_see_what_they_should() {
+    let setup = setup(Format::Paired, TimeControl::default());
+    let progress = started(&setup);
+    let spectator = snapshot(&setup, &progress, Reader::SPECTATOR, T0);
+    assert!(spectator.get("turns").is_none() && spectator["seed"].is_null());
+    let alpha = snapshot(
+        &setup,
+        &progress,
+        Reader {
+            participants: [true, false],
+            omniscient: false,
+        },
+        T0,
+    );
+    assert_eq!(alpha["you"], json!([0]));
+    let turns = alpha["turns"].as_array().expect("turns");
+    assert_eq!(turns.len(), 1, "participant 0 is Black only in leg 0");
+    assert_eq!(turns[0]["request"]["budget_ms"], 10_000);
+    assert_eq!(turns[0]["request"]["remaining_ms"], 60_000);
+}

@@ -1,0 +1,168 @@
+//! A match's event log in memory, for long-polls and snapshots, filtered per viewer.
+
+use std::sync::RwLock;
+
+use arbiter_store::{Audience, EventRecord};
+use tokio::sync::watch;
+
+/// Who is reading a match's events.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Reader {
+    /// The participants the reader plays (both for a self-play bot, none for a spectator).
+    pub participants: [bool; 2],
+    /// Reads everything (finished matches, exports).
+    pub omniscient: bool,
+}
+
+impl Reader {
+    /// Someone without a seat.
+    pub const SPECTATOR: Reader = Reader {
+        participants: [false, false],
+        omniscient: false,
+    };
+    /// Sees every event.
+    pub const OMNISCIENT: Reader = Reader {
+        participants: [true, true],
+        omniscient: true,
+    };
+
+    /// Whether the reader may see an event for `audience`.
+    pub fn sees(&self, audience: Audience) -> bool {
+        match audience {
+            Audience::Everyone => true,
+            Audience::Participant(p) => {
+                self.omniscient
+                    || self
+                        .participants
+                        .get(usize::from(p))
+                        .copied()
+                        .unwrap_or(false)
+            }
+        }
+    }
+}
+
+/// One page of a match's log for one reader.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Page {
+    /// The visible events after `since`, in order.
+    pub events: Vec<EventRecord>,
+    /// The `since` to ask with next: the last seq this page covered.
+    pub next_since: i64,
+}
+
+/// A match's events, appended in order, with a signal for waiters.
+pub struct MatchLog {
+    events: RwLock<Vec<EventRecord>>,
+    latest: watch::Sender<i64>,
+}
+
+impl MatchLog {
+    /// A log holding `events` (seq 1, 2, … in order).
+    pub fn new(events: Vec<EventRecord>) -> MatchLog {
+        let latest = events.last().map_or(0, |e| e.seq);
+        MatchLog {
+            events: RwLock::new(events),
+            latest: watch::channel(latest).0,
+        }
+    }
+
+    /// Appends committed events and wakes waiters.
+    pub fn append(&self, new: &[EventRecord]) {
+        let Some(last) = new.last() else { return };
+        self.events
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .extend_from_slice(new);
+        self.latest.send_replace(last.seq);
+    }
+
+    /// The last seq.
+    pub fn latest(&self) -> i64 {
+        *self.latest.borrow()
+    }
+
+    /// A receiver that changes whenever events are appended.
+    pub fn subscribe(&self) -> watch::Receiver<i64> {
+        self.latest.subscribe()
+    }
+
+    /// The events after `since` that `reader` may see, at most `limit`.
+    pub fn page(&self, since: i64, reader: Reader, limit: usize) -> Page {
+        let events = self
+            .events
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let start = usize::try_from(since.max(0))
+            .unwrap_or(usize::MAX)
+            .min(events.len());
+        let mut page = Vec::new();
+        let mut next_since = since.max(events.last().map_or(0, |e| e.seq));
+        for event in &events[start..] {
+            if page.len() == limit {
+                next_since = page.last().map_or(since, |e: &EventRecord| e.seq);
+                break;
+            }
+            if reader.sees(event.audience) {
+                page.push(event.clone());
+            }
+        }
+        Page {
+            events: page,
+            next_since,
+        }
+    }
+
+    /// Every event, for exports.
+    pub fn all(&self) -> Vec<EventRecord> {
+        self.events
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn event(seq: i64, audience: Audience) -> EventRecord {
+        EventRecord {
+            match_id: 1,
+            seq,
+            at_ms: seq,
+            audience,
+            kind: "x".into(),
+            payload: json!(seq),
+        }
+    }
+
+    #[test]
+    fn pages_filter_by_reader_and_respect_the_limit() {
+        let log = MatchLog::new(vec![event(1, Audience::Everyone)]);
+        log.append(&[
+            event(2, Audience::Participant(0)),
+            event(3, Audience::Participant(1)),
+            event(4, Audience::Everyone),
+        ]);
+        assert_eq!(log.latest(), 4);
+        let seqs = |page: Page| {
+            (
+                page.events.iter().map(|e| e.seq).collect::<Vec<_>>(),
+                page.next_since,
+            )
+        };
+        assert_eq!(seqs(log.page(0, Reader::SPECTATOR, 100)), (vec![1, 4], 4));
+        let p0 = Reader {
+            participants: [true, false],
+            omniscient: false,
+        };
+        assert_eq!(seqs(log.page(1, p0, 100)), (vec![2, 4], 4));
+        assert_eq!(seqs(log.page(0, Reader::OMNISCIENT, 2)), (vec![1, 2], 2));
+        assert_eq!(seqs(log.page(2, Reader::OMNISCIENT, 2)), (vec![3, 4], 4));
+        assert_eq!(seqs(log.page(4, Reader::SPECTATOR, 100)), (vec![], 4));
+        assert_eq!(seqs(log.page(99, Reader::SPECTATOR, 100)), (vec![], 99));
+    }
+}

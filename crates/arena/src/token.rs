@@ -1,0 +1,89 @@
+//! Bot tokens: random, recognisable by their prefix, stored only as a SHA-256 hash and a short
+//! display prefix, compared in constant time.
+
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use rand::TryRng;
+use sha2::{Digest, Sha256};
+use subtle::ConstantTimeEq;
+
+/// The prefix of a registered bot's token.
+pub const REGISTERED_PREFIX: &str = "arbb_";
+/// The prefix of an anonymous bot's token.
+pub const ANONYMOUS_PREFIX: &str = "arba_";
+/// How many characters of a token may be shown (the kind prefix and a few random ones).
+const DISPLAY_CHARS: usize = 12;
+
+/// A freshly generated token; the only time the secret exists in the clear.
+pub struct NewToken {
+    /// The secret, to show its owner once.
+    pub secret: String,
+    /// Its SHA-256 in hex, to store.
+    pub hash: String,
+    /// Its first characters, to show later.
+    pub display: String,
+}
+
+impl std::fmt::Debug for NewToken {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NewToken")
+            .field("display", &self.display)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The operating system could not provide random bytes.
+#[derive(Debug, thiserror::Error)]
+#[error("no randomness for a token: {0}")]
+pub struct TokenError(String);
+
+/// A new token with the given kind prefix: 32 random bytes in base64url.
+pub fn generate(prefix: &str) -> Result<NewToken, TokenError> {
+    let mut bytes = [0u8; 32];
+    rand::rngs::SysRng
+        .try_fill_bytes(&mut bytes)
+        .map_err(|e| TokenError(e.to_string()))?;
+    let secret = format!("{prefix}{}", URL_SAFE_NO_PAD.encode(bytes));
+    let display = secret.chars().take(DISPLAY_CHARS).collect();
+    Ok(NewToken {
+        hash: hash(&secret),
+        secret,
+        display,
+    })
+}
+
+/// The SHA-256 of a presented token, in hex.
+pub fn hash(secret: &str) -> String {
+    Sha256::digest(secret.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// Compares two hashes without revealing, through timing, how much of them matched.
+pub fn hashes_match(a: &str, b: &str) -> bool {
+    a.len() == b.len() && bool::from(a.as_bytes().ct_eq(b.as_bytes()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tokens_are_prefixed_random_and_hashed() {
+        let a = generate(REGISTERED_PREFIX).expect("entropy");
+        let b = generate(REGISTERED_PREFIX).expect("entropy");
+        assert!(a.secret.starts_with("arbb_") && a.secret.len() == 5 + 43);
+        assert_ne!(a.secret, b.secret);
+        assert_eq!(a.hash, hash(&a.secret));
+        assert_eq!(a.hash.len(), 64);
+        assert!(a.secret.starts_with(&a.display) && a.display.len() == 12);
+        assert!(
+            !format!("{a:?}").contains(&a.secret),
+            "Debug never shows the secret"
+        );
+        assert!(hashes_match(&a.hash, &hash(&a.secret)));
+        assert!(!hashes_match(&a.hash, &b.hash));
+        assert!(!hashes_match(&a.hash, "short"));
+    }
+}

@@ -1,0 +1,232 @@
+//! The arena's built-in ("house") Othello bots: one function, [`choose`], picks a move for
+//! the side to move in any of the five variants (std, anti, grand, octagon, classic reversi).
+//!
+//! # Levels
+//!
+//! - [`Level::Random`] plays a uniformly random legal move, drawn with
+//!   [`arbiter_rules::random::below`] so that a seeded generator replays it exactly.
+//! - [`Level::Greedy`] plays the move that flips the most discs (the fewest in anti-Othello,
+//!   where fewer discs wins), breaking ties with the generator.
+//! - [`Level::Search`] runs an iterative-deepening alpha-beta search and ignores the generator,
+//!   so its choice depends only on the position and the limits.
+//!
+//! # Evaluation
+//!
+//! Positions where the search stops are scored from the mover's point of view as a sum of:
+//!
+//! - mobility: the difference in legal move counts, which matters in every variant;
+//! - frontier: discs next to empty squares give the opponent moves, so fewer is better;
+//! - a square-weight table built from the board's geometry rather than typed in, so that it
+//!   fits 8x8, 10x10 and the octagon alike: a square that no line passes *through* (both
+//!   neighbours on the line playable) can never be flipped and counts as a corner (the octagon
+//!   has eight, next to its blocked squares); squares next to an *empty* corner (X and C
+//!   squares) are penalised because they hand that corner to the opponent; edges are worth a
+//!   little, the ring inside the edges a little less than nothing;
+//! - the disc difference, weighted more and more in the last empties.
+//!
+//! In anti-Othello the table, the corner dangers and the disc difference change sign (a
+//! stable corner is a disc one can never give away), while mobility and frontier keep theirs.
+//! Finished games (neither side can move) score exactly: `±(WIN_SCORE + disc margin)`, or 0
+//! for a draw, so any proven win beats any heuristic score and bigger wins beat smaller ones.
+//!
+//! # Search
+//!
+//! Negamax alpha-beta with a principal-variation (null-window) scheme, iterative deepening
+//! from depth 1, and explicit passes: a side without moves passes without spending depth, and
+//! a position where neither side can move is scored exactly. Moves are ordered by the
+//! transposition-table move, then (far from the leaves) by the opponent's mobility after the
+//! move, else by the square's weight; at the root the previous iteration's best move goes
+//! first. The transposition table is a fixed-size vector indexed by a mixing hash of both
+//! colours' discs, the side to move and, in classic Reversi, the discs placed. Once the depth
+//! reaches the number of empty squares the search is exact and deepening stops.
+//!
+//! # Time control
+//!
+//! [`Limits`] bounds a search by a deadline, a node count, or both. Depth 1 always completes
+//! (it costs about one evaluation per legal move), so there is always a searched move even when the
+//! deadline has already passed. Deeper iterations check the node limit at every node and the
+//! clock every 1024 nodes; an iteration that runs out is abandoned and the best move of the
+//! last completed iteration is played. Tests use node limits only, which are deterministic.
+//!
+//! The crate uses only `Position`'s checked API; it does no I/O, starts no threads and draws
+//! no randomness but the generator it is handed.
+//!
+//! ```
+//! use arbiter_house::{Level, Limits, choose};
+//! use arbiter_othello::{Position, Variant};
+//! use rand::SeedableRng;
+//!
+//! let position = Position::start(Variant::Std);
+//! let limits = Limits { deadline: None, max_nodes: Some(10_000) };
+//! let mut rng = rand::rngs::ChaCha8Rng::seed_from_u64(1);
+//! let choice = choose(&position, Level::medium(), &limits, &mut rng);
+//! assert!(position.check(choice.mv).is_ok());
+//! ```
+
+mod eval;
+mod search;
+#[cfg(test)]
+mod tests;
+
+use std::time::Instant;
+
+use arbiter_othello::{Move, Position};
+use arbiter_rules::Random;
+use arbiter_rules::random::below;
+
+/// The score of a proven win before the disc margin is added: a finished game scores
+/// `WIN_SCORE + margin` for the winner, `-(WIN_SCORE + margin)` for the loser and 0 for a
+/// draw. Heuristic scores stay far below it.
+pub const WIN_SCORE: i32 = 1_000_000;
+
+/// How strongly a house bot plays.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Level {
+    /// A uniformly random legal move.
+    Random,
+    /// The move that gains the most discs at once (loses the most in anti-Othello); ties are
+    /// broken at random.
+    Greedy,
+    /// Iterative-deepening alpha-beta search up to `max_depth` plies (at least 1), within the
+    /// [`Limits`].
+    Search {
+        /// The deepest iteration to run; passes do not count as plies.
+        max_depth: u32,
+    },
+}
+
+impl Level {
+    /// The easy house bot: greedy.
+    pub const fn easy() -> Level {
+        Level::Greedy
+    }
+
+    /// The medium house bot: a 4-ply search.
+    pub const fn medium() -> Level {
+        Level::Search { max_depth: 4 }
+    }
+
+    /// The hard house bot: a search as deep as the limits allow (up to 60 plies, which solves
+    /// endgames exactly). Give it a deadline or a node limit.
+    pub const fn hard() -> Level {
+        Level::Search { max_depth: 60 }
+    }
+}
+
+/// Bounds on one search; `Limits::default()` sets none.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Limits {
+    /// Stop deepening when this instant has passed (checked every 1024 nodes).
+    pub deadline: Option<Instant>,
+    /// Stop deepening once this many nodes have been searched (depth 1 always completes).
+    pub max_nodes: Option<u64>,
+}
+
+/// The move chosen and how it was found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Choice {
+    /// The move: always legal for the side to move, [`Move::Pass`] when it has no placement.
+    pub mv: Move,
+    /// The depth of the last completed search iteration (0 when nothing was searched: a
+    /// random move, a pass or the only legal move; 1 for greedy).
+    pub depth: u32,
+    /// Positions visited.
+    pub nodes: u64,
+    /// The search's score for the mover (see [`WIN_SCORE`]); `None` when no search ran.
+    pub score: Option<i32>,
+}
+
+/// Chooses a move for the side to move of `position` at `level`, within `limits`.
+///
+/// Always returns a legal move and never panics; the generator is used by
+/// [`Level::Random`] and [`Level::Greedy`] only.
+pub fn choose<R: Random + ?Sized>(
+    position: &Position,
+    level: Level,
+    limits: &Limits,
+    rng: &mut R,
+) -> Choice {
+    let moves = position.legal_moves();
+    if moves == 0 {
+        return unsearched(Move::Pass);
+    }
+    match level {
+        Level::Random => random_move(moves, rng),
+        Level::Greedy => greedy_move(position, moves, rng),
+        Level::Search { max_depth } => {
+            if moves.count_ones() == 1 {
+                return unsearched(Move::Place(moves.trailing_zeros() as u8));
+            }
+            search::search(position, max_depth.max(1), limits)
+        }
+    }
+}
+
+/// A choice made without searching.
+fn unsearched(mv: Move) -> Choice {
+    Choice {
+        mv,
+        depth: 0,
+        nodes: 0,
+        score: None,
+    }
+}
+
+/// The squares of a bit mask, in increasing order.
+pub(crate) fn squares(mut mask: u128) -> impl Iterator<Item = u8> {
+    std::iter::from_fn(move || {
+        (mask != 0).then(|| {
+            let sq = mask.trailing_zeros() as u8;
+            mask &= mask - 1;
+            sq
+        })
+    })
+}
+
+/// Draws one of `candidates` (a non-empty mask) uniformly: the `below(count)`-th square in
+/// increasing order.
+fn pick<R: Random + ?Sized>(candidates: u128, rng: &mut R) -> Move {
+    let count = candidates.count_ones();
+    let index = if count > 1 { below(rng, count) } else { 0 };
+    squares(candidates)
+        .nth(index as usize)
+        .map_or(Move::Pass, Move::Place)
+}
+
+/// A uniformly random legal move; `moves` is non-empty.
+fn random_move<R: Random + ?Sized>(moves: u128, rng: &mut R) -> Choice {
+    unsearched(pick(moves, rng))
+}
+
+/// The move flipping the most discs (the fewest in anti-Othello), ties broken by `rng`.
+fn greedy_move<R: Random + ?Sized>(position: &Position, moves: u128, rng: &mut R) -> Choice {
+    let fewer_wins = position.variant().fewer_wins();
+    let mut best_flips = 0;
+    let mut best = 0u128;
+    for sq in squares(moves) {
+        let Ok(flipped) = position.check(Move::Place(sq)) else {
+            continue;
+        };
+        let flips = flipped.count_ones();
+        let better = best == 0
+            || if fewer_wins {
+                flips < best_flips
+            } else {
+                flips > best_flips
+            };
+        if better {
+            best_flips = flips;
+            best = 1 << sq;
+        } else if flips == best_flips {
+            best |= 1 << sq;
+        }
+    }
+    // `check` accepts every square of `legal_moves`, so `best` is not empty; should it be,
+    // any legal move is still a correct answer.
+    let candidates = if best == 0 { moves } else { best };
+    Choice {
+        depth: 1,
+        nodes: u64::from(moves.count_ones()),
+        ..unsearched(pick(candidates, rng))
+    }
+}

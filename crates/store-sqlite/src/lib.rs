@@ -1,0 +1,338 @@
+//! The SQLite store: one file in WAL mode, created on first start.
+//!
+//! Writes go through one connection, so the store has a single writer, as SQLite wants; reads
+//! use a small pool of their own connections, which WAL lets run alongside the writer. A batch
+//! is one transaction; its event appends are written as multi-row `INSERT`s, because each
+//! statement costs a round trip to the connection's worker thread while each extra row costs
+//! very little. `synchronous = FULL`, so a commit survives power loss, not only a crash.
+
+use std::path::Path;
+use std::str::FromStr;
+use std::time::Duration;
+
+use arbiter_store::{
+    Audience, BotKind, BotRecord, EventRecord, MatchRecord, MatchStatus, MaxIds, Store, StoreError,
+    StoreFuture, Write,
+};
+use serde_json::Value;
+use sqlx::sqlite::{
+    SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteRow,
+    SqliteSynchronous,
+};
+use sqlx::{QueryBuilder, Row, Sqlite};
+
+/// Rows per multi-row `INSERT` (six parameters each, well under SQLite's limit of 32,766).
+const EVENT_ROWS_PER_STATEMENT: usize = 1_000;
+
+/// The SQLite-backed [`Store`].
+pub struct SqliteStore {
+    writer: SqlitePool,
+    reader: SqlitePool,
+}
+
+fn unavailable(error: sqlx::Error) -> StoreError {
+    match &error {
+        sqlx::Error::Database(db) if db.is_unique_violation() => {
+            StoreError::Conflict(db.message().to_owned())
+        }
+        _ => StoreError::Unavailable(error.to_string()),
+    }
+}
+
+fn corrupt(what: &str) -> StoreError {
+    StoreError::Corrupt(what.to_owned())
+}
+
+impl SqliteStore {
+    /// Opens the database file, creating it and applying pending migrations as needed.
+    pub async fn open(path: &Path) -> Result<SqliteStore, StoreError> {
+        let options = SqliteConnectOptions::from_str("sqlite://")
+            .map_err(unavailable)?
+            .filename(path)
+            .create_if_missing(true)
+            .journal_mode(SqliteJournalMode::Wal)
+            .synchronous(SqliteSynchronous::Full)
+            .busy_timeout(Duration::from_secs(10));
+        let writer = SqlitePoolOptions::new()
+            .max_connections(1)
+            .min_connections(1)
+            .connect_with(options.clone())
+            .await
+            .map_err(unavailable)?;
+        sqlx::migrate!("./migrations")
+            .run(&writer)
+            .await
+            .map_err(|e| StoreError::Unavailable(format!("migrating {}: {e}", path.display())))?;
+        let reader = SqlitePoolOptions::new()
+            .max_connections(4)
+            .connect_with(options.read_only(true))
+            .await
+            .map_err(unavailable)?;
+        Ok(SqliteStore { writer, reader })
+    }
+
+    async fn apply(&self, writes: &[Write]) -> Result<(), sqlx::Error> {
+        let mut tx = self.writer.begin().await?;
+        let mut events = Vec::new();
+        let mut heartbeat = None;
+        // Puts are applied in their order; event appends (unique keys, no dependencies) are
+        // gathered into multi-row statements; the transaction makes the order invisible.
+        for write in writes {
+            match write {
+                Write::PutBot(bot) => {
+                    sqlx::query(
+                        "INSERT INTO bots (id, name, name_key, kind, token_hash, token_prefix, created_ms, last_seen_ms, disabled, deleted, profile)
+                         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+                         ON CONFLICT (id) DO UPDATE SET name = excluded.name, name_key = excluded.name_key, kind = excluded.kind,
+                           token_hash = excluded.token_hash, token_prefix = excluded.token_prefix, created_ms = excluded.created_ms,
+                           last_seen_ms = excluded.last_seen_ms, disabled = excluded.disabled, deleted = excluded.deleted,
+                           profile = excluded.profile",
+                    )
+                    .bind(bot.id)
+                    .bind(&bot.name)
+                    .bind(bot.name.to_lowercase())
+                    .bind(bot.kind.as_str())
+                    .bind(&bot.token_hash)
+                    .bind(&bot.token_prefix)
+                    .bind(bot.created_ms)
+                    .bind(bot.last_seen_ms)
+                    .bind(bot.disabled)
+                    .bind(bot.deleted)
+                    .bind(bot.profile.to_string())
+                    .execute(&mut *tx)
+                    .await?;
+                }
+                Write::PutMatch(m) => {
+                    sqlx::query(
+                        "INSERT INTO matches (id, bot_a, bot_b, game, status, created_ms, seed, details)
+                         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+                         ON CONFLICT (id) DO UPDATE SET bot_a = excluded.bot_a, bot_b = excluded.bot_b, game = excluded.game,
+                           status = excluded.status, created_ms = excluded.created_ms, seed = excluded.seed, details = excluded.details",
+                    )
+                    .bind(m.id)
+                    .bind(m.bot_a)
+                    .bind(m.bot_b)
+                    .bind(&m.game)
+                    .bind(m.status.as_str())
+                    .bind(m.created_ms)
+                    .bind(&m.seed)
+                    .bind(m.details.to_string())
+                    .execute(&mut *tx)
+                    .await?;
+                }
+                Write::AppendEvent(event) => events.push(event),
+                Write::Heartbeat(ms) => heartbeat = heartbeat.max(Some(*ms)),
+            }
+        }
+        for chunk in events.chunks(EVENT_ROWS_PER_STATEMENT) {
+            let mut insert: QueryBuilder<Sqlite> = QueryBuilder::new(
+                "INSERT INTO match_events (match_id, seq, at_ms, audience, kind, payload) ",
+            );
+            insert.push_values(chunk, |mut row, event| {
+                let audience = match event.audience {
+                    Audience::Everyone => None,
+                    Audience::Participant(p) => Some(i64::from(p)),
+                };
+                row.push_bind(event.match_id)
+                    .push_bind(event.seq)
+                    .push_bind(event.at_ms)
+                    .push_bind(audience)
+                    .push_bind(event.kind.clone())
+                    .push_bind(event.payload.to_string());
+            });
+            insert.build().execute(&mut *tx).await?;
+        }
+        if let Some(ms) = heartbeat {
+            sqlx::query(
+                "INSERT INTO server_state (key, value) VALUES ('heartbeat_ms', $1)
+                 ON CONFLICT (key) DO UPDATE SET value = max(value, excluded.value)",
+            )
+            .bind(ms)
+            .execute(&mut *tx)
+            .await?;
+        }
+        tx.commit().await
+    }
+}
+
+fn json(text: &str) -> Result<Value, StoreError> {
+    serde_json::from_str(text).map_err(|e| StoreError::Corrupt(e.to_string()))
+}
+
+fn bot_from(row: &SqliteRow) -> Result<BotRecord, StoreError> {
+    let get = |e: sqlx::Error| StoreError::Corrupt(e.to_string());
+    let kind: String = row.try_get("kind").map_err(get)?;
+    let profile: String = row.try_get("profile").map_err(get)?;
+    Ok(BotRecord {
+        id: row.try_get("id").map_err(get)?,
+        name: row.try_get("name").map_err(get)?,
+        kind: BotKind::parse(&kind).ok_or_else(|| corrupt(&format!("bot kind {kind:?}")))?,
+        token_hash: row.try_get("token_hash").map_err(get)?,
+        token_prefix: row.try_get("token_prefix").map_err(get)?,
+        created_ms: row.try_get("created_ms").map_err(get)?,
+        last_seen_ms: row.try_get("last_seen_ms").map_err(get)?,
+        disabled: row.try_get("disabled").map_err(get)?,
+        deleted: row.try_get("deleted").map_err(get)?,
+        profile: json(&profile)?,
+    })
+}
+
+fn match_from(row: &SqliteRow) -> Result<MatchRecord, StoreError> {
+    let get = |e: sqlx::Error| StoreError::Corrupt(e.to_string());
+    let status: String = row.try_get("status").map_err(get)?;
+    let details: String = row.try_get("details").map_err(get)?;
+    Ok(MatchRecord {
+        id: row.try_get("id").map_err(get)?,
+        bot_a: row.try_get("bot_a").map_err(get)?,
+        bot_b: row.try_get("bot_b").map_err(get)?,
+        game: row.try_get("game").map_err(get)?,
+        status: MatchStatus::parse(&status)
+            .ok_or_else(|| corrupt(&format!("match status {status:?}")))?,
+        created_ms: row.try_get("created_ms").map_err(get)?,
+        seed: row.try_get("seed").map_err(get)?,
+        details: json(&details)?,
+    })
+}
+
+fn event_from(row: &SqliteRow) -> Result<EventRecord, StoreError> {
+    let get = |e: sqlx::Error| StoreError::Corrupt(e.to_string());
+    let audience: Option<i64> = row.try_get("audience").map_err(get)?;
+    let payload: String = row.try_get("payload").map_err(get)?;
+    Ok(EventRecord {
+        match_id: row.try_get("match_id").map_err(get)?,
+        seq: row.try_get("seq").map_err(get)?,
+        at_ms: row.try_get("at_ms").map_err(get)?,
+        audience: match audience {
+            None => Audience::Everyone,
+            Some(p) => {
+                Audience::Participant(u8::try_from(p).map_err(|_| corrupt("event audience"))?)
+            }
+        },
+        kind: row.try_get("kind").map_err(get)?,
+        payload: json(&payload)?,
+    })
+}
+
+impl Store for SqliteStore {
+    fn write_batch<'a>(&'a self, writes: &'a [Write]) -> StoreFuture<'a, ()> {
+        Box::pin(async move { self.apply(writes).await.map_err(unavailable) })
+    }
+
+    fn bots(&self) -> StoreFuture<'_, Vec<BotRecord>> {
+        Box::pin(async move {
+            let rows = sqlx::query("SELECT * FROM bots ORDER BY id")
+                .fetch_all(&self.reader)
+                .await
+                .map_err(unavailable)?;
+            rows.iter().map(bot_from).collect()
+        })
+    }
+
+    fn match_by_id(&self, id: i64) -> StoreFuture<'_, Option<MatchRecord>> {
+        Box::pin(async move {
+            let row = sqlx::query("SELECT * FROM matches WHERE id = $1")
+                .bind(id)
+                .fetch_optional(&self.reader)
+                .await
+                .map_err(unavailable)?;
+            row.as_ref().map(match_from).transpose()
+        })
+    }
+
+    fn open_matches(&self) -> StoreFuture<'_, Vec<MatchRecord>> {
+        Box::pin(async move {
+            let rows = sqlx::query(
+                "SELECT * FROM matches WHERE status IN ('pending', 'running') ORDER BY id",
+            )
+            .fetch_all(&self.reader)
+            .await
+            .map_err(unavailable)?;
+            rows.iter().map(match_from).collect()
+        })
+    }
+
+    fn events(&self, id: i64, since: i64, limit: u32) -> StoreFuture<'_, Vec<EventRecord>> {
+        Box::pin(async move {
+            let rows = sqlx::query(
+                "SELECT * FROM match_events WHERE match_id = $1 AND seq > $2 ORDER BY seq LIMIT $3",
+            )
+            .bind(id)
+            .bind(since)
+            .bind(i64::from(limit))
+            .fetch_all(&self.reader)
+            .await
+            .map_err(unavailable)?;
+            rows.iter().map(event_from).collect()
+        })
+    }
+
+    fn max_ids(&self) -> StoreFuture<'_, MaxIds> {
+        Box::pin(async move {
+            let row = sqlx::query(
+                "SELECT (SELECT coalesce(max(id), 0) FROM bots) AS bot, (SELECT coalesce(max(id), 0) FROM matches) AS m",
+            )
+            .fetch_one(&self.reader)
+            .await
+            .map_err(unavailable)?;
+            let get = |e: sqlx::Error| StoreError::Corrupt(e.to_string());
+            Ok(MaxIds {
+                bot: row.try_get("bot").map_err(get)?,
+                r#match: row.try_get("m").map_err(get)?,
+            })
+        })
+    }
+
+    fn last_heartbeat(&self) -> StoreFuture<'_, Option<i64>> {
+        Box::pin(async move {
+            let row = sqlx::query("SELECT value FROM server_state WHERE key = 'heartbeat_ms'")
+                .fetch_optional(&self.reader)
+                .await
+                .map_err(unavailable)?;
+            row.map(|r| {
+                r.try_get("value")
+                    .map_err(|e| StoreError::Corrupt(e.to_string()))
+            })
+            .transpose()
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+
+    #[tokio::test]
+    async fn passes_the_store_conformance_suite() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let store = SqliteStore::open(&dir.path().join("arbiter.db"))
+            .await
+            .expect("open");
+        arbiter_store::conformance::check_all(Arc::new(store)).await;
+    }
+
+    #[tokio::test]
+    async fn reopening_keeps_data_and_migrations_are_idempotent() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("nested.db");
+        {
+            let store = SqliteStore::open(&path).await.expect("open");
+            store
+                .write_batch(&[Write::Heartbeat(7)])
+                .await
+                .expect("write");
+        }
+        let store = SqliteStore::open(&path).await.expect("reopen");
+        assert_eq!(store.last_heartbeat().await.expect("read"), Some(7));
+    }
+
+    #[tokio::test]
+    async fn a_missing_directory_is_a_clear_error() {
+        let error = SqliteStore::open(Path::new("/nonexistent-dir/arbiter.db"))
+            .await
+            .err()
+            .expect("cannot open");
+        assert!(matches!(error, StoreError::Unavailable(_)), "{error}");
+    }
+}

@@ -1,0 +1,238 @@
+//! The persistence interface of the arena.
+//!
+//! The arena keeps three kinds of record: bots, matches and the per-match event log. A
+//! backend implements [`Store`]: reads return records, and every write goes through
+//! [`Store::write_batch`], which must apply a whole batch atomically and durably. The
+//! [`Writer`] in front of it is the single writer of the process: it gathers the writes of
+//! many matches into one batch (group commit), so durability costs one transaction per batch
+//! rather than per move, and it acknowledges each write only once its batch is durable.
+//!
+//! Nothing here names a database: SQLite (`arbiter-store-sqlite`) and, later, PostgreSQL
+//! implement the same trait and run the same conformance tests ([`conformance`]).
+
+use std::future::Future;
+use std::pin::Pin;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+mod writer;
+
+pub mod conformance;
+pub use writer::{Writer, WriterError};
+
+/// A bot's identifier.
+pub type BotId = i64;
+/// A match's identifier (positive; FlipSight's human matches use negative ids).
+pub type MatchId = i64;
+
+/// What kind of principal a bot is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BotKind {
+    /// Created by an administrator (later by an account); may be rated.
+    Registered,
+    /// Minted by anyone without registration; never rated; expires when idle.
+    Anonymous,
+    /// Built into the server.
+    House,
+}
+
+impl BotKind {
+    /// The stored name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BotKind::Registered => "registered",
+            BotKind::Anonymous => "anonymous",
+            BotKind::House => "house",
+        }
+    }
+
+    /// Parses a stored name.
+    pub fn parse(s: &str) -> Option<BotKind> {
+        [BotKind::Registered, BotKind::Anonymous, BotKind::House]
+            .into_iter()
+            .find(|k| k.as_str() == s)
+    }
+}
+
+/// A bot as stored.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BotRecord {
+    /// Identifier.
+    pub id: BotId,
+    /// Display name; unique case-insensitively.
+    pub name: String,
+    /// Kind of principal.
+    pub kind: BotKind,
+    /// SHA-256 of the bot's token in hex; `None` for house bots.
+    pub token_hash: Option<String>,
+    /// The first characters of the token, safe to show.
+    pub token_prefix: Option<String>,
+    /// Creation time, milliseconds since the Unix epoch.
+    pub created_ms: i64,
+    /// Last time the bot was seen (request or stream), milliseconds since the Unix epoch.
+    pub last_seen_ms: i64,
+    /// A disabled bot cannot authenticate or be challenged.
+    pub disabled: bool,
+    /// A deleted bot is kept for the history of its matches only.
+    pub deleted: bool,
+    /// Everything else about the bot (supported games, limits, house level), as JSON.
+    pub profile: Value,
+}
+
+/// Where a match is in its life.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MatchStatus {
+    /// A challenge waiting for an answer.
+    Pending,
+    /// Being played.
+    Running,
+    /// Played to a result.
+    Finished,
+    /// Stopped without a rated result (no first move, technical).
+    Aborted,
+    /// The challenge was declined or cancelled.
+    Rejected,
+    /// The challenge was not answered in time.
+    Expired,
+}
+
+impl MatchStatus {
+    /// The stored name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MatchStatus::Pending => "pending",
+            MatchStatus::Running => "running",
+            MatchStatus::Finished => "finished",
+            MatchStatus::Aborted => "aborted",
+            MatchStatus::Rejected => "rejected",
+            MatchStatus::Expired => "expired",
+        }
+    }
+
+    /// Parses a stored name.
+    pub fn parse(s: &str) -> Option<MatchStatus> {
+        use MatchStatus::*;
+        [Pending, Running, Finished, Aborted, Rejected, Expired]
+            .into_iter()
+            .find(|m| m.as_str() == s)
+    }
+
+    /// Whether the match can still change.
+    pub fn is_open(self) -> bool {
+        matches!(self, MatchStatus::Pending | MatchStatus::Running)
+    }
+}
+
+/// A match as stored. The match's progress is its event log; this row holds what is needed
+/// to find and list matches and to rebuild them.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MatchRecord {
+    /// Identifier.
+    pub id: MatchId,
+    /// Participant 0 (the challenger).
+    pub bot_a: BotId,
+    /// Participant 1 (the challenged).
+    pub bot_b: BotId,
+    /// Game identifier (`othello`).
+    pub game: String,
+    /// Current status.
+    pub status: MatchStatus,
+    /// Creation time, milliseconds since the Unix epoch.
+    pub created_ms: i64,
+    /// The server seed, secret until the match has ended.
+    pub seed: String,
+    /// Everything else (variant, format, time control, rating flag, result), as JSON.
+    pub details: Value,
+}
+
+/// Who may read an event.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Audience {
+    /// Everyone, spectators included.
+    Everyone,
+    /// Only this participant (0 or 1).
+    Participant(u8),
+}
+
+/// One entry of a match's event log.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EventRecord {
+    /// The match.
+    pub match_id: MatchId,
+    /// Position in the match's log: 1, 2, 3, … without gaps.
+    pub seq: i64,
+    /// When it happened, milliseconds since the Unix epoch.
+    pub at_ms: i64,
+    /// Who may read it.
+    pub audience: Audience,
+    /// The event's type (`move`, `started`, …).
+    pub kind: String,
+    /// The event's data.
+    pub payload: Value,
+}
+
+/// One write. A batch of writes is applied in order, atomically.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Write {
+    /// Insert a bot, or replace the bot with the same id.
+    PutBot(BotRecord),
+    /// Insert a match, or replace the match with the same id.
+    PutMatch(MatchRecord),
+    /// Append an event (its `(match_id, seq)` must be new).
+    AppendEvent(EventRecord),
+    /// Record that the server was alive at this time (milliseconds since the Unix epoch).
+    Heartbeat(i64),
+}
+
+/// Why the store failed.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// A unique key already exists (a bot name, an event's seq).
+    #[error("conflict: {0}")]
+    Conflict(String),
+    /// The database failed or is unreachable.
+    #[error("storage unavailable: {0}")]
+    Unavailable(String),
+    /// Stored data cannot be read back (it was written by another version, or damaged).
+    #[error("corrupt stored data: {0}")]
+    Corrupt(String),
+}
+
+/// The future every [`Store`] method returns.
+pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, StoreError>> + Send + 'a>>;
+
+/// The largest identifiers in use, so the arena can hand out new ones without asking the store.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MaxIds {
+    /// The largest bot id, 0 if none.
+    pub bot: BotId,
+    /// The largest match id, 0 if none.
+    pub r#match: MatchId,
+}
+
+/// A persistence backend.
+pub trait Store: Send + Sync + 'static {
+    /// Applies the writes in order, in one transaction, durably; all or nothing.
+    fn write_batch<'a>(&'a self, writes: &'a [Write]) -> StoreFuture<'a, ()>;
+
+    /// Every bot, deleted ones included.
+    fn bots(&self) -> StoreFuture<'_, Vec<BotRecord>>;
+
+    /// One match.
+    fn match_by_id(&self, id: MatchId) -> StoreFuture<'_, Option<MatchRecord>>;
+
+    /// The matches that are pending or running.
+    fn open_matches(&self) -> StoreFuture<'_, Vec<MatchRecord>>;
+
+    /// A match's events with `seq > since`, in order, at most `limit`.
+    fn events(&self, id: MatchId, since: i64, limit: u32) -> StoreFuture<'_, Vec<EventRecord>>;
+
+    /// The largest ids in use.
+    fn max_ids(&self) -> StoreFuture<'_, MaxIds>;
+
+    /// The last heartbeat recorded, if any.
+    fn last_heartbeat(&self) -> StoreFuture<'_, Option<i64>>;
+}
