@@ -1,6 +1,8 @@
 //! The `arbiter` binary: argument parsing and wiring only.
 
+mod bots_command;
 mod perft_command;
+mod serve_command;
 
 use clap::{Parser, Subcommand};
 
@@ -14,6 +16,10 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Run the arena server (HTTP API and house bots) on an embedded SQLite database.
+    Serve(serve_command::ServeArgs),
+    /// Register and manage bots directly in the database (while the server is stopped).
+    Bots(bots_command::BotsArgs),
     /// Count the leaves of an Othello-family game tree (move-generator test and benchmark).
     Perft(perft_command::PerftArgs),
 }
@@ -22,5 +28,13 @@ fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
     match cli.command {
         Command::Perft(args) => perft_command::run(&args),
+        Command::Serve(args) => runtime()?.block_on(serve_command::run(args)),
+        Command::Bots(args) => runtime()?.block_on(bots_command::run(args)),
     }
+}
+
+fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    Ok(tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?)
 }

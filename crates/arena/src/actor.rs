@@ -109,11 +109,15 @@ impl Actor {
         self.shared.clock.now_ms()
     }
 
-    /// Runs the match until it is retired.
-    pub(crate) async fn run(mut self) {
-        // Whatever the creator left unpublished (the first events, or a restart's changes).
-        if let Err(error) = self.commit(self.progress.clone()).await {
-            tracing::error!(match_id = self.setup.id, %error, "cannot store the match's first events");
+    /// Runs the match until it is retired. `stored` are events the creator has already
+    /// stored but not yet published (a new challenge's first events).
+    pub(crate) async fn run(mut self, stored: Vec<arbiter_store::EventRecord>) {
+        self.publish(&stored, true);
+        // A restart leaves changes to store (shifted clocks, or a technical abort).
+        if (self.progress.row_changed || !self.progress.fresh.is_empty())
+            && let Err(error) = self.commit(self.progress.clone()).await
+        {
+            tracing::error!(match_id = self.setup.id, %error, "cannot store the resumed match");
         }
         loop {
             self.advance().await;

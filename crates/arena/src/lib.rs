@@ -279,7 +279,7 @@ impl Arena {
                 progress.row_changed = true;
             }
             tracing::info!(match_id = record.id, status = ?progress.status, downtime_ms = downtime, "resumed match");
-            self.spawn(setup, progress, events);
+            self.spawn(setup, progress, events, Vec::new());
         }
         Ok(())
     }
@@ -313,15 +313,17 @@ impl Arena {
         })
     }
 
-    /// Starts the actor of a match. `stored` holds the events already in the store.
+    /// Starts the actor of a match. `logged` are the stored events its log starts with;
+    /// `unpublished` are stored events the actor still has to publish.
     fn spawn(
         &self,
         setup: live::Setup,
         progress: live::Progress,
-        stored: Vec<arbiter_store::EventRecord>,
+        logged: Vec<arbiter_store::EventRecord>,
+        unpublished: Vec<arbiter_store::EventRecord>,
     ) {
         let (commands, receiver) = mpsc::channel(COMMAND_QUEUE);
-        let log = Arc::new(MatchLog::new(stored));
+        let log = Arc::new(MatchLog::new(logged));
         let bots = [setup.bots[0].id, setup.bots[1].id];
         let id = setup.id;
         self.shared
@@ -347,7 +349,7 @@ impl Arena {
             receiver,
             commands,
         );
-        tokio::spawn(actor.run());
+        tokio::spawn(actor.run(unpublished));
     }
 
     fn spawn_background(&self) {
@@ -733,22 +735,8 @@ impl Arena {
         let summary = live::summary(&setup, &progress, now);
         let stored = std::mem::take(&mut progress.fresh);
         progress.row_changed = false;
-        self.spawn_announced(setup, progress, stored);
+        self.spawn(setup, progress, Vec::new(), stored);
         Ok(summary)
-    }
-
-    /// Starts the actor of a new match and publishes its first events.
-    fn spawn_announced(
-        &self,
-        setup: live::Setup,
-        progress: live::Progress,
-        events: Vec<arbiter_store::EventRecord>,
-    ) {
-        let mut progress = progress;
-        // The actor publishes these as if it had just committed them.
-        progress.fresh = events;
-        progress.row_changed = false;
-        self.spawn(setup, progress, Vec::new());
     }
 
     /// Refuses to start a match a bot has no room for.

@@ -1,0 +1,133 @@
+//! `arbiter bots`: managing bots on the server machine, directly in the database.
+
+use std::path::PathBuf;
+
+use anyhow::{Context, bail};
+use arbiter_arena::directory::validate_name;
+use arbiter_arena::{BotProfile, Clock, SystemClock, token};
+use arbiter_store::{BotKind, BotRecord, Store, Write};
+use arbiter_store_sqlite::SqliteStore;
+use clap::{Args, Subcommand};
+
+/// Options of `arbiter bots`.
+#[derive(Args)]
+pub(crate) struct BotsArgs {
+    /// The SQLite database file.
+    #[arg(
+        long,
+        env = "ARBITER_DATABASE",
+        default_value = "arbiter.db",
+        global = true
+    )]
+    database: PathBuf,
+    #[command(subcommand)]
+    command: BotsCommand,
+}
+
+#[derive(Subcommand)]
+enum BotsCommand {
+    /// Register a bot and print its token (shown this once).
+    Create {
+        /// 2–24 letters, digits, '_', '-' or '.'.
+        name: String,
+        /// Othello variants it plays (comma-separated; default std).
+        #[arg(long, value_delimiter = ',')]
+        variants: Vec<String>,
+    },
+    /// Replace a bot's token and print the new one; the old one stops working.
+    RotateToken {
+        /// The bot's name.
+        name: String,
+    },
+    /// List the bots.
+    List,
+}
+
+/// A server that recorded a heartbeat this recently is taken to be running.
+const ALIVE_MS: i64 = 5_000;
+
+pub(crate) async fn run(args: BotsArgs) -> anyhow::Result<()> {
+    let store = SqliteStore::open(&args.database)
+        .await
+        .with_context(|| format!("opening {}", args.database.display()))?;
+    let now = SystemClock.now_ms();
+    if let Some(beat) = store.last_heartbeat().await?
+        && now - beat < ALIVE_MS
+    {
+        bail!(
+            "a server is running on {}; manage bots through its admin API instead \
+             (POST /api/v1/admin/bots with Authorization: Bearer $ARBITER_ADMIN_TOKEN), or stop it first",
+            args.database.display()
+        );
+    }
+    let bots = store.bots().await?;
+    match args.command {
+        BotsCommand::Create { name, variants } => {
+            let name = validate_name(&name)?;
+            if bots
+                .iter()
+                .any(|b| b.name.to_lowercase() == name.to_lowercase())
+            {
+                bail!("the name {name:?} is already taken");
+            }
+            let token = token::generate(token::REGISTERED_PREFIX)?;
+            let profile = BotProfile {
+                supported_variants: variants,
+                ..BotProfile::default()
+            };
+            let record = BotRecord {
+                id: store.max_ids().await?.bot + 1,
+                name,
+                kind: BotKind::Registered,
+                token_hash: Some(token.hash),
+                token_prefix: Some(token.display),
+                created_ms: now,
+                last_seen_ms: now,
+                disabled: false,
+                deleted: false,
+                profile: serde_json::to_value(&profile)?,
+            };
+            store.write_batch(&[Write::PutBot(record.clone())]).await?;
+            println!("Registered bot {} (id {}).", record.name, record.id);
+            println!("Its token is shown this once; store it like a password:");
+            println!("{}", token.secret);
+        }
+        BotsCommand::RotateToken { name } => {
+            let Some(mut record) = bots
+                .into_iter()
+                .find(|b| b.name.to_lowercase() == name.to_lowercase() && !b.deleted)
+            else {
+                bail!("no bot named {name:?}");
+            };
+            if record.kind == BotKind::House {
+                bail!("house bots have no token");
+            }
+            let prefix = if record.kind == BotKind::Anonymous {
+                token::ANONYMOUS_PREFIX
+            } else {
+                token::REGISTERED_PREFIX
+            };
+            let token = token::generate(prefix)?;
+            record.token_hash = Some(token.hash);
+            record.token_prefix = Some(token.display);
+            store.write_batch(&[Write::PutBot(record.clone())]).await?;
+            println!(
+                "New token for {} (the old one no longer works):",
+                record.name
+            );
+            println!("{}", token.secret);
+        }
+        BotsCommand::List => {
+            for bot in bots.iter().filter(|b| !b.deleted) {
+                println!(
+                    "{:>6}  {:<10}  {}{}",
+                    bot.id,
+                    bot.kind.as_str(),
+                    bot.name,
+                    if bot.disabled { "  (disabled)" } else { "" }
+                );
+            }
+        }
+    }
+    Ok(())
+}

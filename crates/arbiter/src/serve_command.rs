@@ -1,0 +1,86 @@
+//! `arbiter serve`: the arena server on the embedded SQLite store.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use anyhow::Context;
+use arbiter_arena::{Arena, ArenaConfig, SystemClock};
+use arbiter_store_sqlite::SqliteStore;
+use clap::Args;
+use tokio::net::TcpListener;
+
+/// Options of `arbiter serve`.
+#[derive(Args)]
+pub(crate) struct ServeArgs {
+    /// Address to listen on.
+    #[arg(long, env = "ARBITER_LISTEN", default_value = "127.0.0.1:8080")]
+    listen: String,
+    /// The SQLite database file, created on first start.
+    #[arg(long, env = "ARBITER_DATABASE", default_value = "arbiter.db")]
+    database: PathBuf,
+    /// Log format: `text` or `json`.
+    #[arg(long, env = "ARBITER_LOG_FORMAT", default_value = "text")]
+    log_format: String,
+}
+
+pub(crate) fn init_logging(format: &str) {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr);
+    if format == "json" {
+        builder.json().init();
+    } else {
+        builder.init();
+    }
+}
+
+/// Waits for Ctrl-C or SIGTERM.
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {}
+        () = terminate => {}
+    }
+    tracing::info!("shutting down");
+}
+
+pub(crate) async fn run(args: ServeArgs) -> anyhow::Result<()> {
+    init_logging(&args.log_format);
+    let store = SqliteStore::open(&args.database)
+        .await
+        .with_context(|| format!("opening the database {}", args.database.display()))?;
+    let admin = std::env::var("ARBITER_ADMIN_TOKEN").ok();
+    let arena = Arena::start(
+        ArenaConfig::default(),
+        Arc::new(SystemClock),
+        Arc::new(store),
+        admin.as_deref(),
+    )
+    .await
+    .context("starting the arena")?;
+    let listener = TcpListener::bind(&args.listen)
+        .await
+        .with_context(|| format!("listening on {}", args.listen))?;
+    let address = listener.local_addr()?;
+    println!("Arbiter is listening on http://{address}");
+    tracing::info!(%address, database = %args.database.display(), admin_api = admin.is_some(), "serving");
+    arbiter_server::serve(listener, arena, shutdown_signal())
+        .await
+        .context("serving HTTP")?;
+    Ok(())
+}

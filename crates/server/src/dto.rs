@@ -1,0 +1,182 @@
+//! The request and response bodies of the native API, with their OpenAPI schemas.
+
+use arbiter_arena::{Bot, BotProfile, Format, TimeControl};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use utoipa::ToSchema;
+
+/// A bot as the API shows it.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct BotView {
+    /// Identifier.
+    pub id: i64,
+    /// Name (anonymous bots are named `anon:…`, house bots `house-…`).
+    pub name: String,
+    /// `registered`, `anonymous` or `house`.
+    pub kind: String,
+    /// Creation time, milliseconds since the Unix epoch.
+    pub created_ms: i64,
+    /// Whether it is connected now (an open stream, or a request in the last 10 s).
+    pub online: bool,
+    /// The Othello variants it plays.
+    pub supported_variants: Vec<String>,
+    /// Whether it may be rated.
+    pub ranked: bool,
+    /// The first characters of its token (only in a bot's own profile).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub token_prefix: Option<String>,
+    /// Whether it is disabled (only in a bot's own profile and to the administrator).
+    pub disabled: bool,
+}
+
+impl BotView {
+    /// The public view of a bot.
+    pub fn public(bot: &Bot, online: bool) -> BotView {
+        let supported_variants = if bot.kind == arbiter_store::BotKind::House {
+            ["std", "anti", "grand", "octagon", "reversi"]
+                .map(String::from)
+                .to_vec()
+        } else if bot.profile.supported_variants.is_empty() {
+            vec!["std".to_owned()]
+        } else {
+            bot.profile.supported_variants.clone()
+        };
+        BotView {
+            id: bot.id,
+            name: bot.name.clone(),
+            kind: bot.kind.as_str().to_owned(),
+            created_ms: bot.created_ms,
+            online,
+            supported_variants,
+            ranked: bot.kind == arbiter_store::BotKind::Registered,
+            token_prefix: None,
+            disabled: bot.disabled,
+        }
+    }
+
+    /// The view a bot has of itself.
+    pub fn own(bot: &Bot, online: bool) -> BotView {
+        BotView {
+            token_prefix: bot.token_prefix.clone(),
+            ..BotView::public(bot, online)
+        }
+    }
+}
+
+/// A new bot and its token, which is shown this once and never again.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct NewBot {
+    /// The bot.
+    pub bot: BotView,
+    /// The token: send it as `Authorization: Bearer <token>`; store it like a password.
+    pub token: String,
+}
+
+/// Minting an anonymous bot.
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(default)]
+pub struct AnonymousRequest {
+    /// An optional label shown in the bot's name (`anon:<label>#…`).
+    pub name: Option<String>,
+}
+
+/// Registering a bot (administrator).
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct RegisterRequest {
+    /// 2–24 letters, digits, `_`, `-` or `.`; unique regardless of case.
+    pub name: String,
+    /// The Othello variants it plays (default `["std"]`).
+    #[serde(default)]
+    pub supported_variants: Vec<String>,
+    /// How many matches it may play at once (default 2).
+    #[serde(default)]
+    pub concurrency: Option<u32>,
+}
+
+impl RegisterRequest {
+    /// The profile it asks for.
+    pub fn profile(&self) -> BotProfile {
+        BotProfile {
+            supported_variants: self.supported_variants.clone(),
+            concurrency: self.concurrency,
+            house_level: None,
+        }
+    }
+}
+
+/// Disabling or enabling a bot (administrator).
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct DisableRequest {
+    /// `true` to disable, `false` to enable again.
+    #[serde(default = "yes")]
+    pub disabled: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// A challenge.
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct ChallengeBody {
+    /// The opponent's name or id. Your own name gives an unrated self-play match; a house bot
+    /// (`house-random`, `house-greedy`, `house-easy`, `house-medium`, `house-hard`) starts at once.
+    pub opponent: Value,
+    /// The game (default `othello`).
+    #[serde(default = "othello")]
+    pub game: String,
+    /// The variant: `std` (default), `anti`, `grand`, `octagon` or `reversi`.
+    #[serde(default)]
+    pub variant: Option<String>,
+    /// `paired` (default: two legs from one opening, colours swapped) or `single`.
+    #[serde(default = "paired")]
+    #[schema(value_type = String)]
+    pub format: Format,
+    /// Clocks (default 60 s per leg per side, no increment).
+    #[serde(default)]
+    #[schema(value_type = Object)]
+    pub time_control: TimeControl,
+    /// Whether the result should count for ratings (default true; only between registered
+    /// bots, never in self-play).
+    #[serde(default = "yes")]
+    pub rated: bool,
+}
+
+fn othello() -> String {
+    "othello".to_owned()
+}
+
+fn paired() -> Format {
+    Format::Paired
+}
+
+/// A move.
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct MoveBody {
+    /// The leg, 0 or 1.
+    pub leg: u8,
+    /// The leg's revision the move was computed for.
+    pub revision: u64,
+    /// A square index (`19`), a coordinate (`"d3"`, `"J0"`), or a pass (`-1`, `"pass"`, `"PA"`).
+    #[serde(rename = "move")]
+    #[schema(value_type = Object)]
+    pub mv: Value,
+}
+
+/// Query of a long-poll.
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(default)]
+pub struct EventsQuery {
+    /// The last seq already seen (0 for all).
+    pub since: i64,
+    /// Seconds to wait for an event when there is none yet (0 returns at once; at most 60).
+    pub wait: i64,
+}
+
+/// Query of the turns long-poll.
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(default)]
+pub struct WaitQuery {
+    /// Seconds to wait for a decision when there is none yet (0 returns at once; at most 60).
+    pub wait: i64,
+}

@@ -1,0 +1,126 @@
+//! The HTTP server: the native bot API v1 over the arena.
+//!
+//! [`app`] builds the router (so tests can drive it in-process or serve it on port 0);
+//! [`serve`] runs it on a listener until shutdown. Every error is one JSON shape
+//! (`{"error", "message"}`), bodies are limited to [`BODY_LIMIT`] bytes (413 beyond), unknown
+//! request fields are ignored, and every write needs `Authorization: Bearer`.
+
+pub mod dto;
+pub mod error;
+mod extract;
+mod routes;
+mod stream;
+
+use std::net::SocketAddr;
+
+use arbiter_arena::Arena;
+use axum::Router;
+use axum::extract::DefaultBodyLimit;
+use axum::response::IntoResponse;
+use tokio::net::TcpListener;
+use tower_http::catch_panic::CatchPanicLayer;
+use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
+use utoipa::{Modify, OpenApi};
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+/// The largest request body accepted.
+pub const BODY_LIMIT: usize = 64 * 1024;
+
+/// What every handler can reach.
+#[derive(Clone)]
+pub struct AppState {
+    /// The arena.
+    pub arena: Arena,
+}
+
+#[derive(OpenApi)]
+#[openapi(
+    info(title = "Arbiter native bot API", version = "1", description = "Bots connect with a bearer token, receive challenges and decisions on an NDJSON stream (or by long-polling), and submit moves."),
+    modifiers(&BearerAuth),
+    tags((name = "bots", description = "Identities, profiles and the event stream"), (name = "matches", description = "Challenges, matches, moves and events"), (name = "admin", description = "Registering and managing bots with the administrator token"))
+)]
+struct ApiDoc;
+
+struct BearerAuth;
+
+impl Modify for BearerAuth {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        let components = openapi.components.get_or_insert_with(Default::default);
+        components.add_security_scheme(
+            "bearer",
+            SecurityScheme::Http(HttpBuilder::new().scheme(HttpAuthScheme::Bearer).build()),
+        );
+    }
+}
+
+/// The router and the OpenAPI document describing it.
+fn router() -> (Router<AppState>, utoipa::openapi::OpenApi) {
+    OpenApiRouter::with_openapi(ApiDoc::openapi())
+        .routes(routes!(routes::health))
+        .routes(routes!(routes::mint_anonymous))
+        .routes(routes!(routes::me))
+        .routes(routes!(routes::rotate_own_token))
+        .routes(routes!(routes::list_bots))
+        .routes(routes!(routes::bot_profile))
+        .routes(routes!(routes::register_bot))
+        .routes(routes!(routes::admin_rotate))
+        .routes(routes!(routes::admin_disable))
+        .routes(routes!(routes::admin_delete))
+        .routes(routes!(routes::create_challenge, routes::my_challenges))
+        .routes(routes!(routes::accept))
+        .routes(routes!(routes::reject))
+        .routes(routes!(routes::cancel))
+        .routes(routes!(routes::my_matches))
+        .routes(routes!(routes::snapshot))
+        .routes(routes!(routes::events))
+        .routes(routes!(routes::turns))
+        .routes(routes!(routes::play))
+        .routes(routes!(routes::resign))
+        .routes(routes!(routes::export))
+        .routes(routes!(stream::open))
+        .split_for_parts()
+}
+
+/// The OpenAPI document of the native API.
+pub fn openapi() -> utoipa::openapi::OpenApi {
+    router().1
+}
+
+/// The whole application.
+pub fn app(arena: Arena) -> Router {
+    let (router, api) = router();
+    let document = api.to_pretty_json().unwrap_or_default();
+    router
+        .route(
+            "/api/v1/openapi.json",
+            axum::routing::get(move || async move {
+                ([("content-type", "application/json")], document).into_response()
+            }),
+        )
+        .fallback(routes::not_found)
+        .method_not_allowed_fallback(routes::method_not_allowed)
+        .layer(DefaultBodyLimit::max(BODY_LIMIT))
+        .layer(CatchPanicLayer::custom(|_| {
+            error::ApiError::new(
+                axum::http::StatusCode::INTERNAL_SERVER_ERROR,
+                "internal_error",
+                "the server failed to handle the request",
+            )
+            .into_response()
+        }))
+        .with_state(AppState { arena })
+}
+
+/// Serves the application on `listener` until `shutdown` completes, then lets open requests
+/// finish.
+pub async fn serve(
+    listener: TcpListener,
+    arena: Arena,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    let service = app(arena).into_make_service_with_connect_info::<SocketAddr>();
+    axum::serve(listener, service)
+        .with_graceful_shutdown(shutdown)
+        .await
+}

@@ -1,0 +1,348 @@
+//! The handlers of the native API v1.
+
+use arbiter_arena::ChallengeRequest;
+use axum::Json;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use serde_json::{Value, json};
+
+use crate::AppState;
+use crate::dto::{
+    AnonymousRequest, BotView, ChallengeBody, DisableRequest, EventsQuery, MoveBody, NewBot,
+    RegisterRequest, WaitQuery,
+};
+use crate::error::{ApiError, ApiResult, ErrorBody};
+use crate::extract::{Admin, ApiJson, ApiQuery, AuthBot, ClientIp, MaybeBot};
+
+/// The OpenAPI tags.
+pub(crate) const BOTS: &str = "bots";
+pub(crate) const MATCHES: &str = "matches";
+pub(crate) const ADMIN: &str = "admin";
+
+/// A liveness probe and the cheapest request the server answers.
+#[utoipa::path(get, path = "/api/v1/health", tag = BOTS, responses((status = 200, description = "The server is up")))]
+pub(crate) async fn health(State(state): State<AppState>) -> Json<Value> {
+    Json(json!({"ok": true, "server_now_ms": state.arena.now_ms()}))
+}
+
+/// Mints an anonymous bot: unranked, expires when idle, limited per client address.
+#[utoipa::path(post, path = "/api/v1/bots/anon", tag = BOTS, request_body = AnonymousRequest,
+    responses((status = 201, body = NewBot), (status = 429, body = ErrorBody, description = "Too many mints from this address; see Retry-After")))]
+pub(crate) async fn mint_anonymous(
+    State(state): State<AppState>,
+    ClientIp(ip): ClientIp,
+    ApiJson(body): ApiJson<AnonymousRequest>,
+) -> ApiResult<(StatusCode, Json<NewBot>)> {
+    let (bot, token) = state.arena.mint_anonymous(ip, body.name.as_deref()).await?;
+    Ok((
+        StatusCode::CREATED,
+        Json(NewBot {
+            bot: BotView::own(&bot, true),
+            token,
+        }),
+    ))
+}
+
+/// The calling bot's own profile.
+#[utoipa::path(get, path = "/api/v1/bots/me", tag = BOTS, security(("bearer" = [])), responses((status = 200, body = BotView), (status = 401, body = ErrorBody)))]
+pub(crate) async fn me(State(state): State<AppState>, AuthBot(bot): AuthBot) -> Json<BotView> {
+    Json(BotView::own(&bot, state.arena.is_online(bot.id)))
+}
+
+/// Replaces the calling bot's token; the old token stops working at once.
+#[utoipa::path(post, path = "/api/v1/bots/me/rotate-token", tag = BOTS, security(("bearer" = [])), responses((status = 200, body = NewBot), (status = 401, body = ErrorBody)))]
+pub(crate) async fn rotate_own_token(
+    State(state): State<AppState>,
+    AuthBot(bot): AuthBot,
+) -> ApiResult<Json<NewBot>> {
+    let (bot, token) = state.arena.rotate_token(bot.id).await?;
+    Ok(Json(NewBot {
+        bot: BotView::own(&bot, true),
+        token,
+    }))
+}
+
+/// Every bot, with whether it is connected.
+#[utoipa::path(get, path = "/api/v1/bots", tag = BOTS, responses((status = 200, body = [BotView])))]
+pub(crate) async fn list_bots(State(state): State<AppState>) -> Json<Vec<BotView>> {
+    Json(
+        state
+            .arena
+            .list_bots()
+            .iter()
+            .map(|(bot, online)| BotView::public(bot, *online))
+            .collect(),
+    )
+}
+
+/// One bot's public profile.
+#[utoipa::path(get, path = "/api/v1/bots/{name}", tag = BOTS, params(("name" = String, Path, description = "Name or id")),
+    responses((status = 200, body = BotView), (status = 404, body = ErrorBody)))]
+pub(crate) async fn bot_profile(
+    State(state): State<AppState>,
+    Path(name): Path<String>,
+) -> ApiResult<Json<BotView>> {
+    let bot = state.arena.find_bot(&name)?;
+    Ok(Json(BotView::public(&bot, state.arena.is_online(bot.id))))
+}
+
+/// Registers a bot and returns its token once (administrator).
+#[utoipa::path(post, path = "/api/v1/admin/bots", tag = ADMIN, security(("bearer" = [])), request_body = RegisterRequest,
+    responses((status = 201, body = NewBot), (status = 409, body = ErrorBody, description = "The name is taken")))]
+pub(crate) async fn register_bot(
+    State(state): State<AppState>,
+    _admin: Admin,
+    ApiJson(body): ApiJson<RegisterRequest>,
+) -> ApiResult<(StatusCode, Json<NewBot>)> {
+    let (bot, token) = state.arena.register_bot(&body.name, body.profile()).await?;
+    Ok((
+        StatusCode::CREATED,
+        Json(NewBot {
+            bot: BotView::own(&bot, false),
+            token,
+        }),
+    ))
+}
+
+/// Replaces a bot's token (administrator).
+#[utoipa::path(post, path = "/api/v1/admin/bots/{name}/rotate-token", tag = ADMIN, security(("bearer" = [])), params(("name" = String, Path)),
+    responses((status = 200, body = NewBot)))]
+pub(crate) async fn admin_rotate(
+    State(state): State<AppState>,
+    _admin: Admin,
+    Path(name): Path<String>,
+) -> ApiResult<Json<NewBot>> {
+    let bot = state.arena.find_bot(&name)?;
+    let (bot, token) = state.arena.rotate_token(bot.id).await?;
+    Ok(Json(NewBot {
+        bot: BotView::own(&bot, state.arena.is_online(bot.id)),
+        token,
+    }))
+}
+
+/// Disables or enables a bot (administrator).
+#[utoipa::path(post, path = "/api/v1/admin/bots/{name}/disable", tag = ADMIN, security(("bearer" = [])), params(("name" = String, Path)),
+    request_body = DisableRequest, responses((status = 200, body = BotView)))]
+pub(crate) async fn admin_disable(
+    State(state): State<AppState>,
+    _admin: Admin,
+    Path(name): Path<String>,
+    ApiJson(body): ApiJson<DisableRequest>,
+) -> ApiResult<Json<BotView>> {
+    let bot = state.arena.find_bot(&name)?;
+    let bot = state.arena.set_disabled(bot.id, body.disabled).await?;
+    Ok(Json(BotView::own(&bot, state.arena.is_online(bot.id))))
+}
+
+/// Deletes a bot (administrator); its matches stay in the history.
+#[utoipa::path(delete, path = "/api/v1/admin/bots/{name}", tag = ADMIN, security(("bearer" = [])), params(("name" = String, Path)),
+    responses((status = 200, body = BotView)))]
+pub(crate) async fn admin_delete(
+    State(state): State<AppState>,
+    _admin: Admin,
+    Path(name): Path<String>,
+) -> ApiResult<Json<BotView>> {
+    let bot = state.arena.find_bot(&name)?;
+    let bot = state.arena.delete_bot(bot.id).await?;
+    Ok(Json(BotView::own(&bot, false)))
+}
+
+/// Challenges a bot. Challenging a house bot or yourself starts the match at once.
+#[utoipa::path(post, path = "/api/v1/challenges", tag = MATCHES, security(("bearer" = [])), request_body = ChallengeBody,
+    responses((status = 201, description = "The challenge (or started match)"), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
+pub(crate) async fn create_challenge(
+    State(state): State<AppState>,
+    AuthBot(bot): AuthBot,
+    ApiJson(body): ApiJson<ChallengeBody>,
+) -> ApiResult<(StatusCode, Json<Value>)> {
+    let opponent = match &body.opponent {
+        Value::String(name) => name.clone(),
+        Value::Number(id) => id.to_string(),
+        _ => {
+            return Err(ApiError::bad_request(
+                "invalid_request",
+                "opponent must be a bot name or id",
+            ));
+        }
+    };
+    let request = ChallengeRequest {
+        opponent,
+        game: body.game,
+        variant: body.variant,
+        format: body.format,
+        time_control: body.time_control,
+        rated: body.rated,
+    };
+    Ok((
+        StatusCode::CREATED,
+        Json(state.arena.challenge(&bot, request).await?),
+    ))
+}
+
+/// The calling bot's open challenges and matches.
+#[utoipa::path(get, path = "/api/v1/matches", tag = MATCHES, security(("bearer" = [])), responses((status = 200, description = "Snapshots of open matches")))]
+pub(crate) async fn my_matches(
+    State(state): State<AppState>,
+    AuthBot(bot): AuthBot,
+) -> Json<Value> {
+    Json(json!(state.arena.open_matches_of(bot.id).await))
+}
+
+/// The calling bot's pending challenges (sent and received).
+#[utoipa::path(get, path = "/api/v1/challenges", tag = MATCHES, security(("bearer" = [])), responses((status = 200, description = "Pending challenges")))]
+pub(crate) async fn my_challenges(
+    State(state): State<AppState>,
+    AuthBot(bot): AuthBot,
+) -> Json<Value> {
+    let pending: Vec<Value> = state
+        .arena
+        .open_matches_of(bot.id)
+        .await
+        .into_iter()
+        .filter(|m| m["status"] == "pending")
+        .collect();
+    Json(json!(pending))
+}
+
+/// Accepts a challenge.
+#[utoipa::path(post, path = "/api/v1/challenges/{id}/accept", tag = MATCHES, security(("bearer" = [])), params(("id" = i64, Path)),
+    responses((status = 200, description = "The started match"), (status = 409, body = ErrorBody)))]
+pub(crate) async fn accept(
+    State(state): State<AppState>,
+    AuthBot(bot): AuthBot,
+    Path(id): Path<i64>,
+) -> ApiResult<Json<Value>> {
+    Ok(Json(state.arena.accept(&bot, id).await?))
+}
+
+/// Declines a challenge (the challenged bot).
+#[utoipa::path(post, path = "/api/v1/challenges/{id}/reject", tag = MATCHES, security(("bearer" = [])), params(("id" = i64, Path)),
+    responses((status = 200, description = "The declined challenge"), (status = 409, body = ErrorBody)))]
+pub(crate) async fn reject(
+    State(state): State<AppState>,
+    AuthBot(bot): AuthBot,
+    Path(id): Path<i64>,
+) -> ApiResult<Json<Value>> {
+    Ok(Json(state.arena.decline(&bot, id, false).await?))
+}
+
+/// Withdraws a challenge (the challenger).
+#[utoipa::path(post, path = "/api/v1/challenges/{id}/cancel", tag = MATCHES, security(("bearer" = [])), params(("id" = i64, Path)),
+    responses((status = 200, description = "The withdrawn challenge"), (status = 409, body = ErrorBody)))]
+pub(crate) async fn cancel(
+    State(state): State<AppState>,
+    AuthBot(bot): AuthBot,
+    Path(id): Path<i64>,
+) -> ApiResult<Json<Value>> {
+    Ok(Json(state.arena.decline(&bot, id, true).await?))
+}
+
+/// A match as the caller may see it: participants also get their pending `turns`.
+#[utoipa::path(get, path = "/api/v1/matches/{id}", tag = MATCHES, params(("id" = i64, Path)),
+    responses((status = 200, description = "The match"), (status = 404, body = ErrorBody)))]
+pub(crate) async fn snapshot(
+    State(state): State<AppState>,
+    MaybeBot(bot): MaybeBot,
+    Path(id): Path<i64>,
+) -> ApiResult<Json<Value>> {
+    let reader = state.arena.reader_for(id, bot.as_ref());
+    Ok(Json(state.arena.snapshot(id, reader).await?))
+}
+
+/// The match's events after `since`, waiting up to `wait` seconds for one; at most 100.
+#[utoipa::path(get, path = "/api/v1/matches/{id}/events", tag = MATCHES, params(("id" = i64, Path), ("since" = Option<i64>, Query), ("wait" = Option<i64>, Query)),
+    responses((status = 200, description = "Events and next_since"), (status = 404, body = ErrorBody)))]
+pub(crate) async fn events(
+    State(state): State<AppState>,
+    MaybeBot(bot): MaybeBot,
+    Path(id): Path<i64>,
+    ApiQuery(query): ApiQuery<EventsQuery>,
+) -> ApiResult<Json<Value>> {
+    let reader = state.arena.reader_for(id, bot.as_ref());
+    Ok(Json(
+        state
+            .arena
+            .events(id, reader, query.since, query.wait.saturating_mul(1_000))
+            .await?,
+    ))
+}
+
+/// The caller's pending decisions in a match, each with its complete engine request; waits up
+/// to `wait` seconds for one.
+#[utoipa::path(get, path = "/api/v1/matches/{id}/turns", tag = MATCHES, security(("bearer" = [])), params(("id" = i64, Path), ("wait" = Option<i64>, Query)),
+    responses((status = 200, description = "Pending turns"), (status = 403, body = ErrorBody)))]
+pub(crate) async fn turns(
+    State(state): State<AppState>,
+    AuthBot(bot): AuthBot,
+    Path(id): Path<i64>,
+    ApiQuery(query): ApiQuery<WaitQuery>,
+) -> ApiResult<Json<Value>> {
+    Ok(Json(
+        state
+            .arena
+            .turns(&bot, id, query.wait.saturating_mul(1_000))
+            .await?,
+    ))
+}
+
+/// Plays a move. Re-sending the identical move for the same revision returns the original
+/// result.
+#[utoipa::path(post, path = "/api/v1/matches/{id}/moves", tag = MATCHES, security(("bearer" = [])), params(("id" = i64, Path)), request_body = MoveBody,
+    responses((status = 200, description = "The move was accepted"), (status = 409, body = ErrorBody, description = "stale_revision, not_your_turn, illegal_move, leg_finished, match_not_running, invalid_move_coordinate or move_outside_board")))]
+pub(crate) async fn play(
+    State(state): State<AppState>,
+    AuthBot(bot): AuthBot,
+    Path(id): Path<i64>,
+    ApiJson(body): ApiJson<MoveBody>,
+) -> ApiResult<Json<Value>> {
+    Ok(Json(
+        state
+            .arena
+            .submit(&bot, id, body.leg, body.revision, body.mv)
+            .await?,
+    ))
+}
+
+/// Resigns the match.
+#[utoipa::path(post, path = "/api/v1/matches/{id}/resign", tag = MATCHES, security(("bearer" = [])), params(("id" = i64, Path)),
+    responses((status = 200, description = "The finished match"), (status = 409, body = ErrorBody)))]
+pub(crate) async fn resign(
+    State(state): State<AppState>,
+    AuthBot(bot): AuthBot,
+    Path(id): Path<i64>,
+) -> ApiResult<Json<Value>> {
+    Ok(Json(state.arena.resign(&bot, id).await?))
+}
+
+/// The match's complete event log, with the server seed once the match has ended.
+#[utoipa::path(get, path = "/api/v1/matches/{id}/export", tag = MATCHES, params(("id" = i64, Path)),
+    responses((status = 200, description = "The export"), (status = 404, body = ErrorBody)))]
+pub(crate) async fn export(
+    State(state): State<AppState>,
+    Path(id): Path<i64>,
+) -> ApiResult<Json<Value>> {
+    let export = state.arena.export(id).await?;
+    if export["status"] == "pending" || export["status"] == "running" {
+        // Hidden information may sit in participant-only events until the end.
+        let mut export = export;
+        if let Some(events) = export["events"].as_array_mut() {
+            events.retain(|e| e["audience"].is_null());
+        }
+        return Ok(Json(export));
+    }
+    Ok(Json(export))
+}
+
+/// Any path the API does not know.
+pub(crate) async fn not_found() -> ApiError {
+    ApiError::new(StatusCode::NOT_FOUND, "not_found", "no such endpoint")
+}
+
+/// A known path with the wrong method.
+pub(crate) async fn method_not_allowed() -> ApiError {
+    ApiError::new(
+        StatusCode::METHOD_NOT_ALLOWED,
+        "method_not_allowed",
+        "this endpoint does not accept that method",
+    )
+}
