@@ -47,6 +47,8 @@ pub(crate) enum Command {
         reader: Reader,
         reply: oneshot::Sender<Value>,
     },
+    /// The status, after bringing the match up to date with the clock.
+    Status { reply: oneshot::Sender<MatchStatus> },
     Turns {
         who: [bool; 2],
         reply: oneshot::Sender<(MatchStatus, Vec<Value>)>,
@@ -119,7 +121,11 @@ impl Actor {
         {
             tracing::error!(match_id = self.setup.id, %error, "cannot store the resumed match");
         }
+        let mut stopping = self.shared.stopping.subscribe();
         loop {
+            if *stopping.borrow() {
+                break;
+            }
             self.advance().await;
             let deadline = if self.progress.is_open() {
                 let now = self.now();
@@ -139,6 +145,7 @@ impl Actor {
                     Some(command) => self.handle(command).await,
                 },
                 () = sleep => {}
+                _ = stopping.changed() => {}
             }
         }
     }
@@ -368,6 +375,10 @@ impl Actor {
                     reader,
                     self.now(),
                 ));
+            }
+            Command::Status { reply } => {
+                self.advance().await;
+                let _ = reply.send(self.progress.status);
             }
             Command::Turns { who, reply } => {
                 self.advance().await;

@@ -82,6 +82,8 @@ pub struct ArenaConfig {
     pub default_budget_ms: i64,
     /// How often the server records that it is alive.
     pub heartbeat_ms: i64,
+    /// How long a closed match stays in memory before it is served from the store.
+    pub closed_retention_ms: i64,
 }
 
 impl Default for ArenaConfig {
@@ -105,6 +107,7 @@ impl Default for ArenaConfig {
             events_per_page: 100,
             default_budget_ms: 10_000,
             heartbeat_ms: 1_000,
+            closed_retention_ms: 600_000,
         }
     }
 }

@@ -281,7 +281,7 @@ impl Directory {
             .by_id
             .values()
             .filter(|e| e.record.kind == BotKind::Anonymous && !e.record.deleted && e.streams == 0)
-            .filter(|e| e.record.last_seen_ms < before_ms)
+            .filter(|e| e.record.last_seen_ms.max(e.record.created_ms) < before_ms)
             .map(|e| e.record.id)
             .collect()
     }

@@ -67,6 +67,8 @@ struct Handle {
     commands: mpsc::Sender<Command>,
     log: Arc<MatchLog>,
     bots: [BotId; 2],
+    /// When the match closed; it is retired from memory a while later.
+    closed_ms: Option<i64>,
 }
 
 /// State shared by the arena facade and every match actor.
@@ -86,6 +88,8 @@ pub(crate) struct Shared {
     next_match: AtomicI64,
     mints: Mutex<HashMap<IpAddr, VecDeque<i64>>>,
     admin_hash: Option<String>,
+    /// Set when the arena shuts down; background tasks and match actors stop.
+    pub(crate) stopping: tokio::sync::watch::Sender<bool>,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -114,6 +118,16 @@ impl Shared {
                 } else {
                     entry.remove(&id);
                 }
+            }
+        }
+        if !status.is_open() {
+            let now = self.clock.now_ms();
+            let mut matches = self
+                .matches
+                .write()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            if let Some(handle) = matches.get_mut(&id) {
+                handle.closed_ms.get_or_insert(now);
             }
         }
         let mut house_variants = lock(&self.house_variants);
@@ -206,6 +220,7 @@ impl Arena {
             next_match: AtomicI64::new(ids.r#match),
             mints: Mutex::new(HashMap::new()),
             admin_hash: admin_token.filter(|t| !t.is_empty()).map(token::hash),
+            stopping: tokio::sync::watch::channel(false).0,
         });
         let arena = Arena { shared };
         arena.ensure_house_bots().await?;
@@ -336,6 +351,7 @@ impl Arena {
                     commands: commands.clone(),
                     log: log.clone(),
                     bots,
+                    closed_ms: None,
                 },
             );
         let house = setup.bots.iter().any(|b| b.kind == BotKind::House);
@@ -354,6 +370,7 @@ impl Arena {
 
     fn spawn_background(&self) {
         let shared = self.shared.clone();
+        let mut stopping = self.shared.stopping.subscribe();
         tokio::spawn(async move {
             // The heartbeat: after a restart, the time since the last one is the outage.
             loop {
@@ -366,21 +383,52 @@ impl Arena {
                 {
                     tracing::warn!("cannot record the heartbeat");
                 }
-                shared
-                    .clock
-                    .sleep_until(now + shared.config.heartbeat_ms)
-                    .await;
+                tokio::select! {
+                    () = shared.clock.sleep_until(now + shared.config.heartbeat_ms) => {}
+                    _ = stopping.changed() => {}
+                }
+                if *stopping.borrow() {
+                    return;
+                }
             }
         });
         let arena = self.clone();
+        let mut stopping = self.shared.stopping.subscribe();
         tokio::spawn(async move {
             // Expire idle anonymous bots and retire long-closed matches, once a minute.
             loop {
                 let now = arena.now();
                 arena.sweep(now).await;
-                arena.shared.clock.sleep_until(now + 60_000).await;
+                tokio::select! {
+                    () = arena.shared.clock.sleep_until(now + 60_000) => {}
+                    _ = stopping.changed() => {}
+                }
+                if *stopping.borrow() {
+                    return;
+                }
             }
         });
+    }
+
+    /// Stops the arena: background tasks end, every match actor finishes the command at hand
+    /// and stops, and then the writer has stored everything acknowledged. Open matches resume
+    /// when an arena is started on the same store again.
+    pub async fn shutdown(&self) {
+        self.shared.stopping.send_replace(true);
+        let handles: Vec<mpsc::Sender<Command>> = self
+            .shared
+            .matches
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .drain()
+            .map(|(_, h)| h.commands)
+            .collect();
+        for commands in handles {
+            // Waiting for room in the queue means the actor has finished what came before.
+            let _ = commands.send(Command::Retire).await;
+        }
+        // A final no-op write returns once everything queued before it is durable.
+        let _ = self.shared.writer.write(Vec::new()).await;
     }
 
     async fn sweep(&self, now: i64) {
@@ -402,22 +450,17 @@ impl Arena {
                 }
             }
         }
-        let retired: Vec<MatchId> = {
-            let open = lock(&self.shared.open);
-            let still_open: HashSet<MatchId> =
-                open.values().flat_map(|m| m.keys().copied()).collect();
-            let matches = self
-                .shared
-                .matches
-                .read()
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
-            matches
-                .keys()
-                .copied()
-                .filter(|id| !still_open.contains(id))
-                .collect()
-        };
-        // Closed matches stay in memory for one sweep period, then are served from the store.
+        let retention = self.shared.config.closed_retention_ms;
+        let retired: Vec<MatchId> = self
+            .shared
+            .matches
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .iter()
+            .filter(|(_, h)| h.closed_ms.is_some_and(|closed| now - closed >= retention))
+            .map(|(id, _)| *id)
+            .collect();
+        // Closed matches stay in memory for a while, then are served from the store.
         for id in retired {
             let handle = self
                 .shared
@@ -452,6 +495,7 @@ impl Arena {
 
     async fn create(
         &self,
+        id: BotId,
         name: String,
         kind: BotKind,
         profile: BotProfile,
@@ -465,13 +509,14 @@ impl Arena {
         self.shared.directory.reserve_name(&name)?;
         let now = self.now();
         let record = BotRecord {
-            id: self.shared.directory.next_id(),
+            id,
             name: name.clone(),
             kind,
             token_hash: Some(new.hash),
             token_prefix: Some(new.display),
             created_ms: now,
-            last_seen_ms: now,
+            // Never seen until it makes a request or opens a stream.
+            last_seen_ms: 0,
             disabled: false,
             deleted: false,
             profile: serde_json::to_value(&profile).unwrap_or_default(),
@@ -500,7 +545,8 @@ impl Arena {
         profile: BotProfile,
     ) -> Result<(Bot, String), ArenaError> {
         let name = directory::validate_name(name)?;
-        self.create(name, BotKind::Registered, profile).await
+        let id = self.shared.directory.next_id();
+        self.create(id, name, BotKind::Registered, profile).await
     }
 
     /// Mints an anonymous bot for a client at `ip`, optionally labelled; limited per address.
@@ -508,6 +554,7 @@ impl Arena {
         &self,
         ip: IpAddr,
         label: Option<&str>,
+        supported_variants: Vec<String>,
     ) -> Result<(Bot, String), ArenaError> {
         let now = self.now();
         let config = &self.shared.config;
@@ -535,24 +582,28 @@ impl Arena {
             .filter(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.'))
             .take(16)
             .collect();
-        let serial = self.shared.next_match.load(Ordering::Relaxed) ^ now;
+        // The bot's id makes the name unique; the label only helps people recognise it.
+        let id = self.shared.directory.next_id();
         let name = if label.is_empty() {
-            format!("{ANONYMOUS_PREFIX}{:x}", serial & 0xff_ffff)
+            format!("{ANONYMOUS_PREFIX}{id}")
         } else {
-            format!("{ANONYMOUS_PREFIX}{label}#{:x}", serial & 0xffff)
+            format!("{ANONYMOUS_PREFIX}{label}#{id}")
         };
-        match self
-            .create(name.clone(), BotKind::Anonymous, BotProfile::default())
-            .await
-        {
-            Err(ArenaError::NameTaken(_)) => {
-                // Two mints in the same millisecond: try once more with the bot id spelled out.
-                let name = format!("{name}-{}", self.shared.directory.next_id());
-                self.create(name, BotKind::Anonymous, BotProfile::default())
-                    .await
-            }
-            other => other,
-        }
+        let supported_variants = if supported_variants.is_empty() {
+            // Anonymous bots are for trying things out: they play every variant they are asked to.
+            self.shared
+                .kits
+                .iter()
+                .flat_map(|k| k.variants().iter().map(|v| (*v).to_owned()))
+                .collect()
+        } else {
+            supported_variants
+        };
+        let profile = BotProfile {
+            supported_variants,
+            ..BotProfile::default()
+        };
+        self.create(id, name, BotKind::Anonymous, profile).await
     }
 
     /// Issues a new token for a bot; the old one stops working at once.
@@ -924,14 +975,10 @@ impl Arena {
         let deadline = self.now() + wait_ms.clamp(0, self.shared.config.max_wait_ms);
         let mut changes = log.subscribe();
         loop {
+            // Asking the match first brings it up to date with the clock.
+            let status = self.status_of(id).await;
             let page = log.page(since, reader, limit);
             if !page.events.is_empty() || self.now() >= deadline {
-                let status = self
-                    .snapshot(id, Reader::SPECTATOR)
-                    .await
-                    .ok()
-                    .and_then(|s| serde_json::from_value(s["status"].clone()).ok())
-                    .unwrap_or(MatchStatus::Running);
                 return Ok(page_json(id, since, page, status));
             }
             tokio::select! {
@@ -939,6 +986,13 @@ impl Arena {
                 () = self.shared.clock.sleep_until(deadline) => {}
             }
         }
+    }
+
+    /// A match's status, after bringing it up to date with the clock.
+    async fn status_of(&self, id: MatchId) -> MatchStatus {
+        self.ask(id, |reply| Command::Status { reply })
+            .await
+            .unwrap_or(MatchStatus::Running)
     }
 
     /// The decisions `bot` has to make in a match; waits up to `wait_ms` for one.

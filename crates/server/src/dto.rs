@@ -76,8 +76,10 @@ pub struct NewBot {
 #[derive(Debug, Default, Deserialize, ToSchema)]
 #[serde(default)]
 pub struct AnonymousRequest {
-    /// An optional label shown in the bot's name (`anon:<label>#…`).
+    /// An optional label shown in the bot's name (`anon:<label>#<id>`).
     pub name: Option<String>,
+    /// The Othello variants it plays (default: all of them).
+    pub supported_variants: Vec<String>,
 }
 
 /// Registering a bot (administrator).

@@ -33,7 +33,10 @@ pub(crate) async fn mint_anonymous(
     ClientIp(ip): ClientIp,
     ApiJson(body): ApiJson<AnonymousRequest>,
 ) -> ApiResult<(StatusCode, Json<NewBot>)> {
-    let (bot, token) = state.arena.mint_anonymous(ip, body.name.as_deref()).await?;
+    let (bot, token) = state
+        .arena
+        .mint_anonymous(ip, body.name.as_deref(), body.supported_variants)
+        .await?;
     Ok((
         StatusCode::CREATED,
         Json(NewBot {

@@ -1,0 +1,302 @@
+//! The test harness: a real server on port 0 with a fresh database and an injected clock.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use arbiter_arena::{Arena, ArenaConfig, ManualClock};
+use arbiter_store_sqlite::SqliteStore;
+use futures::StreamExt;
+use reqwest::{Client, Method, StatusCode};
+use serde_json::{Value, json};
+
+/// The administrator token of test servers.
+pub(crate) const ADMIN: &str = "test-admin-token";
+/// The clock's reading when a test starts (2026-11-29).
+pub(crate) const T0: i64 = 1_795_900_000_000;
+
+/// A running test server.
+pub(crate) struct TestApp {
+    pub(crate) base: String,
+    pub(crate) clock: ManualClock,
+    pub(crate) client: Client,
+    pub(crate) arena: Arena,
+    pub(crate) dir: tempfile::TempDir,
+    server: tokio::task::JoinHandle<()>,
+}
+
+/// A response: status and JSON body (`Null` when the body is not JSON).
+#[derive(Debug)]
+pub(crate) struct Reply {
+    pub(crate) status: StatusCode,
+    pub(crate) body: Value,
+    pub(crate) headers: reqwest::header::HeaderMap,
+}
+
+impl Reply {
+    /// Asserts a status and returns the body.
+    #[track_caller]
+    pub(crate) fn expect(self, status: u16) -> Value {
+        assert_eq!(
+            self.status.as_u16(),
+            status,
+            "unexpected status; body: {}",
+            self.body
+        );
+        self.body
+    }
+
+    /// Asserts an error status and code.
+    #[track_caller]
+    pub(crate) fn expect_error(self, status: u16, code: &str) -> Value {
+        let body = self.expect(status);
+        assert_eq!(body["error"], code, "body: {body}");
+        assert!(
+            body["message"].as_str().is_some_and(|m| !m.is_empty()),
+            "an error explains itself: {body}"
+        );
+        body
+    }
+}
+
+pub(crate) async fn spawn_app() -> TestApp {
+    spawn_app_with(ArenaConfig::default()).await
+}
+
+pub(crate) async fn spawn_app_with(config: ArenaConfig) -> TestApp {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let clock = ManualClock::new(T0);
+    start_on(dir, clock, config).await
+}
+
+/// Starts a server on the database in `dir` with `clock`.
+pub(crate) async fn start_on(
+    dir: tempfile::TempDir,
+    clock: ManualClock,
+    config: ArenaConfig,
+) -> TestApp {
+    let store = SqliteStore::open(&dir.path().join("arbiter.db"))
+        .await
+        .expect("store");
+    let arena = Arena::start(
+        config,
+        Arc::new(clock.clone()),
+        Arc::new(store),
+        Some(ADMIN),
+    )
+    .await
+    .expect("arena");
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("port 0");
+    let base = format!("http://{}/api/v1", listener.local_addr().expect("address"));
+    let served = arena.clone();
+    let server = tokio::spawn(async move {
+        arbiter_server::serve(listener, served, std::future::pending())
+            .await
+            .expect("serve");
+    });
+    TestApp {
+        base,
+        clock,
+        client: Client::new(),
+        arena,
+        dir,
+        server,
+    }
+}
+
+impl TestApp {
+    /// Stops this server and its arena; returns what a restart needs.
+    pub(crate) async fn stop(self) -> (tempfile::TempDir, ManualClock) {
+        self.arena.shutdown().await;
+        self.server.abort();
+        (self.dir, self.clock)
+    }
+
+    pub(crate) async fn call(
+        &self,
+        method: Method,
+        path: &str,
+        token: Option<&str>,
+        body: Option<Value>,
+    ) -> Reply {
+        let mut request = self.client.request(method, format!("{}{path}", self.base));
+        if let Some(token) = token {
+            request = request.bearer_auth(token);
+        }
+        if let Some(body) = body {
+            request = request.body(body.to_string());
+        }
+        let response = request.send().await.expect("request sent");
+        let status = response.status();
+        let headers = response.headers().clone();
+        let text = response.text().await.expect("body");
+        Reply {
+            status,
+            body: serde_json::from_str(&text).unwrap_or(Value::Null),
+            headers,
+        }
+    }
+
+    pub(crate) async fn get(&self, path: &str, token: Option<&str>) -> Reply {
+        self.call(Method::GET, path, token, None).await
+    }
+
+    pub(crate) async fn post(&self, path: &str, token: Option<&str>, body: Value) -> Reply {
+        self.call(Method::POST, path, token, Some(body)).await
+    }
+
+    /// Registers a bot with the administrator token; returns (id, token).
+    pub(crate) async fn register(&self, name: &str) -> (i64, String) {
+        let body = self.post("/admin/bots", Some(ADMIN), json!({"name": name, "supported_variants": ["std", "anti", "grand", "octagon", "reversi"]})).await.expect(201);
+        (
+            body["bot"]["id"].as_i64().expect("id"),
+            body["token"].as_str().expect("token").to_owned(),
+        )
+    }
+
+    /// Mints an anonymous bot; returns (id, token).
+    pub(crate) async fn anonymous(&self) -> (i64, String) {
+        let body = self.post("/bots/anon", None, json!({})).await.expect(201);
+        (
+            body["bot"]["id"].as_i64().expect("id"),
+            body["token"].as_str().expect("token").to_owned(),
+        )
+    }
+
+    /// `challenger` challenges `opponent`; returns the match id.
+    pub(crate) async fn challenge(&self, challenger: &str, opponent: &str, extra: Value) -> i64 {
+        let mut body = json!({"opponent": opponent});
+        if let (Some(body), Some(extra)) = (body.as_object_mut(), extra.as_object()) {
+            body.extend(extra.clone());
+        }
+        self.post("/challenges", Some(challenger), body)
+            .await
+            .expect(201)["id"]
+            .as_i64()
+            .expect("match id")
+    }
+
+    /// Registers two bots and starts a paired std match between them.
+    pub(crate) async fn running_match(&self) -> (i64, String, String) {
+        let (_, a) = self.register("Alpha").await;
+        let (_, b) = self.register("Beta").await;
+        let id = self.challenge(&a, "Beta", json!({})).await;
+        self.post(&format!("/challenges/{id}/accept"), Some(&b), json!({}))
+            .await
+            .expect(200);
+        (id, a, b)
+    }
+
+    /// The pending decisions of a bot in a match, returned at once.
+    pub(crate) async fn turns(&self, id: i64, token: &str) -> Vec<Value> {
+        let body = self
+            .get(&format!("/matches/{id}/turns"), Some(token))
+            .await
+            .expect(200);
+        body["turns"].as_array().cloned().unwrap_or_default()
+    }
+
+    /// Plays the first legal move of each pending decision of `token` in match `id`.
+    pub(crate) async fn play_first_moves(&self, id: i64, token: &str) -> Vec<Value> {
+        let mut replies = Vec::new();
+        for turn in self.turns(id, token).await {
+            let mv = turn["request"]["legal_moves"]
+                .get(0)
+                .cloned()
+                .unwrap_or(json!(-1));
+            let body = json!({"leg": turn["leg"], "revision": turn["revision"], "move": mv});
+            replies.push(
+                self.post(&format!("/matches/{id}/moves"), Some(token), body)
+                    .await
+                    .expect(200),
+            );
+        }
+        replies
+    }
+
+    /// Moves the clock and lets woken tasks run.
+    pub(crate) async fn advance(&self, ms: i64) {
+        self.clock.advance(ms);
+        settle().await;
+    }
+
+    /// The match, as a spectator sees it.
+    pub(crate) async fn snapshot(&self, id: i64) -> Value {
+        self.get(&format!("/matches/{id}"), None).await.expect(200)
+    }
+
+    /// Opens the bot's event stream.
+    pub(crate) async fn stream(&self, token: &str) -> Lines {
+        let response = self
+            .client
+            .get(format!("{}/stream", self.base))
+            .bearer_auth(token)
+            .send()
+            .await
+            .expect("stream");
+        assert_eq!(response.status(), 200, "stream refused");
+        assert_eq!(response.headers()["content-type"], "application/x-ndjson");
+        Lines {
+            bytes: Box::pin(response.bytes_stream()),
+            buffer: Vec::new(),
+        }
+    }
+}
+
+/// Lets spawned tasks (match actors woken by the clock) run to completion of their step.
+pub(crate) async fn settle() {
+    for _ in 0..20 {
+        tokio::task::yield_now().await;
+    }
+    tokio::time::sleep(Duration::from_millis(20)).await;
+}
+
+/// An NDJSON stream, read line by line.
+pub(crate) struct Lines {
+    bytes: std::pin::Pin<Box<dyn futures::Stream<Item = reqwest::Result<bytes::Bytes>> + Send>>,
+    buffer: Vec<u8>,
+}
+
+impl Lines {
+    /// The next line as JSON; fails the test if none arrives within two seconds.
+    pub(crate) async fn next(&mut self) -> Value {
+        loop {
+            if let Some(end) = self.buffer.iter().position(|&b| b == b'\n') {
+                let line: Vec<u8> = self.buffer.drain(..=end).collect();
+                return serde_json::from_slice(&line).expect("each line is one JSON object");
+            }
+            let chunk = tokio::time::timeout(Duration::from_secs(2), self.bytes.next())
+                .await
+                .expect("a line arrives")
+                .expect("the stream is open")
+                .expect("no transport error");
+            self.buffer.extend_from_slice(&chunk);
+        }
+    }
+
+    /// The next line whose `type` is `kind`, skipping others.
+    pub(crate) async fn next_of(&mut self, kind: &str) -> Value {
+        loop {
+            let line = self.next().await;
+            if line["type"] == kind {
+                return line;
+            }
+        }
+    }
+
+    /// Whether a complete line is already waiting, without waiting for more.
+    pub(crate) async fn nothing_pending(&mut self) -> bool {
+        if self.buffer.contains(&b'\n') {
+            return false;
+        }
+        match tokio::time::timeout(Duration::from_millis(50), self.bytes.next()).await {
+            Err(_) => true,
+            Ok(Some(Ok(chunk))) => {
+                self.buffer.extend_from_slice(&chunk);
+                !self.buffer.contains(&b'\n')
+            }
+            Ok(_) => false,
+        }
+    }
+}

@@ -1,0 +1,10 @@
+//! The native API over real HTTP: a server on port 0, a fresh database per test and an
+//! injected clock, so every timeout is reached by moving the clock, never by sleeping.
+
+mod errors;
+mod helpers;
+mod identity;
+mod lifecycle;
+mod matches;
+mod restart;
+mod streams;
