@@ -26,14 +26,35 @@ fn start(database: &std::path::Path) -> Server {
         .expect("the server starts");
     let stdout = child.stdout.take().expect("stdout");
     let mut line = String::new();
-    BufReader::new(stdout).read_line(&mut line).expect("the server prints its address");
-    let address = line.trim().rsplit(' ').next().expect("an address").to_owned();
+    BufReader::new(stdout)
+        .read_line(&mut line)
+        .expect("the server prints its address");
+    let address = line
+        .trim()
+        .rsplit(' ')
+        .next()
+        .expect("an address")
+        .to_owned();
     assert!(address.starts_with("http://127.0.0.1:"), "{line}");
-    Server { child, base: format!("{address}/api/v1") }
+    Server {
+        child,
+        base: format!("{address}/api/v1"),
+    }
 }
 
-async fn call(client: &reqwest::Client, method: reqwest::Method, url: String, token: &str, body: Value) -> (u16, Value) {
-    let response = client.request(method, url).bearer_auth(token).body(body.to_string()).send().await;
+async fn call(
+    client: &reqwest::Client,
+    method: reqwest::Method,
+    url: String,
+    token: &str,
+    body: Value,
+) -> (u16, Value) {
+    let response = client
+        .request(method, url)
+        .bearer_auth(token)
+        .body(body.to_string())
+        .send()
+        .await;
     match response {
         Ok(response) => {
             let status = response.status().as_u16();
@@ -45,16 +66,39 @@ async fn call(client: &reqwest::Client, method: reqwest::Method, url: String, to
 
 /// Plays the first legal move of every pending decision of `token`, forever; records each
 /// acknowledged move as (leg, revision after the move).
-async fn play(client: reqwest::Client, base: String, id: i64, token: String, acknowledged: Arc<Mutex<Vec<(i64, i64)>>>) {
+async fn play(
+    client: reqwest::Client,
+    base: String,
+    id: i64,
+    token: String,
+    acknowledged: Arc<Mutex<Vec<(i64, i64)>>>,
+) {
     loop {
-        let (status, turns) = call(&client, reqwest::Method::GET, format!("{base}/matches/{id}/turns?wait=1"), &token, Value::Null).await;
+        let (status, turns) = call(
+            &client,
+            reqwest::Method::GET,
+            format!("{base}/matches/{id}/turns?wait=1"),
+            &token,
+            Value::Null,
+        )
+        .await;
         if status != 200 {
             return;
         }
         for turn in turns["turns"].as_array().cloned().unwrap_or_default() {
-            let mv = turn["request"]["legal_moves"].get(0).cloned().unwrap_or(json!(-1));
+            let mv = turn["request"]["legal_moves"]
+                .get(0)
+                .cloned()
+                .unwrap_or(json!(-1));
             let body = json!({"leg": turn["leg"], "revision": turn["revision"], "move": mv});
-            let (status, reply) = call(&client, reqwest::Method::POST, format!("{base}/matches/{id}/moves"), &token, body).await;
+            let (status, reply) = call(
+                &client,
+                reqwest::Method::POST,
+                format!("{base}/matches/{id}/moves"),
+                &token,
+                body,
+            )
+            .await;
             if status == 200 {
                 let leg = reply["leg"].as_i64().expect("leg");
                 let revision = reply["revision"].as_i64().expect("revision");
@@ -77,23 +121,56 @@ async fn every_acknowledged_move_survives_sigkill() {
         let client = client.clone();
         let base = base.clone();
         async move {
-            let (status, body) = call(&client, reqwest::Method::POST, format!("{base}/admin/bots"), ADMIN, json!({"name": name})).await;
+            let (status, body) = call(
+                &client,
+                reqwest::Method::POST,
+                format!("{base}/admin/bots"),
+                ADMIN,
+                json!({"name": name}),
+            )
+            .await;
             assert_eq!(status, 201, "{body}");
             body["token"].as_str().expect("token").to_owned()
         }
     };
     let alpha = register("Alpha").await;
     let beta = register("Beta").await;
-    let (status, created) = call(&client, reqwest::Method::POST, format!("{base}/challenges"), &alpha, json!({"opponent": "Beta"})).await;
+    let (status, created) = call(
+        &client,
+        reqwest::Method::POST,
+        format!("{base}/challenges"),
+        &alpha,
+        json!({"opponent": "Beta"}),
+    )
+    .await;
     assert_eq!(status, 201, "{created}");
     let id = created["id"].as_i64().expect("id");
-    let (status, _) = call(&client, reqwest::Method::POST, format!("{base}/challenges/{id}/accept"), &beta, json!({})).await;
+    let (status, _) = call(
+        &client,
+        reqwest::Method::POST,
+        format!("{base}/challenges/{id}/accept"),
+        &beta,
+        json!({}),
+    )
+    .await;
     assert_eq!(status, 200);
 
     let acknowledged = Arc::new(Mutex::new(Vec::new()));
     let players = [
-        tokio::spawn(play(client.clone(), base.clone(), id, alpha.clone(), acknowledged.clone())),
-        tokio::spawn(play(client.clone(), base.clone(), id, beta.clone(), acknowledged.clone())),
+        tokio::spawn(play(
+            client.clone(),
+            base.clone(),
+            id,
+            alpha.clone(),
+            acknowledged.clone(),
+        )),
+        tokio::spawn(play(
+            client.clone(),
+            base.clone(),
+            id,
+            beta.clone(),
+            acknowledged.clone(),
+        )),
     ];
     // Kill the server while both bots are sending moves as fast as they can.
     while acknowledged.lock().expect("lock").len() < 30 {
@@ -109,27 +186,69 @@ async fn every_acknowledged_move_survives_sigkill() {
 
     let mut server = start(&database);
     let base = server.base.clone();
-    let (status, export) = call(&client, reqwest::Method::GET, format!("{base}/matches/{id}/export"), &alpha, Value::Null).await;
+    let (status, export) = call(
+        &client,
+        reqwest::Method::GET,
+        format!("{base}/matches/{id}/export"),
+        &alpha,
+        Value::Null,
+    )
+    .await;
     assert_eq!(status, 200);
     let stored: Vec<(i64, i64)> = export["events"]
         .as_array()
         .expect("events")
         .iter()
         .filter(|e| e["type"] == "move")
-        .map(|e| (e["data"]["leg"].as_i64().expect("leg"), e["data"]["revision"].as_i64().expect("revision")))
+        .map(|e| {
+            (
+                e["data"]["leg"].as_i64().expect("leg"),
+                e["data"]["revision"].as_i64().expect("revision"),
+            )
+        })
         .collect();
     for ack in &acknowledged {
-        assert!(stored.contains(ack), "acknowledged move {ack:?} was lost; stored {stored:?}");
+        assert!(
+            stored.contains(ack),
+            "acknowledged move {ack:?} was lost; stored {stored:?}"
+        );
     }
-    let seqs: Vec<i64> = export["events"].as_array().expect("events").iter().filter_map(|e| e["seq"].as_i64()).collect();
-    assert!(seqs.iter().enumerate().all(|(i, &s)| s == i as i64 + 1), "the log has no gaps");
+    let seqs: Vec<i64> = export["events"]
+        .as_array()
+        .expect("events")
+        .iter()
+        .filter_map(|e| e["seq"].as_i64())
+        .collect();
+    assert!(
+        seqs.iter().enumerate().all(|(i, &s)| s == i as i64 + 1),
+        "the log has no gaps"
+    );
 
     // The match resumed and play goes on.
-    let (_, snapshot) = call(&client, reqwest::Method::GET, format!("{base}/matches/{id}"), &alpha, Value::Null).await;
+    let (_, snapshot) = call(
+        &client,
+        reqwest::Method::GET,
+        format!("{base}/matches/{id}"),
+        &alpha,
+        Value::Null,
+    )
+    .await;
     assert_eq!(snapshot["status"], "running", "{snapshot}");
     let more = Arc::new(Mutex::new(Vec::new()));
-    let resumed = tokio::spawn(play(client.clone(), base.clone(), id, alpha.clone(), more.clone()));
-    let other = tokio::spawn(play(client.clone(), base.clone(), id, beta.clone(), more.clone()));
+    let resumed = tokio::spawn(play(
+        client.clone(),
+        base.clone(),
+        id,
+        alpha.clone(),
+        more.clone(),
+    ));
+    let other = tokio::spawn(play(
+        client.clone(),
+        base.clone(),
+        id,
+        beta.clone(),
+        more.clone(),
+    ));
     while more.lock().expect("lock").is_empty() {
         tokio::time::sleep(std::time::Duration::from_millis(2)).await;
     }

@@ -152,10 +152,26 @@ impl Actor {
 
     /// Applies whatever the clock has made happen, and stores it.
     async fn advance(&mut self) {
+        self.advance_with(false).await;
+    }
+
+    /// Like [`Actor::advance`]; `presence_changed` re-evaluates presence even when no
+    /// deadline is due.
+    async fn advance_with(&mut self, presence_changed: bool) {
         if !self.progress.is_open() {
             return;
         }
         let now = self.now();
+        if !presence_changed {
+            // The common case, on every move: nothing is due, so nothing needs copying.
+            let presence = |bot| self.shared.directory.presence(bot, now);
+            let due = live::next_deadline(&self.setup, &self.progress, &presence);
+            if due.is_none_or(|at| at > now)
+                && live::presence_settled(&self.setup, &self.progress, &presence)
+            {
+                return;
+            }
+        }
         let mut next = self.progress.clone();
         live::tick(&self.setup, &mut next, now, &|bot| {
             self.shared.directory.presence(bot, now)
@@ -252,7 +268,9 @@ impl Actor {
             }
         }
         let humans = [!self.is_house(0), !self.is_house(1)];
-        for turn in live::turns(&self.setup, &self.progress, humans, now) {
+        let announced = &self.announced;
+        let fresh = |leg: usize, revision: u64| !announced.contains(&(leg, revision));
+        for turn in live::turns(&self.setup, &self.progress, humans, now, &fresh) {
             if self.announced.insert((turn.leg, turn.revision)) {
                 self.shared.feeds.send(
                     self.setup.bots[turn.participant].id,
@@ -366,7 +384,7 @@ impl Actor {
                     .await;
                 let _ = reply.send(result.map(|()| self.summary()));
             }
-            Command::Presence => self.advance().await,
+            Command::Presence => self.advance_with(true).await,
             Command::Snapshot { reader, reply } => {
                 self.advance().await;
                 let _ = reply.send(live::snapshot(
@@ -382,7 +400,7 @@ impl Actor {
             }
             Command::Turns { who, reply } => {
                 self.advance().await;
-                let turns = live::turns(&self.setup, &self.progress, who, self.now());
+                let turns = live::turns(&self.setup, &self.progress, who, self.now(), &|_, _| true);
                 let _ = reply.send((
                     self.progress.status,
                     turns.iter().map(|t| t.to_json(self.setup.id)).collect(),
@@ -402,6 +420,7 @@ impl Actor {
                     &self.progress,
                     self.setup.participants_of(bot),
                     now,
+                    &|_, _| true,
                 ) {
                     let _ = stream.try_send(turn_line(&turn, self.setup.id));
                 }

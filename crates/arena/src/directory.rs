@@ -201,6 +201,13 @@ impl Directory {
         Ok((entry.bot(), !was_online))
     }
 
+    /// Marks every bot as seen at `now_ms` (when the server starts).
+    pub fn seen_all(&self, now_ms: i64) {
+        for entry in self.lock().by_id.values_mut() {
+            entry.record.last_seen_ms = entry.record.last_seen_ms.max(now_ms);
+        }
+    }
+
     /// Reserves a name for a bot about to be created.
     pub fn reserve_name(&self, name: &str) -> Result<(), ArenaError> {
         let mut inner = self.lock();

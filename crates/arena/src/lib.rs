@@ -222,6 +222,9 @@ impl Arena {
             admin_hash: admin_token.filter(|t| !t.is_empty()).map(token::hash),
             stopping: tokio::sync::watch::channel(false).0,
         });
+        // Nobody could connect while the server was down: every bot gets the usual grace to
+        // come back before it counts as gone.
+        shared.directory.seen_all(shared.clock.now_ms());
         let arena = Arena { shared };
         arena.ensure_house_bots().await?;
         arena.resume(open_matches, last_heartbeat).await?;
@@ -291,6 +294,7 @@ impl Arena {
                 live::abort_technical(&setup, &mut progress, now);
             } else {
                 live::shift_time(&mut progress, downtime);
+                live::watch_from(&mut progress, now);
                 progress.row_changed = true;
             }
             tracing::info!(match_id = record.id, status = ?progress.status, downtime_ms = downtime, "resumed match");

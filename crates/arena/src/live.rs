@@ -181,6 +181,9 @@ pub(crate) struct Progress {
     absent_since: [Option<i64>; 2],
     /// When each participant was last seen gone.
     seen_gone_at: [Option<i64>; 2],
+    /// Absence is counted from this time at the earliest: the match's start, or the moment
+    /// it was resumed after a restart (when nobody could have been connected).
+    pub(crate) watch_from_ms: i64,
     pub(crate) result: Option<Value>,
     pub(crate) seq: i64,
     /// Events produced by the current step and not yet stored.
@@ -233,6 +236,7 @@ pub(crate) fn challenge(setup: &Setup, now_ms: i64) -> Progress {
         moved: [false; 2],
         absent_since: [None; 2],
         seen_gone_at: [None; 2],
+        watch_from_ms: now_ms,
         result: None,
         seq: 0,
         fresh: Vec::new(),
@@ -293,6 +297,7 @@ pub(crate) fn start(setup: &Setup, progress: &mut Progress, now_ms: i64) -> Resu
     });
     progress.legs = legs;
     progress.started_ms = Some(now_ms);
+    progress.watch_from_ms = now_ms;
     progress.set_status(MatchStatus::Running);
     note_first_turns(progress, now_ms);
     progress.emit(setup, now_ms, Audience::Everyone, "started", payload);
@@ -881,7 +886,8 @@ fn update_absence(
             (Presence::Offline { since_ms }, Presence::Online { .. }) => {
                 if progress.absent_since[participant].is_none() {
                     let other_back = progress.seen_gone_at[other].unwrap_or(i64::MIN);
-                    progress.absent_since[participant] = Some(since_ms.max(other_back));
+                    progress.absent_since[participant] =
+                        Some(since_ms.max(other_back).max(progress.watch_from_ms));
                 }
             }
             _ => progress.absent_since[participant] = None,
@@ -904,8 +910,15 @@ impl Turn {
     }
 }
 
-/// The decisions pending for the participants selected by `who`.
-pub(crate) fn turns(setup: &Setup, progress: &Progress, who: [bool; 2], now_ms: i64) -> Vec<Turn> {
+/// The decisions pending for the participants selected by `who`, in legs and at revisions
+/// `wanted` accepts (building an engine request costs, so callers skip what they have sent).
+pub(crate) fn turns(
+    setup: &Setup,
+    progress: &Progress,
+    who: [bool; 2],
+    now_ms: i64,
+    wanted: &dyn Fn(usize, u64) -> bool,
+) -> Vec<Turn> {
     if progress.status != MatchStatus::Running {
         return Vec::new();
     }
@@ -915,7 +928,7 @@ pub(crate) fn turns(setup: &Setup, progress: &Progress, who: [bool; 2], now_ms: 
         .enumerate()
         .filter_map(|(i, leg)| {
             let (seat, participant) = leg.mover()?;
-            if !who[participant] {
+            if !who[participant] || !wanted(i, leg.revision) {
                 return None;
             }
             let remaining = leg.remaining_ms(seat, now_ms).max(0);
@@ -1039,7 +1052,7 @@ pub(crate) fn snapshot(setup: &Setup, progress: &Progress, reader: Reader, now_m
         let you: Vec<usize> = (0..2).filter(|&p| reader.participants[p]).collect();
         snapshot["you"] = json!(you);
         snapshot["turns"] = json!(
-            turns(setup, progress, reader.participants, now_ms)
+            turns(setup, progress, reader.participants, now_ms, &|_, _| true)
                 .iter()
                 .map(|t| t.to_json(setup.id))
                 .collect::<Vec<_>>()
@@ -1151,6 +1164,34 @@ pub(crate) fn shift_time(progress: &mut Progress, ms: i64) {
     }
     progress.absent_since = [None; 2];
     progress.seen_gone_at = [None; 2];
+}
+
+/// Starts counting absences afresh from `now_ms` (after a restart).
+pub(crate) fn watch_from(progress: &mut Progress, now_ms: i64) {
+    progress.watch_from_ms = now_ms;
+    progress.absent_since = [None; 2];
+    progress.seen_gone_at = [None; 2];
+}
+
+/// Whether the absence bookkeeping agrees with the bots' presence now, so that a wake-up
+/// with nothing due may skip the full update.
+pub(crate) fn presence_settled(
+    setup: &Setup,
+    progress: &Progress,
+    presence: &dyn Fn(BotId) -> Presence,
+) -> bool {
+    if progress.status != MatchStatus::Running || setup.self_play() {
+        return true;
+    }
+    let states = [
+        presence_of(setup, 0, presence),
+        presence_of(setup, 1, presence),
+    ];
+    (0..2).all(|p| {
+        let counting = matches!(states[p], Presence::Offline { .. })
+            && matches!(states[1 - p], Presence::Online { .. });
+        counting == progress.absent_since[p].is_some()
+    })
 }
 
 /// Ends a running or pending match after a long outage.

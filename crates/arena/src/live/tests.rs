@@ -50,7 +50,7 @@ fn started(setup: &Setup) -> Progress {
 
 /// Plays the first legal move of the side to move in `leg` at `now`.
 fn play_first(setup: &Setup, progress: &mut Progress, leg: usize, now: i64) -> Value {
-    let turn = turns(setup, progress, [true, true], now)
+    let turn = turns(setup, progress, [true, true], now, &|_, _| true)
         .into_iter()
         .find(|t| t.leg == leg)
         .expect("a pending turn");
@@ -162,7 +162,7 @@ fn only_the_right_bot_answers_a_challenge() {
 fn refused_moves_change_nothing_while_the_clock_runs() {
     let setup = setup(Format::Paired, TimeControl::default());
     let mut progress = started(&setup);
-    let turn = turns(&setup, &progress, [true, false], T0)
+    let turn = turns(&setup, &progress, [true, false], T0, &|_, _| true)
         .into_iter()
         .find(|t| t.leg == 0)
         .expect("black to move in leg 0");
