@@ -1,5 +1,6 @@
 //! The `arbiter` binary: argument parsing and wiring only.
 
+mod bench_command;
 mod bots_command;
 mod perft_command;
 mod serve_command;
@@ -22,6 +23,8 @@ enum Command {
     Bots(bots_command::BotsArgs),
     /// Count the leaves of an Othello-family game tree (move-generator test and benchmark).
     Perft(perft_command::PerftArgs),
+    /// Load-test a server: simulated bots play paired matches over HTTP.
+    Bench(bench_command::BenchArgs),
 }
 
 fn main() -> anyhow::Result<()> {
@@ -30,6 +33,7 @@ fn main() -> anyhow::Result<()> {
         Command::Perft(args) => perft_command::run(&args),
         Command::Serve(args) => runtime()?.block_on(serve_command::run(args)),
         Command::Bots(args) => runtime()?.block_on(bots_command::run(args)),
+        Command::Bench(args) => runtime()?.block_on(bench_command::run(args)),
     }
 }
 

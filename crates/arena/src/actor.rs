@@ -81,9 +81,7 @@ fn line(value: &Value) -> Line {
 
 /// A `turn` line: the decision's fields and `type`, flat.
 fn turn_line(turn: &live::Turn, match_id: arbiter_store::MatchId) -> Line {
-    let mut flat = turn.to_json(match_id);
-    flat["type"] = json!("turn");
-    line(&flat)
+    Line::from(turn.to_line(match_id))
 }
 
 impl Actor {

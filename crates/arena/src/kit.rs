@@ -9,6 +9,7 @@ use arbiter_othello::coord::{CoordError, move_from_index};
 use arbiter_othello::opening::random_opening;
 use arbiter_othello::{Opening, Othello, OthelloConfig, OthelloState, Variant, parse_move};
 use arbiter_rules::{DynGame, DynState, Erased, Random};
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 use crate::ArenaError;
@@ -99,8 +100,9 @@ pub trait GameKit: Send + Sync + 'static {
     ) -> Result<Vec<Value>, ArenaError>;
     /// Turns a move as a client sent it into the rules' action JSON.
     fn parse_action(&self, state: &dyn DynState, submitted: &Value) -> Result<Value, ArenaError>;
-    /// The engine request for the side to move.
-    fn engine_request(&self, state: &dyn DynState, turn: &TurnContext) -> Value;
+    /// The engine request for the side to move, serialized: it goes out as it is, many times a
+    /// second, so it is never built as a `Value`.
+    fn engine_request(&self, state: &dyn DynState, turn: &TurnContext) -> Box<RawValue>;
     /// A house bot's move for the side to move, within `deadline`.
     fn house_action(
         &self,
@@ -114,6 +116,11 @@ pub trait GameKit: Send + Sync + 'static {
 }
 
 static OTHELLO_GAME: Erased<Othello> = Erased::new();
+
+/// JSON `null`, as a raw value.
+fn null() -> Box<RawValue> {
+    RawValue::from_string("null".to_owned()).unwrap_or_default()
+}
 
 /// The Othello family.
 pub struct OthelloKit;
@@ -179,9 +186,9 @@ impl GameKit for OthelloKit {
         Ok(json!(mv.index()))
     }
 
-    fn engine_request(&self, state: &dyn DynState, turn: &TurnContext) -> Value {
+    fn engine_request(&self, state: &dyn DynState, turn: &TurnContext) -> Box<RawValue> {
         let Some(state) = othello_state(state) else {
-            return Value::Null;
+            return null();
         };
         let context = MatchContext {
             match_id: turn.match_id,
@@ -193,7 +200,8 @@ impl GameKit for OthelloKit {
             round_no: None,
             room_created_at: None,
         };
-        serde_json::to_value(EngineRequest::new(state, &context)).unwrap_or(Value::Null)
+        RawValue::from_string(EngineRequest::new(state, &context).to_line())
+            .unwrap_or_else(|_| null())
     }
 
     fn house_action(
@@ -298,7 +306,7 @@ mod tests {
             .game()
             .start(&configs[0], &mut Ctx::new(0, &mut rng))
             .expect("start");
-        let request = OthelloKit.engine_request(
+        let raw = OthelloKit.engine_request(
             state.as_ref(),
             &TurnContext {
                 match_id: 5,
@@ -307,6 +315,7 @@ mod tests {
                 ..TurnContext::default()
             },
         );
+        let request: Value = serde_json::from_str(raw.get()).expect("the request is JSON");
         assert_eq!(request["match_id"], 5);
         assert_eq!(
             request["placed"],

@@ -11,6 +11,7 @@ use arbiter_rules::{
 };
 use arbiter_store::{Audience, BotId, BotKind, EventRecord, MatchId, MatchStatus};
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 use crate::ArenaError;
@@ -103,7 +104,26 @@ pub(crate) struct Accepted {
     participant: usize,
     action: Value,
     at_ms: i64,
-    reply: Value,
+    reply: MoveReply,
+}
+
+/// What a client is told when its move is accepted (again, if it repeats the move).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub(crate) struct MoveReply {
+    match_id: MatchId,
+    leg: usize,
+    /// The leg's revision after the move.
+    revision: u64,
+    /// The move's event in the match log.
+    seq: i64,
+    leg_status: &'static str,
+    status: MatchStatus,
+}
+
+impl MoveReply {
+    pub(crate) fn to_json(self) -> Value {
+        serde_json::to_value(self).unwrap_or_default()
+    }
 }
 
 /// One board.
@@ -147,7 +167,7 @@ impl Leg {
         self.clocks_ms[seat.index()] - (now_ms - self.turn_started_ms)
     }
 
-    fn status(&self) -> &str {
+    fn status(&self) -> &'static str {
         match &self.ended {
             None => "active",
             Some(end) if end.reason == "timeout" => "timeout",
@@ -420,7 +440,7 @@ pub(crate) fn submit(
             .parse_action(leg.state.as_ref(), submitted)
             .is_ok_and(|a| a == earlier.action);
         if mine[earlier.participant] && same_action {
-            return Ok(earlier.reply.clone());
+            return Ok(earlier.reply.to_json());
         }
     }
     if leg.ended.is_some() {
@@ -510,21 +530,21 @@ fn play(
     }
     finish_leg_if_over(setup, progress, leg_index, now_ms);
     let leg = &mut progress.legs[leg_index];
-    let reply = json!({
-        "match_id": setup.id,
-        "leg": leg_index,
-        "revision": revision,
-        "seq": seq,
-        "leg_status": leg.status(),
-        "status": progress.status,
-    });
+    let reply = MoveReply {
+        match_id: setup.id,
+        leg: leg_index,
+        revision,
+        seq,
+        leg_status: leg.status(),
+        status: progress.status,
+    };
     leg.moves.push(Accepted {
         participant: mover,
         action,
         at_ms: now_ms,
-        reply: reply.clone(),
+        reply,
     });
-    Ok(reply)
+    Ok(reply.to_json())
 }
 
 /// Public game events, and private ones addressed to participants.
@@ -896,17 +916,34 @@ fn update_absence(
 }
 
 /// A decision a bot has to make now.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub(crate) struct Turn {
     pub(crate) participant: usize,
     pub(crate) leg: usize,
     pub(crate) revision: u64,
-    pub(crate) request: Value,
+    /// The complete engine request, serialized.
+    pub(crate) request: Box<RawValue>,
 }
 
 impl Turn {
+    /// The engine request as a `Value`.
+    pub(crate) fn request_json(&self) -> Value {
+        serde_json::from_str(self.request.get()).unwrap_or_default()
+    }
+
     pub(crate) fn to_json(&self, match_id: MatchId) -> Value {
-        json!({"match_id": match_id, "leg": self.leg, "revision": self.revision, "participant": self.participant, "request": self.request})
+        json!({"match_id": match_id, "leg": self.leg, "revision": self.revision, "participant": self.participant, "request": self.request_json()})
+    }
+
+    /// The stream line announcing the decision, built without an intermediate `Value`.
+    pub(crate) fn to_line(&self, match_id: MatchId) -> String {
+        format!(
+            "{{\"type\":\"turn\",\"match_id\":{match_id},\"leg\":{},\"revision\":{},\"participant\":{},\"request\":{}}}\n",
+            self.leg,
+            self.revision,
+            self.participant,
+            self.request.get()
+        )
     }
 }
 

@@ -17,6 +17,7 @@ use arbiter_arena::Arena;
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::response::IntoResponse;
+use axum::serve::ListenerExt;
 use tokio::net::TcpListener;
 use tower_http::catch_panic::CatchPanicLayer;
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
@@ -120,6 +121,12 @@ pub async fn serve(
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
     let service = app(arena).into_make_service_with_connect_info::<SocketAddr>();
+    // Stream lines and replies are small writes that must leave at once, not wait for more.
+    let listener = listener.tap_io(|stream| {
+        if let Err(error) = stream.set_nodelay(true) {
+            tracing::debug!(%error, "cannot set TCP_NODELAY");
+        }
+    });
     axum::serve(listener, service)
         .with_graceful_shutdown(shutdown)
         .await

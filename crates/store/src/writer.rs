@@ -74,7 +74,15 @@ async fn run(store: Arc<dyn Store>, mut receiver: mpsc::Receiver<Request>) {
         }
         writes.clear();
         writes.extend(batch.iter().flat_map(|r| r.writes.iter().cloned()));
-        match store.write_batch(&writes).await {
+        let started = std::time::Instant::now();
+        let result = store.write_batch(&writes).await;
+        tracing::debug!(
+            requests = batch.len(),
+            writes = writes.len(),
+            micros = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX),
+            "group commit"
+        );
+        match result {
             Ok(()) => {
                 for request in batch.drain(..) {
                     let _ = request.done.send(Ok(()));

@@ -54,7 +54,8 @@ fn play_first(setup: &Setup, progress: &mut Progress, leg: usize, now: i64) -> V
         .into_iter()
         .find(|t| t.leg == leg)
         .expect("a pending turn");
-    let legal = turn.request["legal_moves"].as_array().expect("legal moves");
+    let request = turn.request_json();
+    let legal = request["legal_moves"].as_array().expect("legal moves");
     let mv = legal.first().cloned().unwrap_or(json!(-1));
     let bot = setup.bots[turn.participant].id;
     submit(
@@ -166,14 +167,15 @@ fn refused_moves_change_nothing_while_the_clock_runs() {
         .into_iter()
         .find(|t| t.leg == 0)
         .expect("black to move in leg 0");
-    let legal: Vec<i64> = turn.request["legal_moves"]
+    let request = turn.request_json();
+    let legal: Vec<i64> = request["legal_moves"]
         .as_array()
         .expect("moves")
         .iter()
         .map(|m| m.as_i64().expect("index"))
         .collect();
     let illegal = (0..64)
-        .find(|sq| !legal.contains(sq) && turn.request["board"][*sq as usize] == 0)
+        .find(|sq| !legal.contains(sq) && request["board"][*sq as usize] == 0)
         .expect("an empty illegal square");
     let cases: Vec<(BotId, u8, u64, Value, ArenaError)> = vec![
         (9, 0, 0, json!(legal[0]), ArenaError::NotParticipant),

@@ -1,0 +1,576 @@
+//! `arbiter bench`: the load harness. It starts a server process, lets simulated bots play
+//! paired Othello matches over real HTTP (the NDJSON stream for turns, POSTs for moves), and
+//! reports moves per second, the latency from a move's POST to the opponent's `turn` line,
+//! the request rate of a trivial endpoint on the same server as the ceiling, and the
+//! server's memory per idle stream.
+
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+use clap::Args;
+use futures::{StreamExt, TryStreamExt};
+use http_body_util::{BodyExt, Full};
+use hyper::body::{Bytes, Incoming};
+use hyper::client::conn::http1::SendRequest;
+use hyper::header::{AUTHORIZATION, HOST};
+use hyper_util::rt::TokioIo;
+use serde::Deserialize;
+use serde_json::{Value, json};
+use tokio::sync::Notify;
+
+/// Options of `arbiter bench`.
+#[derive(Args)]
+pub(crate) struct BenchArgs {
+    /// Paired matches played at the same time.
+    #[arg(long, default_value_t = 500)]
+    matches: usize,
+    /// Seconds of play measured (after a short warm-up).
+    #[arg(long, default_value_t = 20)]
+    seconds: u64,
+    /// Pace the bots to this many moves per second in all (default: as fast as they can).
+    #[arg(long)]
+    rate: Option<u64>,
+    /// Idle streams opened to measure the server's memory per stream (0 to skip).
+    #[arg(long, default_value_t = 2_000)]
+    idle_streams: usize,
+    /// Seconds spent measuring the trivial endpoint.
+    #[arg(long, default_value_t = 5)]
+    ceiling_seconds: u64,
+}
+
+const ADMIN: &str = "bench-admin-token";
+
+/// The server under test: a child process.
+struct Server {
+    child: Child,
+    base: String,
+    _dir: tempfile::TempDir,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Server {
+    fn start() -> anyhow::Result<Server> {
+        let dir = tempfile::tempdir()?;
+        let mut child = Command::new(std::env::current_exe()?)
+            .args(["serve", "--listen", "127.0.0.1:0", "--database"])
+            .arg(dir.path().join("bench.db"))
+            .env("ARBITER_ADMIN_TOKEN", ADMIN)
+            .env(
+                "RUST_LOG",
+                std::env::var("ARBITER_BENCH_SERVER_LOG").unwrap_or_else(|_| "warn".to_owned()),
+            )
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .context("starting the server")?;
+        let stdout = child.stdout.take().context("the server's output")?;
+        let mut line = String::new();
+        BufReader::new(stdout).read_line(&mut line)?;
+        let address = line
+            .trim()
+            .rsplit(' ')
+            .next()
+            .unwrap_or_default()
+            .to_owned();
+        if !address.starts_with("http://") {
+            bail!("the server did not start: {line:?}");
+        }
+        Ok(Server {
+            child,
+            base: format!("{address}/api/v1"),
+            _dir: dir,
+        })
+    }
+
+    /// Resident memory of the server process in KiB (Linux).
+    fn rss_kib(&self) -> Option<u64> {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).ok()?;
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmRSS:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+    }
+
+    /// CPU time the server process has used, in seconds (Linux).
+    fn cpu_seconds(&self) -> Option<f64> {
+        let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.child.id())).ok()?;
+        let fields: Vec<&str> = stat.rsplit(')').next()?.split_whitespace().collect();
+        let ticks: f64 =
+            fields.get(11)?.parse::<f64>().ok()? + fields.get(12)?.parse::<f64>().ok()?;
+        Some(ticks / 100.0)
+    }
+}
+
+/// When each move was posted, by (match, leg, revision after the move).
+type SentMoves = HashMap<(i64, u64, u64), Instant>;
+
+/// Counters shared by the simulated bots.
+#[derive(Default)]
+struct Stats {
+    measuring: AtomicBool,
+    stop: AtomicBool,
+    moves: AtomicU64,
+    refused: AtomicU64,
+    latencies_us: Mutex<Vec<u32>>,
+    /// When each move was posted, sharded by match.
+    sent: Vec<Mutex<SentMoves>>,
+}
+
+impl Stats {
+    fn new() -> Stats {
+        Stats {
+            sent: (0..64).map(|_| Mutex::new(HashMap::new())).collect(),
+            ..Stats::default()
+        }
+    }
+
+    fn shard(&self, match_id: i64) -> &Mutex<SentMoves> {
+        &self.sent[usize::try_from(match_id.rem_euclid(64)).unwrap_or(0)]
+    }
+}
+
+/// Hands out evenly spaced send times for a paced run.
+struct Pacer {
+    start: Instant,
+    interval_ns: u64,
+    next: AtomicU64,
+}
+
+impl Pacer {
+    async fn wait(&self) {
+        let slot = self.next.fetch_add(self.interval_ns, Ordering::Relaxed);
+        tokio::time::sleep_until((self.start + Duration::from_nanos(slot)).into()).await;
+    }
+}
+
+#[derive(Deserialize)]
+struct StreamLine<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: &'a str,
+    match_id: Option<i64>,
+    leg: Option<u64>,
+    revision: Option<u64>,
+    request: Option<Request>,
+    #[serde(rename = "match")]
+    summary: Option<serde::de::IgnoredAny>,
+}
+
+#[derive(Deserialize)]
+struct Request {
+    legal_moves: Vec<i64>,
+}
+
+struct Bot {
+    token: String,
+    finished: Notify,
+}
+
+/// One keep-alive HTTP/1.1 connection, driven directly: the bots make tens of thousands of
+/// requests a second on the same two cores as the server, so the client must cost little.
+struct Connection {
+    sender: SendRequest<Full<Bytes>>,
+    host: String,
+    authorization: String,
+}
+
+impl Connection {
+    async fn open(address: &str, token: &str) -> anyhow::Result<Connection> {
+        let stream = tokio::net::TcpStream::connect(address).await?;
+        stream.set_nodelay(true)?;
+        let (sender, connection) =
+            hyper::client::conn::http1::handshake(TokioIo::new(stream)).await?;
+        tokio::spawn(connection);
+        Ok(Connection {
+            sender,
+            host: address.to_owned(),
+            authorization: format!("Bearer {token}"),
+        })
+    }
+
+    async fn send(
+        &mut self,
+        method: hyper::Method,
+        path: &str,
+        body: Bytes,
+    ) -> anyhow::Result<hyper::Response<Incoming>> {
+        self.sender.ready().await?;
+        let request = hyper::Request::builder()
+            .method(method)
+            .uri(path)
+            .header(HOST, &self.host)
+            .header(AUTHORIZATION, &self.authorization)
+            .body(Full::new(body))?;
+        Ok(self.sender.send_request(request).await?)
+    }
+
+    /// Sends a request and reads the whole reply; returns the status.
+    async fn call(
+        &mut self,
+        method: hyper::Method,
+        path: &str,
+        body: Bytes,
+    ) -> anyhow::Result<u16> {
+        let response = self.send(method, path, body).await?;
+        let status = response.status().as_u16();
+        response.into_body().collect().await?;
+        Ok(status)
+    }
+}
+
+async fn post(
+    client: &reqwest::Client,
+    url: String,
+    token: &str,
+    body: String,
+) -> anyhow::Result<(u16, Value)> {
+    let response = client
+        .post(url)
+        .bearer_auth(token)
+        .body(body)
+        .send()
+        .await?;
+    let status = response.status().as_u16();
+    Ok((status, response.json().await.unwrap_or(Value::Null)))
+}
+
+/// Reads one bot's stream: answers every turn at once with its first legal move, and notes
+/// finished matches.
+async fn run_bot(
+    address: String,
+    bot: Arc<Bot>,
+    stats: Arc<Stats>,
+    pacer: Option<Arc<Pacer>>,
+) -> anyhow::Result<()> {
+    let mut listener = Connection::open(&address, &bot.token).await?;
+    let mut poster = Connection::open(&address, &bot.token).await?;
+    let response = listener
+        .send(hyper::Method::GET, "/api/v1/stream", Bytes::new())
+        .await?;
+    if !response.status().is_success() {
+        bail!("stream refused: {}", response.status());
+    }
+    let mut body = response.into_body();
+    let mut buffer: Vec<u8> = Vec::with_capacity(4096);
+    while let Some(frame) = body.frame().await {
+        let Ok(chunk) = frame?.into_data() else {
+            continue;
+        };
+        buffer.extend_from_slice(&chunk);
+        while let Some(end) = buffer.iter().position(|&b| b == b'\n') {
+            let line: Vec<u8> = buffer.drain(..=end).collect();
+            let Ok(parsed) = serde_json::from_slice::<StreamLine<'_>>(&line) else {
+                continue;
+            };
+            match parsed.kind {
+                "turn" => {
+                    let (Some(id), Some(leg), Some(revision)) =
+                        (parsed.match_id, parsed.leg, parsed.revision)
+                    else {
+                        continue;
+                    };
+                    let sent = stats
+                        .shard(id)
+                        .lock()
+                        .map_err(|_| anyhow::anyhow!("poisoned"))?
+                        .remove(&(id, leg, revision));
+                    if let Some(sent) = sent
+                        && stats.measuring.load(Ordering::Relaxed)
+                    {
+                        let us = u32::try_from(sent.elapsed().as_micros()).unwrap_or(u32::MAX);
+                        stats
+                            .latencies_us
+                            .lock()
+                            .map_err(|_| anyhow::anyhow!("poisoned"))?
+                            .push(us);
+                    }
+                    if stats.stop.load(Ordering::Relaxed) {
+                        continue;
+                    }
+                    let mv = parsed
+                        .request
+                        .and_then(|r| r.legal_moves.first().copied())
+                        .unwrap_or(-1);
+                    if let Some(pacer) = &pacer {
+                        pacer.wait().await;
+                    }
+                    let body = format!(r#"{{"leg":{leg},"revision":{revision},"move":{mv}}}"#);
+                    stats
+                        .shard(id)
+                        .lock()
+                        .map_err(|_| anyhow::anyhow!("poisoned"))?
+                        .insert((id, leg, revision + 1), Instant::now());
+                    let status = poster
+                        .call(
+                            hyper::Method::POST,
+                            &format!("/api/v1/matches/{id}/moves"),
+                            Bytes::from(body),
+                        )
+                        .await?;
+                    if status == 200 {
+                        if stats.measuring.load(Ordering::Relaxed) {
+                            stats.moves.fetch_add(1, Ordering::Relaxed);
+                        }
+                    } else {
+                        stats.refused.fetch_add(1, Ordering::Relaxed);
+                    }
+                }
+                "finished" if parsed.summary.is_some() => bot.finished.notify_one(),
+                _ => {}
+            }
+        }
+    }
+    Ok(())
+}
+
+async fn register(client: &reqwest::Client, base: &str, name: String) -> anyhow::Result<String> {
+    let (status, body) = post(
+        client,
+        format!("{base}/admin/bots"),
+        ADMIN,
+        json!({"name": name}).to_string(),
+    )
+    .await?;
+    if status != 201 {
+        bail!("registering {name}: {status} {body}");
+    }
+    Ok(body["token"].as_str().unwrap_or_default().to_owned())
+}
+
+async fn register_many(
+    client: &reqwest::Client,
+    base: &str,
+    prefix: &str,
+    count: usize,
+) -> anyhow::Result<Vec<String>> {
+    futures::stream::iter((0..count).map(|i| register(client, base, format!("{prefix}{i}"))))
+        .buffered(64)
+        .try_collect()
+        .await
+}
+
+/// Plays matches between `a` and `b` until told to stop.
+async fn run_pair(
+    client: reqwest::Client,
+    base: String,
+    a: Arc<Bot>,
+    b: Arc<Bot>,
+    b_name: String,
+    stats: Arc<Stats>,
+) -> anyhow::Result<()> {
+    while !stats.stop.load(Ordering::Relaxed) {
+        let (status, created) = post(
+            &client,
+            format!("{base}/challenges"),
+            &a.token,
+            json!({"opponent": b_name}).to_string(),
+        )
+        .await?;
+        if status != 201 {
+            bail!("challenge: {status} {created}");
+        }
+        let id = created["id"].as_i64().unwrap_or_default();
+        let finished = a.finished.notified();
+        let (status, body) = post(
+            &client,
+            format!("{base}/challenges/{id}/accept"),
+            &b.token,
+            "{}".to_owned(),
+        )
+        .await?;
+        if status != 200 {
+            bail!("accept: {status} {body}");
+        }
+        finished.await;
+    }
+    Ok(())
+}
+
+fn percentile(sorted: &[u32], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return f64::NAN;
+    }
+    let index = ((sorted.len() - 1) as f64 * p).round() as usize;
+    f64::from(sorted[index.min(sorted.len() - 1)]) / 1_000.0
+}
+
+pub(crate) async fn run(args: BenchArgs) -> anyhow::Result<()> {
+    let server = Server::start()?;
+    let base = server.base.clone();
+    let address = base
+        .trim_start_matches("http://")
+        .trim_end_matches("/api/v1")
+        .to_owned();
+    let client = reqwest::Client::builder()
+        .tcp_nodelay(true)
+        .pool_max_idle_per_host(usize::MAX)
+        .build()?;
+    println!("server: {base} (pid {})", server.child.id());
+
+    let tokens = register_many(&client, &base, "bench-", 2 * args.matches).await?;
+    let stats = Arc::new(Stats::new());
+    let pacer = args.rate.map(|rate| {
+        Arc::new(Pacer {
+            start: Instant::now(),
+            interval_ns: 1_000_000_000 / rate.max(1),
+            next: AtomicU64::new(0),
+        })
+    });
+    let bots: Vec<Arc<Bot>> = tokens
+        .into_iter()
+        .map(|token| {
+            Arc::new(Bot {
+                token,
+                finished: Notify::new(),
+            })
+        })
+        .collect();
+    let mut tasks = Vec::new();
+    for bot in &bots {
+        tasks.push(tokio::spawn(run_bot(
+            address.clone(),
+            bot.clone(),
+            stats.clone(),
+            pacer.clone(),
+        )));
+    }
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    for pair in 0..args.matches {
+        let (a, b) = (bots[2 * pair].clone(), bots[2 * pair + 1].clone());
+        tasks.push(tokio::spawn(run_pair(
+            client.clone(),
+            base.clone(),
+            a,
+            b,
+            format!("bench-{}", 2 * pair + 1),
+            stats.clone(),
+        )));
+    }
+    if let Some(pacer) = &pacer {
+        pacer.next.store(
+            u64::try_from(pacer.start.elapsed().as_nanos()).unwrap_or(0),
+            Ordering::Relaxed,
+        );
+    }
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let cpu_before = server.cpu_seconds();
+    stats.measuring.store(true, Ordering::Relaxed);
+    let started = Instant::now();
+    tokio::time::sleep(Duration::from_secs(args.seconds)).await;
+    stats.measuring.store(false, Ordering::Relaxed);
+    let elapsed = started.elapsed().as_secs_f64();
+    let cpu_used = server
+        .cpu_seconds()
+        .zip(cpu_before)
+        .map(|(after, before)| after - before);
+    let moves = stats.moves.load(Ordering::Relaxed);
+    stats.stop.store(true, Ordering::Relaxed);
+    for task in &tasks {
+        task.abort();
+    }
+    let mut latencies = stats
+        .latencies_us
+        .lock()
+        .map_err(|_| anyhow::anyhow!("poisoned"))?
+        .clone();
+    latencies.sort_unstable();
+    let moves_per_s = moves as f64 / elapsed;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+
+    // The ceiling: the cheapest endpoint of the same server stack, with the same client.
+    let requests = Arc::new(AtomicU64::new(0));
+    let until = Instant::now() + Duration::from_secs(args.ceiling_seconds);
+    let loops: Vec<_> = (0..64)
+        .map(|_| {
+            let (address, requests) = (address.clone(), requests.clone());
+            tokio::spawn(async move {
+                let Ok(mut connection) = Connection::open(&address, "none").await else {
+                    return;
+                };
+                while Instant::now() < until {
+                    if connection
+                        .call(hyper::Method::GET, "/api/v1/health", Bytes::new())
+                        .await
+                        .is_ok_and(|s| s == 200)
+                    {
+                        requests.fetch_add(1, Ordering::Relaxed);
+                    }
+                }
+            })
+        })
+        .collect();
+    for l in loops {
+        let _ = l.await;
+    }
+    let ceiling = requests.load(Ordering::Relaxed) as f64 / args.ceiling_seconds as f64;
+
+    println!();
+    println!("paired matches at once   {}", args.matches);
+    if let Some(rate) = args.rate {
+        println!("paced at                 {rate} moves/s");
+    }
+    println!(
+        "moves/s                  {moves_per_s:.0} ({moves} moves in {elapsed:.1} s, {} refused)",
+        stats.refused.load(Ordering::Relaxed)
+    );
+    if let Some(cpu) = cpu_used {
+        println!(
+            "server CPU               {:.2} cores ({:.1} µs per move)",
+            cpu / elapsed,
+            cpu * 1e6 / moves.max(1) as f64
+        );
+    }
+    println!(
+        "move POST -> opponent's turn line: p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms ({} samples)",
+        percentile(&latencies, 0.5),
+        percentile(&latencies, 0.99),
+        percentile(&latencies, 1.0),
+        latencies.len()
+    );
+    println!(
+        "trivial endpoint         {ceiling:.0} requests/s (GET /api/v1/health, 64 connections)"
+    );
+    println!("moves/s ÷ requests/s     {:.2}", moves_per_s / ceiling);
+
+    if args.idle_streams > 0 {
+        let tokens = register_many(&client, &base, "idle-", args.idle_streams).await?;
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        let before = server.rss_kib();
+        let mut streams = Vec::with_capacity(tokens.len());
+        for chunk in tokens.chunks(100) {
+            let opened = futures::future::join_all(chunk.iter().map(|token| {
+                client
+                    .get(format!("{base}/stream"))
+                    .bearer_auth(token)
+                    .send()
+            }))
+            .await;
+            for response in opened {
+                let mut body = response?.bytes_stream();
+                let _hello = body.next().await;
+                streams.push(body);
+            }
+        }
+        tokio::time::sleep(Duration::from_secs(2)).await;
+        let after = server.rss_kib();
+        if let (Some(before), Some(after)) = (before, after) {
+            let per = (after.saturating_sub(before)) as f64 / streams.len() as f64;
+            println!(
+                "idle streams             {} open: server RSS {before} KiB -> {after} KiB, {per:.1} KiB per stream",
+                streams.len()
+            );
+        }
+        drop(streams);
+    }
+    Ok(())
+}
