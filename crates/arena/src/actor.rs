@@ -5,7 +5,7 @@ use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use arbiter_store::{BotId, MatchRecord, MatchStatus, Write};
+use arbiter_store::{BotId, EventRecord, MatchRecord, MatchStatus, Write};
 use serde_json::{Value, json};
 use tokio::sync::{mpsc, oneshot};
 
@@ -111,7 +111,7 @@ impl Actor {
 
     /// Runs the match until it is retired. `stored` are events the creator has already
     /// stored but not yet published (a new challenge's first events).
-    pub(crate) async fn run(mut self, stored: Vec<arbiter_store::EventRecord>) {
+    pub(crate) async fn run(mut self, stored: Vec<Arc<EventRecord>>) {
         self.publish(&stored, true);
         // A restart leaves changes to store (shifted clocks, or a technical abort).
         if (self.progress.row_changed || !self.progress.fresh.is_empty())
@@ -200,7 +200,10 @@ impl Actor {
 
     /// Stores a changed copy, then makes it the match's state and publishes it.
     async fn commit(&mut self, mut next: Progress) -> Result<(), ArenaError> {
-        let events = std::mem::take(&mut next.fresh);
+        let events: Vec<Arc<EventRecord>> = std::mem::take(&mut next.fresh)
+            .into_iter()
+            .map(Arc::new)
+            .collect();
         let row_changed = std::mem::replace(&mut next.row_changed, false);
         if !events.is_empty() || row_changed {
             let mut writes: Vec<Write> = Vec::with_capacity(events.len() + 1);
@@ -236,7 +239,7 @@ impl Actor {
 
     /// Hands committed events to long-polls and streams, announces new turns, and starts the
     /// house bots thinking.
-    fn publish(&mut self, events: &[arbiter_store::EventRecord], status_changed: bool) {
+    fn publish(&mut self, events: &[Arc<EventRecord>], status_changed: bool) {
         self.log.append(events);
         let now = self.now();
         if status_changed {

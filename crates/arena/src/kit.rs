@@ -200,7 +200,7 @@ impl GameKit for OthelloKit {
             round_no: None,
             room_created_at: None,
         };
-        RawValue::from_string(EngineRequest::new(state, &context).to_line())
+        serde_json::value::to_raw_value(&EngineRequest::new(state, &context))
             .unwrap_or_else(|_| null())
     }
 

@@ -339,7 +339,7 @@ impl Arena {
         setup: live::Setup,
         progress: live::Progress,
         logged: Vec<arbiter_store::EventRecord>,
-        unpublished: Vec<arbiter_store::EventRecord>,
+        unpublished: Vec<Arc<arbiter_store::EventRecord>>,
     ) {
         let (commands, receiver) = mpsc::channel(COMMAND_QUEUE);
         let log = Arc::new(MatchLog::new(logged));
@@ -785,10 +785,13 @@ impl Arena {
             seed: setup.seed.reveal().to_owned(),
             details: setup.details(&progress),
         })];
-        writes.extend(progress.fresh.iter().cloned().map(Write::AppendEvent));
+        let stored: Vec<Arc<arbiter_store::EventRecord>> = std::mem::take(&mut progress.fresh)
+            .into_iter()
+            .map(Arc::new)
+            .collect();
+        writes.extend(stored.iter().cloned().map(Write::AppendEvent));
         self.shared.writer.write(writes).await?;
         let summary = live::summary(&setup, &progress, now);
-        let stored = std::mem::take(&mut progress.fresh);
         progress.row_changed = false;
         self.spawn(setup, progress, Vec::new(), stored);
         Ok(summary)

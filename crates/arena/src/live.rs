@@ -70,8 +70,13 @@ impl Setup {
         [self.bots[0].id == bot, self.bots[1].id == bot]
     }
 
-    fn rng(&self, nonce: i64) -> arbiter_fair::Stream {
-        self.seed.stream("", u64::try_from(nonce).unwrap_or(0))
+    /// The generator for the command producing event `nonce`; derived only if the rules draw.
+    fn rng(&self, nonce: i64) -> LazyStream<'_> {
+        LazyStream {
+            seed: &self.seed,
+            nonce: u64::try_from(nonce).unwrap_or(0),
+            stream: None,
+        }
     }
 
     /// The match row's details, as stored.
@@ -87,6 +92,21 @@ impl Setup {
             "ended_ms": progress.ended_ms,
             "result": progress.result,
         })
+    }
+}
+
+/// A match's random stream for one command, derived from the seed on first use: most moves
+/// draw nothing, and deriving costs an HMAC.
+pub(crate) struct LazyStream<'a> {
+    seed: &'a ServerSeed,
+    nonce: u64,
+    stream: Option<arbiter_fair::Stream>,
+}
+
+impl arbiter_rules::Random for LazyStream<'_> {
+    fn next_u32(&mut self) -> u32 {
+        let (seed, nonce) = (self.seed, self.nonce);
+        rand::Rng::next_u32(self.stream.get_or_insert_with(|| seed.stream("", nonce)))
     }
 }
 
@@ -327,7 +347,7 @@ pub(crate) fn start(setup: &Setup, progress: &mut Progress, now_ms: i64) -> Resu
 fn build_legs(
     setup: &Setup,
     configs: &[Value],
-    rng: &mut arbiter_fair::Stream,
+    rng: &mut LazyStream<'_>,
     now_ms: i64,
 ) -> Result<Vec<Leg>, ArenaError> {
     configs

@@ -1,6 +1,6 @@
 //! A match's event log in memory, for long-polls and snapshots, filtered per viewer.
 
-use std::sync::RwLock;
+use std::sync::{Arc, RwLock};
 
 use arbiter_store::{Audience, EventRecord};
 use tokio::sync::watch;
@@ -46,14 +46,14 @@ impl Reader {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Page {
     /// The visible events after `since`, in order.
-    pub events: Vec<EventRecord>,
+    pub events: Vec<Arc<EventRecord>>,
     /// The `since` to ask with next: the last seq this page covered.
     pub next_since: i64,
 }
 
 /// A match's events, appended in order, with a signal for waiters.
 pub struct MatchLog {
-    events: RwLock<Vec<EventRecord>>,
+    events: RwLock<Vec<Arc<EventRecord>>>,
     latest: watch::Sender<i64>,
 }
 
@@ -62,13 +62,13 @@ impl MatchLog {
     pub fn new(events: Vec<EventRecord>) -> MatchLog {
         let latest = events.last().map_or(0, |e| e.seq);
         MatchLog {
-            events: RwLock::new(events),
+            events: RwLock::new(events.into_iter().map(Arc::new).collect()),
             latest: watch::channel(latest).0,
         }
     }
 
     /// Appends committed events and wakes waiters.
-    pub fn append(&self, new: &[EventRecord]) {
+    pub fn append(&self, new: &[Arc<EventRecord>]) {
         let Some(last) = new.last() else { return };
         self.events
             .write()
@@ -100,7 +100,7 @@ impl MatchLog {
         let mut next_since = since.max(events.last().map_or(0, |e| e.seq));
         for event in &events[start..] {
             if page.len() == limit {
-                next_since = page.last().map_or(since, |e: &EventRecord| e.seq);
+                next_since = page.last().map_or(since, |e: &Arc<EventRecord>| e.seq);
                 break;
             }
             if reader.sees(event.audience) {
@@ -114,7 +114,7 @@ impl MatchLog {
     }
 
     /// Every event, for exports.
-    pub fn all(&self) -> Vec<EventRecord> {
+    pub fn all(&self) -> Vec<Arc<EventRecord>> {
         self.events
             .read()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -142,11 +142,14 @@ mod tests {
     #[test]
     fn pages_filter_by_reader_and_respect_the_limit() {
         let log = MatchLog::new(vec![event(1, Audience::Everyone)]);
-        log.append(&[
-            event(2, Audience::Participant(0)),
-            event(3, Audience::Participant(1)),
-            event(4, Audience::Everyone),
-        ]);
+        log.append(
+            &[
+                event(2, Audience::Participant(0)),
+                event(3, Audience::Participant(1)),
+                event(4, Audience::Everyone),
+            ]
+            .map(Arc::new),
+        );
         assert_eq!(log.latest(), 4);
         let seqs = |page: Page| {
             (

@@ -29,15 +29,19 @@ CREATE INDEX matches_by_bot_a ON matches (bot_a, id);
 CREATE INDEX matches_by_bot_b ON matches (bot_b, id);
 
 -- The per-match event log; audience NULL means everyone, otherwise a participant index.
+-- Rows are appended in rowid order, so a commit writes mostly new pages at the end of the
+-- table; the small (match_id, seq) index finds a match's events. Clustering the table by
+-- (match_id, seq) instead would dirty one table page per match in every commit.
 CREATE TABLE match_events (
+    id INTEGER PRIMARY KEY,
     match_id INTEGER NOT NULL,
     seq INTEGER NOT NULL,
     at_ms INTEGER NOT NULL,
     audience INTEGER,
     kind TEXT NOT NULL,
-    payload TEXT NOT NULL,
-    PRIMARY KEY (match_id, seq)
-) WITHOUT ROWID;
+    payload TEXT NOT NULL
+);
+CREATE UNIQUE INDEX match_events_by_match ON match_events (match_id, seq);
 
 -- Single values about the server itself (the last heartbeat).
 CREATE TABLE server_state (

@@ -123,7 +123,7 @@ impl SqliteStore {
                     .execute(&mut *tx)
                     .await?;
                 }
-                Write::AppendEvent(event) => events.push(event),
+                Write::AppendEvent(event) => events.push(&**event),
                 Write::Heartbeat(ms) => heartbeat = heartbeat.max(Some(*ms)),
             }
         }

@@ -69,7 +69,7 @@ async fn round_trips(store: &dyn Store) {
     writes.push(Write::PutMatch(a_match(7, MatchStatus::Running)));
     writes.push(Write::PutMatch(a_match(8, MatchStatus::Finished)));
     writes.push(Write::PutMatch(a_match(9, MatchStatus::Pending)));
-    writes.extend((1..=5).map(|seq| Write::AppendEvent(event(7, seq))));
+    writes.extend((1..=5).map(|seq| Write::AppendEvent(Arc::new(event(7, seq)))));
     writes.push(Write::Heartbeat(42));
     store.write_batch(&writes).await.expect("batch");
 
@@ -127,8 +127,8 @@ async fn round_trips(store: &dyn Store) {
 async fn batches_are_atomic(store: &dyn Store) {
     // The second append repeats an existing (match, seq): the whole batch must fail.
     let writes = [
-        Write::AppendEvent(event(9, 1)),
-        Write::AppendEvent(event(7, 1)),
+        Write::AppendEvent(Arc::new(event(9, 1))),
+        Write::AppendEvent(Arc::new(event(7, 1))),
         Write::PutBot(bot(3, "Gamma")),
     ];
     assert!(store.write_batch(&writes).await.is_err());
@@ -142,7 +142,9 @@ async fn the_writer_commits_in_order(store: Arc<dyn Store>) {
     for seq in 1..=200 {
         let writer = writer.clone();
         handles.push(tokio::spawn(async move {
-            writer.write(vec![Write::AppendEvent(event(9, seq))]).await
+            writer
+                .write(vec![Write::AppendEvent(Arc::new(event(9, seq)))])
+                .await
         }));
     }
     for handle in handles {
@@ -151,8 +153,8 @@ async fn the_writer_commits_in_order(store: Arc<dyn Store>) {
     let stored = store.events(9, 0, 1_000).await.expect("events");
     assert_eq!(stored.len(), 200);
     // A failing request does not fail others committed alongside it.
-    let bad = writer.write(vec![Write::AppendEvent(event(9, 1))]);
-    let good = writer.write(vec![Write::AppendEvent(event(9, 201))]);
+    let bad = writer.write(vec![Write::AppendEvent(Arc::new(event(9, 1)))]);
+    let good = writer.write(vec![Write::AppendEvent(Arc::new(event(9, 201)))]);
     let (bad, good) = tokio::join!(bad, good);
     assert!(bad.is_err());
     assert_eq!(good, Ok(()));

@@ -181,8 +181,9 @@ pub enum Write {
     PutBot(BotRecord),
     /// Insert a match, or replace the match with the same id.
     PutMatch(MatchRecord),
-    /// Append an event (its `(match_id, seq)` must be new).
-    AppendEvent(EventRecord),
+    /// Append an event (its `(match_id, seq)` must be new). Shared, because the same event
+    /// also goes to the match's in-memory log.
+    AppendEvent(std::sync::Arc<EventRecord>),
     /// Record that the server was alive at this time (milliseconds since the Unix epoch).
     Heartbeat(i64),
 }
