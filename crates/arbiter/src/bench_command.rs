@@ -19,7 +19,6 @@ use hyper::body::{Bytes, Incoming};
 use hyper::client::conn::http1::SendRequest;
 use hyper::header::{AUTHORIZATION, HOST};
 use hyper_util::rt::TokioIo;
-use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio::sync::Notify;
 
@@ -115,6 +114,15 @@ impl Server {
 /// When each move was posted, by (match, leg, revision after the move).
 type SentMoves = HashMap<(i64, u64, u64), Instant>;
 
+/// CPU time a process has used, in seconds, from `/proc/<pid>/stat` (Linux; `self` for this
+/// process).
+fn cpu_seconds_of(pid: &str) -> Option<f64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let fields: Vec<&str> = stat.rsplit(')').next()?.split_whitespace().collect();
+    let ticks: f64 = fields.get(11)?.parse::<f64>().ok()? + fields.get(12)?.parse::<f64>().ok()?;
+    Some(ticks / 100.0)
+}
+
 /// Counters shared by the simulated bots.
 #[derive(Default)]
 struct Stats {
@@ -152,23 +160,6 @@ impl Pacer {
         let slot = self.next.fetch_add(self.interval_ns, Ordering::Relaxed);
         tokio::time::sleep_until((self.start + Duration::from_nanos(slot)).into()).await;
     }
-}
-
-#[derive(Deserialize)]
-struct StreamLine<'a> {
-    #[serde(rename = "type", borrow)]
-    kind: &'a str,
-    match_id: Option<i64>,
-    leg: Option<u64>,
-    revision: Option<u64>,
-    request: Option<Request>,
-    #[serde(rename = "match")]
-    summary: Option<serde::de::IgnoredAny>,
-}
-
-#[derive(Deserialize)]
-struct Request {
-    legal_moves: Vec<i64>,
 }
 
 struct Bot {
@@ -244,8 +235,26 @@ async fn post(
     Ok((status, response.json().await.unwrap_or(Value::Null)))
 }
 
+/// Whether `needle` occurs in `haystack`.
+fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+    haystack.windows(needle.len()).any(|w| w == needle)
+}
+
+/// The integer right after the first occurrence of `key` (`"leg":` → 1).
+fn number_after(line: &[u8], key: &[u8]) -> Option<i64> {
+    let start = line.windows(key.len()).position(|w| w == key)? + key.len();
+    let digits = &line[start..];
+    let end = digits
+        .iter()
+        .position(|b| !(b.is_ascii_digit() || *b == b'-'))
+        .unwrap_or(digits.len());
+    std::str::from_utf8(&digits[..end]).ok()?.parse().ok()
+}
+
 /// Reads one bot's stream: answers every turn at once with its first legal move, and notes
-/// finished matches.
+/// finished matches. Lines are scanned for the few fields a bot needs rather than parsed: the
+/// server writes them in a fixed order, and a load generator that parses every engine
+/// request would take the CPU it is meant to measure.
 async fn run_bot(
     address: String,
     bot: Arc<Bot>,
@@ -261,7 +270,7 @@ async fn run_bot(
         bail!("stream refused: {}", response.status());
     }
     let mut body = response.into_body();
-    let mut buffer: Vec<u8> = Vec::with_capacity(4096);
+    let mut buffer: Vec<u8> = Vec::with_capacity(8192);
     while let Some(frame) = body.frame().await {
         let Ok(chunk) = frame?.into_data() else {
             continue;
@@ -269,64 +278,61 @@ async fn run_bot(
         buffer.extend_from_slice(&chunk);
         while let Some(end) = buffer.iter().position(|&b| b == b'\n') {
             let line: Vec<u8> = buffer.drain(..=end).collect();
-            let Ok(parsed) = serde_json::from_slice::<StreamLine<'_>>(&line) else {
+            if contains(&line, br#""type":"finished""#) {
+                bot.finished.notify_one();
+                continue;
+            }
+            if !line.starts_with(br#"{"type":"turn""#) {
+                continue;
+            }
+            let (Some(id), Some(leg), Some(revision)) = (
+                number_after(&line, br#""match_id":"#),
+                number_after(&line, br#""leg":"#).and_then(|l| u64::try_from(l).ok()),
+                number_after(&line, br#""revision":"#).and_then(|r| u64::try_from(r).ok()),
+            ) else {
                 continue;
             };
-            match parsed.kind {
-                "turn" => {
-                    let (Some(id), Some(leg), Some(revision)) =
-                        (parsed.match_id, parsed.leg, parsed.revision)
-                    else {
-                        continue;
-                    };
-                    let sent = stats
-                        .shard(id)
-                        .lock()
-                        .map_err(|_| anyhow::anyhow!("poisoned"))?
-                        .remove(&(id, leg, revision));
-                    if let Some(sent) = sent
-                        && stats.measuring.load(Ordering::Relaxed)
-                    {
-                        let us = u32::try_from(sent.elapsed().as_micros()).unwrap_or(u32::MAX);
-                        stats
-                            .latencies_us
-                            .lock()
-                            .map_err(|_| anyhow::anyhow!("poisoned"))?
-                            .push(us);
-                    }
-                    if stats.stop.load(Ordering::Relaxed) {
-                        continue;
-                    }
-                    let mv = parsed
-                        .request
-                        .and_then(|r| r.legal_moves.first().copied())
-                        .unwrap_or(-1);
-                    if let Some(pacer) = &pacer {
-                        pacer.wait().await;
-                    }
-                    let body = format!(r#"{{"leg":{leg},"revision":{revision},"move":{mv}}}"#);
-                    stats
-                        .shard(id)
-                        .lock()
-                        .map_err(|_| anyhow::anyhow!("poisoned"))?
-                        .insert((id, leg, revision + 1), Instant::now());
-                    let status = poster
-                        .call(
-                            hyper::Method::POST,
-                            &format!("/api/v1/matches/{id}/moves"),
-                            Bytes::from(body),
-                        )
-                        .await?;
-                    if status == 200 {
-                        if stats.measuring.load(Ordering::Relaxed) {
-                            stats.moves.fetch_add(1, Ordering::Relaxed);
-                        }
-                    } else {
-                        stats.refused.fetch_add(1, Ordering::Relaxed);
-                    }
+            let sent = stats
+                .shard(id)
+                .lock()
+                .map_err(|_| anyhow::anyhow!("poisoned"))?
+                .remove(&(id, leg, revision));
+            if let Some(sent) = sent
+                && stats.measuring.load(Ordering::Relaxed)
+            {
+                let us = u32::try_from(sent.elapsed().as_micros()).unwrap_or(u32::MAX);
+                stats
+                    .latencies_us
+                    .lock()
+                    .map_err(|_| anyhow::anyhow!("poisoned"))?
+                    .push(us);
+            }
+            if stats.stop.load(Ordering::Relaxed) {
+                continue;
+            }
+            let mv = number_after(&line, br#""legal_moves":["#).unwrap_or(-1);
+            if let Some(pacer) = &pacer {
+                pacer.wait().await;
+            }
+            let body = format!(r#"{{"leg":{leg},"revision":{revision},"move":{mv}}}"#);
+            stats
+                .shard(id)
+                .lock()
+                .map_err(|_| anyhow::anyhow!("poisoned"))?
+                .insert((id, leg, revision + 1), Instant::now());
+            let status = poster
+                .call(
+                    hyper::Method::POST,
+                    &format!("/api/v1/matches/{id}/moves"),
+                    Bytes::from(body),
+                )
+                .await?;
+            if status == 200 {
+                if stats.measuring.load(Ordering::Relaxed) {
+                    stats.moves.fetch_add(1, Ordering::Relaxed);
                 }
-                "finished" if parsed.summary.is_some() => bot.finished.notify_one(),
-                _ => {}
+            } else {
+                stats.refused.fetch_add(1, Ordering::Relaxed);
             }
         }
     }
@@ -464,6 +470,7 @@ pub(crate) async fn run(args: BenchArgs) -> anyhow::Result<()> {
     }
     tokio::time::sleep(Duration::from_secs(3)).await;
     let cpu_before = server.cpu_seconds();
+    let own_cpu_before = cpu_seconds_of("self");
     stats.measuring.store(true, Ordering::Relaxed);
     let started = Instant::now();
     tokio::time::sleep(Duration::from_secs(args.seconds)).await;
@@ -472,6 +479,9 @@ pub(crate) async fn run(args: BenchArgs) -> anyhow::Result<()> {
     let cpu_used = server
         .cpu_seconds()
         .zip(cpu_before)
+        .map(|(after, before)| after - before);
+    let own_cpu_used = cpu_seconds_of("self")
+        .zip(own_cpu_before)
         .map(|(after, before)| after - before);
     let moves = stats.moves.load(Ordering::Relaxed);
     stats.stop.store(true, Ordering::Relaxed);
@@ -526,6 +536,13 @@ pub(crate) async fn run(args: BenchArgs) -> anyhow::Result<()> {
     if let Some(cpu) = cpu_used {
         println!(
             "server CPU               {:.2} cores ({:.1} µs per move)",
+            cpu / elapsed,
+            cpu * 1e6 / moves.max(1) as f64
+        );
+    }
+    if let Some(cpu) = own_cpu_used {
+        println!(
+            "bots' CPU (this process) {:.2} cores ({:.1} µs per move)",
             cpu / elapsed,
             cpu * 1e6 / moves.max(1) as f64
         );

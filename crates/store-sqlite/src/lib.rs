@@ -24,10 +24,20 @@ use sqlx::{QueryBuilder, Row, Sqlite};
 /// Rows per multi-row `INSERT` (six parameters each, well under SQLite's limit of 32,766).
 const EVENT_ROWS_PER_STATEMENT: usize = 1_000;
 
+/// How often the WAL is copied back into the database file.
+const CHECKPOINT_EVERY: Duration = Duration::from_millis(500);
+
 /// The SQLite-backed [`Store`].
 pub struct SqliteStore {
     writer: SqlitePool,
     reader: SqlitePool,
+    checkpoints: tokio::task::AbortHandle,
+}
+
+impl Drop for SqliteStore {
+    fn drop(&mut self) {
+        self.checkpoints.abort();
+    }
 }
 
 fn unavailable(error: sqlx::Error) -> StoreError {
@@ -55,7 +65,10 @@ impl SqliteStore {
             .busy_timeout(Duration::from_secs(10))
             // A multi-row INSERT inside a transaction keeps a statement journal; in memory it
             // costs nothing, in a temporary file it costs a write per page.
-            .pragma("temp_store", "memory");
+            .pragma("temp_store", "memory")
+            // Checkpoints run on their own connection (below): when a commit triggers one, that
+            // commit, and every write queued behind it, waits tens of milliseconds.
+            .pragma("wal_autocheckpoint", "0");
         let writer = SqlitePoolOptions::new()
             .max_connections(1)
             .min_connections(1)
@@ -66,12 +79,36 @@ impl SqliteStore {
             .run(&writer)
             .await
             .map_err(|e| StoreError::Unavailable(format!("migrating {}: {e}", path.display())))?;
+        let checkpointer = SqlitePoolOptions::new()
+            .max_connections(1)
+            .connect_with(options.clone())
+            .await
+            .map_err(unavailable)?;
         let reader = SqlitePoolOptions::new()
             .max_connections(4)
             .connect_with(options.read_only(true))
             .await
             .map_err(unavailable)?;
-        Ok(SqliteStore { writer, reader })
+        let checkpoints = tokio::spawn(async move {
+            let mut interval = tokio::time::interval(CHECKPOINT_EVERY);
+            interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                interval.tick().await;
+                // PASSIVE never blocks the writer; what it cannot copy now, it copies next time.
+                if let Err(error) = sqlx::query("PRAGMA wal_checkpoint(PASSIVE)")
+                    .execute(&checkpointer)
+                    .await
+                {
+                    tracing::warn!(%error, "WAL checkpoint failed");
+                }
+            }
+        })
+        .abort_handle();
+        Ok(SqliteStore {
+            writer,
+            reader,
+            checkpoints,
+        })
     }
 
     async fn apply(&self, writes: &[Write]) -> Result<(), sqlx::Error> {
