@@ -72,8 +72,16 @@ impl Setup {
 
     /// The generator for the command producing event `nonce`; derived only if the rules draw.
     fn rng(&self, nonce: i64) -> LazyStream<'_> {
+        self.labelled_rng("", nonce)
+    }
+
+    /// A generator of its own for one purpose within a command (`label` goes where client
+    /// seeds go in the derivation), so that what one purpose draws never shifts another's
+    /// stream: a replay that skips one still reproduces the other.
+    fn labelled_rng(&self, label: &'static str, nonce: i64) -> LazyStream<'_> {
         LazyStream {
             seed: &self.seed,
+            label,
             nonce: u64::try_from(nonce).unwrap_or(0),
             stream: None,
         }
@@ -99,14 +107,15 @@ impl Setup {
 /// draw nothing, and deriving costs an HMAC.
 pub(crate) struct LazyStream<'a> {
     seed: &'a ServerSeed,
+    label: &'static str,
     nonce: u64,
     stream: Option<arbiter_fair::Stream>,
 }
 
 impl arbiter_rules::Random for LazyStream<'_> {
     fn next_u32(&mut self) -> u32 {
-        let (seed, nonce) = (self.seed, self.nonce);
-        rand::Rng::next_u32(self.stream.get_or_insert_with(|| seed.stream("", nonce)))
+        let (seed, label, nonce) = (self.seed, self.label, self.nonce);
+        rand::Rng::next_u32(self.stream.get_or_insert_with(|| seed.stream(label, nonce)))
     }
 }
 
@@ -321,11 +330,16 @@ pub(crate) fn accept(
 /// Starts the legs: draws the opening from the match seed and sets the clocks.
 pub(crate) fn start(setup: &Setup, progress: &mut Progress, now_ms: i64) -> Result<(), ArenaError> {
     let nonce = progress.seq + 1;
-    let mut rng = setup.rng(nonce);
-    let configs = setup
-        .kit
-        .leg_configs(&setup.variant, setup.format.legs(), &mut rng)?;
-    let legs = build_legs(setup, &configs, &mut rng, now_ms)?;
+    let configs =
+        setup
+            .kit
+            .leg_configs(&setup.variant, setup.format.legs(), &mut setup.rng(nonce))?;
+    let legs = build_legs(
+        setup,
+        &configs,
+        &mut setup.labelled_rng("legs", nonce),
+        now_ms,
+    )?;
     let payload = json!({
         "started_ms": now_ms,
         "legs": configs.iter().zip(&legs).enumerate().map(|(i, (config, leg))| json!({
@@ -466,13 +480,27 @@ pub(crate) fn submit(
     if leg.ended.is_some() {
         return Err(ArenaError::LegFinished(leg_index));
     }
-    if revision != leg.revision {
-        return Err(ArenaError::StaleRevision {
-            given: revision,
-            current: leg.revision,
-        });
-    }
-    let (seat, mover) = leg.mover().ok_or(ArenaError::LegFinished(leg_index))?;
+    let (seat, mover) = match leg.state.to_act() {
+        ToAct::Turn { seat } => {
+            if revision != leg.revision {
+                return Err(ArenaError::StaleRevision {
+                    given: revision,
+                    current: leg.revision,
+                });
+            }
+            (seat, leg.participant_of(seat))
+        }
+        // In a simultaneous phase every pending seat may act, in any order, so the leg's
+        // revision moves under them; the action names its phase, and the rules refuse input
+        // for another phase.
+        ToAct::Simultaneous { pending, .. } => {
+            let mover = (0..2)
+                .find(|&p| mine[p] && pending.contains(leg.seat_of(p)))
+                .ok_or(ArenaError::NotYourTurn)?;
+            (leg.seat_of(mover), mover)
+        }
+        ToAct::Nobody => return Err(ArenaError::LegFinished(leg_index)),
+    };
     if !mine[mover] {
         return Err(ArenaError::NotYourTurn);
     }
@@ -500,6 +528,8 @@ fn play(
 ) -> Result<Value, ArenaError> {
     let nonce = progress.seq + 1;
     let leg = &mut progress.legs[leg_index];
+    // Chess clocks run in turns; a simultaneous phase runs on the rules' own deadline.
+    let timed = matches!(leg.state.to_act(), ToAct::Turn { .. });
     let mut state = leg.state.clone();
     let mut rng = setup.rng(nonce);
     let game_events = state
@@ -516,8 +546,10 @@ fn play(
             }
             other => ArenaError::IllegalMove(other.to_string()),
         })?;
-    let elapsed = now_ms - leg.turn_started_ms;
-    leg.clocks_ms[seat.index()] += setup.time_control.increment_ms - elapsed;
+    if timed {
+        let elapsed = now_ms - leg.turn_started_ms;
+        leg.clocks_ms[seat.index()] += setup.time_control.increment_ms - elapsed;
+    }
     leg.state = state;
     leg.turn_started_ms = now_ms;
     leg.revision += 1;
@@ -849,6 +881,7 @@ pub(crate) fn tick(
                 let events = l
                     .state
                     .on_deadline(&mut Ctx::new(u64::try_from(at).unwrap_or(0), &mut rng));
+                l.revision += 1;
                 let (public, private) = split_events(events, l.first_seat_participant);
                 progress.emit(
                     setup,
@@ -1142,7 +1175,7 @@ pub(crate) fn replay(
                     .iter()
                     .map(|l| l["config"].clone())
                     .collect();
-                let mut rng = setup.rng(event.seq - 1);
+                let mut rng = setup.labelled_rng("legs", event.seq);
                 progress.legs = build_legs(setup, &configs, &mut rng, event.at_ms)?;
                 progress.started_ms = Some(event.at_ms);
                 progress.status = MatchStatus::Running;
@@ -1175,6 +1208,24 @@ pub(crate) fn replay(
                         *slot = value.as_i64().unwrap_or(*slot);
                     }
                 }
+            }
+            "deadline" => {
+                let leg_index = p["leg"]
+                    .as_u64()
+                    .and_then(|l| usize::try_from(l).ok())
+                    .ok_or_else(|| corrupt("leg"))?;
+                let leg = progress
+                    .legs
+                    .get_mut(leg_index)
+                    .ok_or_else(|| corrupt("leg index"))?;
+                let mut rng = setup.rng(event.seq);
+                leg.state.on_deadline(&mut Ctx::new(
+                    u64::try_from(event.at_ms).unwrap_or(0),
+                    &mut rng,
+                ));
+                leg.revision += 1;
+                progress.seq = event.seq;
+                finish_leg_if_over(setup, &mut progress, leg_index, event.at_ms);
             }
             "turn_warning" => {
                 if let Some(leg) = p["leg"].as_u64().and_then(|l| {

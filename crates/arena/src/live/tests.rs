@@ -1,4 +1,5 @@
 use arbiter_store::BotKind;
+use serde_json::value::RawValue;
 
 use super::*;
 use crate::directory::BotProfile;
@@ -419,4 +420,137 @@ fn a_spectator_and_a_participant_see_what_they_should() {
     assert_eq!(turns.len(), 1, "participant 0 is Black only in leg 0");
     assert_eq!(turns[0]["request"]["budget_ms"], 10_000);
     assert_eq!(turns[0]["request"]["remaining_ms"], 60_000);
+}
+
+/// A minimal kit for Goofspiel, the rules core's simultaneous-bidding test game, so that the
+/// arena's handling of simultaneous phases and rules-owned deadlines is exercised too.
+struct GoofspielKit;
+
+static GOOFSPIEL: arbiter_rules::Erased<arbiter_rules::goofspiel::Goofspiel> =
+    arbiter_rules::Erased::new();
+
+impl GameKit for GoofspielKit {
+    fn id(&self) -> &'static str {
+        "goofspiel"
+    }
+
+    fn game(&self) -> &'static dyn arbiter_rules::DynGame {
+        &GOOFSPIEL
+    }
+
+    fn variants(&self) -> &'static [&'static str] {
+        &["standard"]
+    }
+
+    fn leg_configs(
+        &self,
+        _variant: &str,
+        legs: usize,
+        _rng: &mut dyn arbiter_rules::Random,
+    ) -> Result<Vec<Value>, ArenaError> {
+        Ok(vec![
+            json!({"players": 2, "cards": 3, "bid_ms": 1000});
+            legs
+        ])
+    }
+
+    fn parse_action(&self, _state: &dyn DynState, submitted: &Value) -> Result<Value, ArenaError> {
+        Ok(submitted.clone())
+    }
+
+    fn engine_request(
+        &self,
+        _state: &dyn DynState,
+        _turn: &crate::kit::TurnContext,
+    ) -> Box<RawValue> {
+        serde_json::value::to_raw_value(&Value::Null).expect("null")
+    }
+
+    fn house_action(
+        &self,
+        _state: &dyn DynState,
+        _level: crate::kit::HouseLevel,
+        _deadline: std::time::Instant,
+        _rng: &mut dyn arbiter_rules::Random,
+    ) -> Value {
+        Value::Null
+    }
+
+    fn moves_left(&self, _state: &dyn DynState) -> i64 {
+        1
+    }
+}
+
+#[test]
+fn simultaneous_phases_take_input_in_any_order_and_rules_deadlines_apply_defaults() {
+    let setup = Setup {
+        kit: &GoofspielKit,
+        variant: "standard".to_owned(),
+        ..setup(Format::Single, TimeControl::default())
+    };
+    let mut progress = challenge(&setup, T0);
+    accept(&setup, &mut progress, 2, T0).expect("accept");
+    assert!(matches!(
+        progress.legs[0].state.to_act(),
+        ToAct::Simultaneous { phase: 1, .. }
+    ));
+    // Both bid in round 1, quoting the same revision: in a simultaneous phase that is fine.
+    submit(
+        &setup,
+        &mut progress,
+        2,
+        0,
+        0,
+        &json!({"round": 1, "card": 3}),
+        T0 + 100,
+    )
+    .expect("participant 1 bids");
+    assert_eq!(
+        submit(
+            &setup,
+            &mut progress,
+            2,
+            0,
+            1,
+            &json!({"round": 1, "card": 2}),
+            T0 + 150
+        ),
+        Err(ArenaError::NotYourTurn),
+        "one bid per phase"
+    );
+    submit(
+        &setup,
+        &mut progress,
+        1,
+        0,
+        0,
+        &json!({"round": 1, "card": 1}),
+        T0 + 200,
+    )
+    .expect("participant 0 bids");
+    assert!(matches!(
+        progress.legs[0].state.to_act(),
+        ToAct::Simultaneous { phase: 2, .. }
+    ));
+    // Round 2: nobody bids; the rules' deadline bids the lowest cards for both.
+    assert_eq!(next_deadline(&setup, &progress, &online), Some(T0 + 1_200));
+    tick(&setup, &mut progress, T0 + 1_200, &online);
+    assert!(
+        progress.fresh.iter().any(|e| e.kind == "deadline"),
+        "the deadline was applied"
+    );
+    tick(&setup, &mut progress, T0 + 2_200, &online);
+    assert_eq!(
+        progress.status,
+        MatchStatus::Finished,
+        "three rounds, three prizes"
+    );
+    let result = progress.result.clone().expect("result");
+    assert_eq!(result["reason"], "score");
+    let rebuilt = replay(&setup, MatchStatus::Finished, &progress.fresh).expect("replay");
+    assert_eq!(
+        rebuilt.legs[0].state.save(),
+        progress.legs[0].state.save(),
+        "replay reproduces the deadline rounds"
+    );
 }
