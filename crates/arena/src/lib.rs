@@ -414,6 +414,14 @@ impl Arena {
         });
     }
 
+    /// Completes once [`Arena::shutdown`] has begun; long waits (streams, long-polls) end then,
+    /// so that the server can finish its open requests.
+    pub async fn stopped(&self) {
+        let mut stopping = self.shared.stopping.subscribe();
+        // An error means the arena is gone, which is stopped too.
+        let _ = stopping.wait_for(|stopping| *stopping).await;
+    }
+
     /// Stops the arena: background tasks end, every match actor finishes the command at hand
     /// and stops, and then the writer has stored everything acknowledged. Open matches resume
     /// when an arena is started on the same store again.
@@ -991,6 +999,7 @@ impl Arena {
             tokio::select! {
                 changed = changes.changed() => if changed.is_err() { continue },
                 () = self.shared.clock.sleep_until(deadline) => {}
+                () = self.stopped() => return Err(ArenaError::ShuttingDown),
             }
         }
     }
@@ -1044,6 +1053,7 @@ impl Arena {
             tokio::select! {
                 changed = changes.changed() => if changed.is_err() { continue },
                 () = self.shared.clock.sleep_until(deadline) => {}
+                () = self.stopped() => return Err(ArenaError::ShuttingDown),
             }
         }
     }

@@ -3,7 +3,7 @@
 use arbiter_arena::{Bot, BotProfile, Format, TimeControl};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use utoipa::ToSchema;
+use utoipa::{IntoParams, ToSchema};
 
 /// A bot as the API shows it.
 #[derive(Debug, Serialize, ToSchema)]
@@ -176,9 +176,35 @@ pub struct EventsQuery {
 }
 
 /// Query of the turns long-poll.
-#[derive(Debug, Default, Deserialize, ToSchema)]
+#[derive(Debug, Default, Deserialize, IntoParams)]
 #[serde(default)]
-pub struct WaitQuery {
+#[into_params(parameter_in = Query)]
+pub struct TurnsQuery {
     /// Seconds to wait for a decision when there is none yet (0 returns at once; at most 60).
     pub wait: i64,
+    /// `json` (default) or `text`: one line per decision, for shell scripts.
+    #[param(value_type = String)]
+    pub format: OutputFormat,
+}
+
+/// Query of the endpoints that can also answer in plain text.
+#[derive(Debug, Default, Deserialize, IntoParams)]
+#[serde(default)]
+#[into_params(parameter_in = Query)]
+pub struct FormatQuery {
+    /// `json` (default) or `text`: the one value a shell script needs, on one line.
+    #[param(value_type = String)]
+    pub format: OutputFormat,
+}
+
+/// How a response is written. The text form exists so that a bot can be played with
+/// nothing but `curl` and a shell loop; errors stay JSON either way.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OutputFormat {
+    /// The API's JSON.
+    #[default]
+    Json,
+    /// Plain text lines.
+    Text,
 }

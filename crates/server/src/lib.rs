@@ -10,6 +10,7 @@ pub mod error;
 mod extract;
 mod routes;
 mod stream;
+mod text;
 
 use std::net::SocketAddr;
 
@@ -113,14 +114,19 @@ pub fn app(arena: Arena) -> Router {
         .with_state(AppState { arena })
 }
 
-/// Serves the application on `listener` until `shutdown` completes, then lets open requests
+/// Serves the application on `listener` until `shutdown` completes, then stops the arena
+/// (ending streams and long-polls, storing everything acknowledged) and lets open requests
 /// finish.
 pub async fn serve(
     listener: TcpListener,
     arena: Arena,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    let service = app(arena).into_make_service_with_connect_info::<SocketAddr>();
+    let service = app(arena.clone()).into_make_service_with_connect_info::<SocketAddr>();
+    let shutdown = async move {
+        shutdown.await;
+        arena.shutdown().await;
+    };
     // Stream lines and replies are small writes that must leave at once, not wait for more.
     let listener = listener.tap_io(|stream| {
         if let Err(error) = stream.set_nodelay(true) {

@@ -4,15 +4,30 @@ use arbiter_arena::ChallengeRequest;
 use axum::Json;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 
 use crate::AppState;
 use crate::dto::{
-    AnonymousRequest, BotView, ChallengeBody, DisableRequest, EventsQuery, MoveBody, NewBot,
-    RegisterRequest, WaitQuery,
+    AnonymousRequest, BotView, ChallengeBody, DisableRequest, EventsQuery, FormatQuery, MoveBody,
+    NewBot, OutputFormat, RegisterRequest, TurnsQuery,
 };
 use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::extract::{Admin, ApiJson, ApiQuery, AuthBot, ClientIp, MaybeBot};
+use crate::text;
+
+/// A plain-text response body.
+fn plain(status: StatusCode, text: String) -> Response {
+    (
+        status,
+        [(
+            axum::http::header::CONTENT_TYPE,
+            "text/plain; charset=utf-8",
+        )],
+        text,
+    )
+        .into_response()
+}
 
 /// The OpenAPI tags.
 pub(crate) const BOTS: &str = "bots";
@@ -26,24 +41,27 @@ pub(crate) async fn health(State(state): State<AppState>) -> Json<Value> {
 }
 
 /// Mints an anonymous bot: unranked, expires when idle, limited per client address.
-#[utoipa::path(post, path = "/api/v1/bots/anon", tag = BOTS, request_body = AnonymousRequest,
+/// With `?format=text` the answer is the token alone, on one line.
+#[utoipa::path(post, path = "/api/v1/bots/anon", tag = BOTS, request_body = AnonymousRequest, params(FormatQuery),
     responses((status = 201, body = NewBot), (status = 429, body = ErrorBody, description = "Too many mints from this address; see Retry-After")))]
 pub(crate) async fn mint_anonymous(
     State(state): State<AppState>,
     ClientIp(ip): ClientIp,
+    ApiQuery(query): ApiQuery<FormatQuery>,
     ApiJson(body): ApiJson<AnonymousRequest>,
-) -> ApiResult<(StatusCode, Json<NewBot>)> {
+) -> ApiResult<Response> {
     let (bot, token) = state
         .arena
         .mint_anonymous(ip, body.name.as_deref(), body.supported_variants)
         .await?;
-    Ok((
-        StatusCode::CREATED,
-        Json(NewBot {
-            bot: BotView::own(&bot, true),
-            token,
-        }),
-    ))
+    if query.format == OutputFormat::Text {
+        return Ok(plain(StatusCode::CREATED, format!("{token}\n")));
+    }
+    let new = NewBot {
+        bot: BotView::own(&bot, true),
+        token,
+    };
+    Ok((StatusCode::CREATED, Json(new)).into_response())
 }
 
 /// The calling bot's own profile.
@@ -151,13 +169,15 @@ pub(crate) async fn admin_delete(
 }
 
 /// Challenges a bot. Challenging a house bot or yourself starts the match at once.
-#[utoipa::path(post, path = "/api/v1/challenges", tag = MATCHES, security(("bearer" = [])), request_body = ChallengeBody,
+/// With `?format=text` the answer is the match id alone, on one line.
+#[utoipa::path(post, path = "/api/v1/challenges", tag = MATCHES, security(("bearer" = [])), request_body = ChallengeBody, params(FormatQuery),
     responses((status = 201, description = "The challenge (or started match)"), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
 pub(crate) async fn create_challenge(
     State(state): State<AppState>,
     AuthBot(bot): AuthBot,
+    ApiQuery(query): ApiQuery<FormatQuery>,
     ApiJson(body): ApiJson<ChallengeBody>,
-) -> ApiResult<(StatusCode, Json<Value>)> {
+) -> ApiResult<Response> {
     let opponent = match &body.opponent {
         Value::String(name) => name.clone(),
         Value::Number(id) => id.to_string(),
@@ -176,10 +196,11 @@ pub(crate) async fn create_challenge(
         time_control: body.time_control,
         rated: body.rated,
     };
-    Ok((
-        StatusCode::CREATED,
-        Json(state.arena.challenge(&bot, request).await?),
-    ))
+    let created = state.arena.challenge(&bot, request).await?;
+    if query.format == OutputFormat::Text {
+        return Ok(plain(StatusCode::CREATED, format!("{}\n", created["id"])));
+    }
+    Ok((StatusCode::CREATED, Json(created)).into_response())
 }
 
 /// The calling bot's open challenges and matches.
@@ -272,20 +293,33 @@ pub(crate) async fn events(
 
 /// The caller's pending decisions in a match, each with its complete engine request; waits up
 /// to `wait` seconds for one.
-#[utoipa::path(get, path = "/api/v1/matches/{id}/turns", tag = MATCHES, security(("bearer" = [])), params(("id" = i64, Path), ("wait" = Option<i64>, Query)),
+///
+/// With `?format=text` each decision is a line `turn <leg> <revision> <moves>` (legal moves
+/// joined by commas, `-1` for a pass); once the match is over the only line is
+/// `end <status> <reason> <total 0> <total 1> <winner>`; nothing pending yet is an empty body.
+#[utoipa::path(get, path = "/api/v1/matches/{id}/turns", tag = MATCHES, security(("bearer" = [])), params(("id" = i64, Path), TurnsQuery),
     responses((status = 200, description = "Pending turns"), (status = 403, body = ErrorBody)))]
 pub(crate) async fn turns(
     State(state): State<AppState>,
     AuthBot(bot): AuthBot,
     Path(id): Path<i64>,
-    ApiQuery(query): ApiQuery<WaitQuery>,
-) -> ApiResult<Json<Value>> {
-    Ok(Json(
-        state
-            .arena
-            .turns(&bot, id, query.wait.saturating_mul(1_000))
-            .await?,
-    ))
+    ApiQuery(query): ApiQuery<TurnsQuery>,
+) -> ApiResult<Response> {
+    let turns = state
+        .arena
+        .turns(&bot, id, query.wait.saturating_mul(1_000))
+        .await?;
+    if query.format == OutputFormat::Json {
+        return Ok(Json(turns).into_response());
+    }
+    let open = matches!(turns["status"].as_str(), Some("pending" | "running"));
+    let text = if open {
+        text::turn_lines(&turns)
+    } else {
+        let reader = state.arena.reader_for(id, Some(&bot));
+        text::end_line(&state.arena.snapshot(id, reader).await?)
+    };
+    Ok(plain(StatusCode::OK, text))
 }
 
 /// Plays a move. Re-sending the identical move for the same revision returns the original

@@ -34,6 +34,8 @@ pub(crate) async fn open(
                     let line = line?;
                     Some((Ok::<_, std::convert::Infallible>(Bytes::from(line.as_bytes().to_vec())), (lines, state, next_ping)))
                 }
+                // The server is stopping: end the stream so that the bot reconnects later.
+                () = state.arena.stopped() => None,
                 () = state.arena.sleep_until(next_ping) => {
                     let ping = state.arena.ping_line();
                     let next = state.arena.now_ms() + ping_ms;

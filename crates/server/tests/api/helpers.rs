@@ -24,11 +24,12 @@ pub(crate) struct TestApp {
     server: tokio::task::JoinHandle<()>,
 }
 
-/// A response: status and JSON body (`Null` when the body is not JSON).
+/// A response: status, JSON body (`Null` when the body is not JSON) and the raw text.
 #[derive(Debug)]
 pub(crate) struct Reply {
     pub(crate) status: StatusCode,
     pub(crate) body: Value,
+    pub(crate) text: String,
     pub(crate) headers: reqwest::header::HeaderMap,
 }
 
@@ -134,6 +135,7 @@ impl TestApp {
         Reply {
             status,
             body: serde_json::from_str(&text).unwrap_or(Value::Null),
+            text,
             headers,
         }
     }
@@ -281,6 +283,17 @@ impl Lines {
             let line = self.next().await;
             if line["type"] == kind {
                 return line;
+            }
+        }
+    }
+
+    /// Reads what is left; true when the server ends the stream within two seconds.
+    pub(crate) async fn ends(&mut self) -> bool {
+        loop {
+            match tokio::time::timeout(Duration::from_secs(2), self.bytes.next()).await {
+                Err(_) | Ok(Some(Err(_))) => return false,
+                Ok(None) => return true,
+                Ok(Some(Ok(chunk))) => self.buffer.extend_from_slice(&chunk),
             }
         }
     }

@@ -169,6 +169,91 @@ async fn re_sending_the_same_move_returns_the_original_result() {
     assert_eq!(moves, 1, "the repeat added nothing");
 }
 
+/// The README's quick start: a whole paired match played the way a shell loop plays it, with
+/// the text forms of mint, challenge and turns.
+#[tokio::test]
+async fn a_shell_loop_plays_a_match_with_the_text_forms() {
+    let app = spawn_app().await;
+    let minted = app
+        .post("/bots/anon?format=text", None, json!({"name": "shell"}))
+        .await;
+    assert_eq!(minted.status, 201);
+    let token = minted.text.trim_end().to_owned();
+    assert!(
+        token.starts_with("arba_") && !token.contains(char::is_whitespace),
+        "the body is the token alone: {:?}",
+        minted.text
+    );
+    let created = app
+        .post(
+            "/challenges?format=text",
+            Some(&token),
+            json!({"opponent": "house-greedy"}),
+        )
+        .await;
+    assert_eq!(created.status, 201);
+    let id: i64 = created
+        .text
+        .trim_end()
+        .parse()
+        .expect("the body is the match id");
+
+    let mut moves_played = 0;
+    let end = loop {
+        let reply = app
+            .get(
+                &format!("/matches/{id}/turns?wait=5&format=text"),
+                Some(&token),
+            )
+            .await;
+        assert_eq!(reply.status, 200, "{}", reply.text);
+        assert!(
+            reply.headers["content-type"]
+                .to_str()
+                .is_ok_and(|t| t.starts_with("text/plain")),
+            "text is labelled as text"
+        );
+        if reply.text.starts_with("end ") {
+            break reply.text;
+        }
+        for line in reply.text.lines() {
+            let fields: Vec<&str> = line.split(' ').collect();
+            let [kind, leg, revision, moves] = fields[..] else {
+                panic!("a turn line has four fields: {line:?}");
+            };
+            assert_eq!(kind, "turn");
+            let first = moves.split(',').next().expect("at least one move");
+            let body = format!(r#"{{"leg":{leg},"revision":{revision},"move":{first}}}"#);
+            let played = app
+                .post(
+                    &format!("/matches/{id}/moves"),
+                    Some(&token),
+                    serde_json::from_str(&body).expect("the line makes valid JSON"),
+                )
+                .await;
+            assert_eq!(played.status, 200, "{}", played.body);
+            moves_played += 1;
+        }
+        assert!(moves_played < 200, "a paired 8x8 match ends");
+    };
+    let snapshot = app.snapshot(id).await;
+    let result = &snapshot["result"];
+    assert_eq!(
+        end,
+        format!(
+            "end finished {} {} {} {}\n",
+            result["reason"].as_str().expect("reason"),
+            result["totals"][0],
+            result["totals"][1],
+            result["winner"].as_i64().unwrap_or(-1)
+        )
+    );
+    assert!(moves_played >= 4, "both legs were played: {moves_played}");
+    app.get(&format!("/matches/{id}/turns?format=xml"), Some(&token))
+        .await
+        .expect_error(400, "invalid_query");
+}
+
 #[tokio::test]
 async fn a_full_paired_match_against_the_house_bot() {
     let app = spawn_app().await;

@@ -190,3 +190,35 @@ async fn long_polls_return_at_most_100_events() {
         .expect(200);
     assert_eq!(rest["events"][0]["seq"], 101);
 }
+
+/// A stopping server ends its streams and long-polls, or it could never finish its open
+/// requests and exit.
+#[tokio::test]
+async fn shutting_down_ends_streams_and_long_polls() {
+    let app = spawn_app().await;
+    let (id, a, _) = app.running_match().await;
+    let mut stream = app.stream(&a).await;
+    assert_eq!(stream.next().await["type"], "hello");
+    let base = app.base.clone();
+    let latest = app.snapshot(id).await["seq"].as_i64().expect("seq");
+    let poll = tokio::spawn(async move {
+        let response = reqwest::get(format!("{base}/matches/{id}/events?since={latest}&wait=60"))
+            .await
+            .expect("poll");
+        let status = response.status().as_u16();
+        (
+            status,
+            response.json::<serde_json::Value>().await.expect("json"),
+        )
+    });
+    settle().await;
+    assert!(!poll.is_finished(), "nothing has happened yet");
+    app.arena.shutdown().await;
+    assert!(stream.ends().await, "the stream is closed");
+    let (status, body) = tokio::time::timeout(std::time::Duration::from_secs(5), poll)
+        .await
+        .expect("the long-poll returns")
+        .expect("task");
+    assert_eq!(status, 503);
+    assert_eq!(body["error"], "shutting_down");
+}
