@@ -20,7 +20,7 @@ use hyper::client::conn::http1::SendRequest;
 use hyper::header::{AUTHORIZATION, HOST};
 use hyper_util::rt::TokioIo;
 use serde_json::{Value, json};
-use tokio::sync::Notify;
+use tokio::sync::{Notify, mpsc};
 
 /// Options of `arbiter bench`.
 #[derive(Args)]
@@ -112,7 +112,7 @@ impl Server {
 }
 
 /// When each move was posted, by (match, leg, revision after the move).
-type SentMoves = HashMap<(i64, u64, u64), Instant>;
+type SentMoves = HashMap<(i64, usize, u64), Instant>;
 
 /// CPU time a process has used, in seconds, from `/proc/<pid>/stat` (Linux; `self` for this
 /// process).
@@ -251,10 +251,12 @@ fn number_after(line: &[u8], key: &[u8]) -> Option<i64> {
     std::str::from_utf8(&digits[..end]).ok()?.parse().ok()
 }
 
-/// Reads one bot's stream: answers every turn at once with its first legal move, and notes
-/// finished matches. Lines are scanned for the few fields a bot needs rather than parsed: the
-/// server writes them in a fixed order, and a load generator that parses every engine
-/// request would take the CPU it is meant to measure.
+/// Reads one bot's stream: notes the latency of every `turn` line as it arrives, and hands the
+/// decision to the poster of its leg, which answers with the first legal move. Lines are
+/// scanned for the few fields a bot needs rather than parsed: the server writes them in a fixed
+/// order, and a load generator that parses every engine request would take the CPU it is meant
+/// to measure. Reading never waits for a POST, so a line's latency is the server's alone and
+/// not the time this bot spent on its other leg.
 async fn run_bot(
     address: String,
     bot: Arc<Bot>,
@@ -262,7 +264,13 @@ async fn run_bot(
     pacer: Option<Arc<Pacer>>,
 ) -> anyhow::Result<()> {
     let mut listener = Connection::open(&address, &bot.token).await?;
-    let mut poster = Connection::open(&address, &bot.token).await?;
+    let mut posters = Vec::with_capacity(2);
+    for _ in 0..2 {
+        let connection = Connection::open(&address, &bot.token).await?;
+        let (decisions, queue) = mpsc::unbounded_channel();
+        tokio::spawn(post_moves(connection, queue, stats.clone(), pacer.clone()));
+        posters.push(decisions);
+    }
     let response = listener
         .send(hyper::Method::GET, "/api/v1/stream", Bytes::new())
         .await?;
@@ -287,7 +295,7 @@ async fn run_bot(
             }
             let (Some(id), Some(leg), Some(revision)) = (
                 number_after(&line, br#""match_id":"#),
-                number_after(&line, br#""leg":"#).and_then(|l| u64::try_from(l).ok()),
+                number_after(&line, br#""leg":"#).and_then(|l| usize::try_from(l).ok()),
                 number_after(&line, br#""revision":"#).and_then(|r| u64::try_from(r).ok()),
             ) else {
                 continue;
@@ -311,29 +319,63 @@ async fn run_bot(
                 continue;
             }
             let mv = number_after(&line, br#""legal_moves":["#).unwrap_or(-1);
-            if let Some(pacer) = &pacer {
-                pacer.wait().await;
+            if let Some(poster) = posters.get(leg) {
+                let _ = poster.send(Decision {
+                    id,
+                    leg,
+                    revision,
+                    mv,
+                });
             }
-            let body = format!(r#"{{"leg":{leg},"revision":{revision},"move":{mv}}}"#);
-            stats
-                .shard(id)
-                .lock()
-                .map_err(|_| anyhow::anyhow!("poisoned"))?
-                .insert((id, leg, revision + 1), Instant::now());
-            let status = poster
-                .call(
-                    hyper::Method::POST,
-                    &format!("/api/v1/matches/{id}/moves"),
-                    Bytes::from(body),
-                )
-                .await?;
-            if status == 200 {
-                if stats.measuring.load(Ordering::Relaxed) {
-                    stats.moves.fetch_add(1, Ordering::Relaxed);
-                }
-            } else {
-                stats.refused.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+    Ok(())
+}
+
+/// A move to play.
+struct Decision {
+    id: i64,
+    leg: usize,
+    revision: u64,
+    mv: i64,
+}
+
+/// Posts one leg's moves on its own connection, one at a time.
+async fn post_moves(
+    mut connection: Connection,
+    mut queue: mpsc::UnboundedReceiver<Decision>,
+    stats: Arc<Stats>,
+    pacer: Option<Arc<Pacer>>,
+) -> anyhow::Result<()> {
+    while let Some(Decision {
+        id,
+        leg,
+        revision,
+        mv,
+    }) = queue.recv().await
+    {
+        if let Some(pacer) = &pacer {
+            pacer.wait().await;
+        }
+        let body = format!(r#"{{"leg":{leg},"revision":{revision},"move":{mv}}}"#);
+        stats
+            .shard(id)
+            .lock()
+            .map_err(|_| anyhow::anyhow!("poisoned"))?
+            .insert((id, leg, revision + 1), Instant::now());
+        let status = connection
+            .call(
+                hyper::Method::POST,
+                &format!("/api/v1/matches/{id}/moves"),
+                Bytes::from(body),
+            )
+            .await?;
+        if status == 200 {
+            if stats.measuring.load(Ordering::Relaxed) {
+                stats.moves.fetch_add(1, Ordering::Relaxed);
             }
+        } else {
+            stats.refused.fetch_add(1, Ordering::Relaxed);
         }
     }
     Ok(())

@@ -8,6 +8,7 @@
 
 use std::path::Path;
 use std::str::FromStr;
+use std::sync::Arc;
 use std::time::Duration;
 
 use arbiter_store::{
@@ -27,9 +28,16 @@ const EVENT_ROWS_PER_STATEMENT: usize = 1_000;
 /// How often the WAL is copied back into the database file.
 const CHECKPOINT_EVERY: Duration = Duration::from_millis(500);
 
+/// The most the WAL file keeps of its size once it starts over (after a burst made it grow).
+const WAL_SIZE_LIMIT: &str = "67108864";
+
 /// The SQLite-backed [`Store`].
 pub struct SqliteStore {
     writer: SqlitePool,
+    /// Held by each write batch, and by the checkpointer for the moment it needs the WAL to
+    /// stand still.
+    write_gate: Arc<tokio::sync::Mutex<()>>,
+    checkpointer: SqlitePool,
     reader: SqlitePool,
     checkpoints: tokio::task::AbortHandle,
 }
@@ -46,6 +54,47 @@ fn unavailable(error: sqlx::Error) -> StoreError {
             StoreError::Conflict(db.message().to_owned())
         }
         _ => StoreError::Unavailable(error.to_string()),
+    }
+}
+
+/// Copies the WAL back into the database file, forever.
+///
+/// SQLite starts the WAL over from its beginning only when a write finds every frame already
+/// copied. Under a steady stream of commits a checkpoint running beside them never catches up,
+/// so the file would grow without end, and appending to a growing file makes every commit's
+/// sync slower than overwriting one. So each round first copies what is there while writes go
+/// on, then holds writes back for the short moment it takes to copy the few frames added
+/// meanwhile; the next write then starts the WAL over.
+async fn checkpoint_forever(checkpointer: SqlitePool, write_gate: Arc<tokio::sync::Mutex<()>>) {
+    let mut interval = tokio::time::interval(CHECKPOINT_EVERY);
+    interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        interval.tick().await;
+        checkpoint_round(&checkpointer, &write_gate).await;
+    }
+}
+
+async fn checkpoint_round(checkpointer: &SqlitePool, write_gate: &tokio::sync::Mutex<()>) {
+    let started = std::time::Instant::now();
+    checkpoint(checkpointer).await;
+    let copied = started.elapsed();
+    let _held = write_gate.lock().await;
+    let held = std::time::Instant::now();
+    checkpoint(checkpointer).await;
+    tracing::debug!(
+        copying_us = copied.as_micros(),
+        held_us = held.elapsed().as_micros(),
+        "WAL checkpoint"
+    );
+}
+
+async fn checkpoint(checkpointer: &SqlitePool) {
+    // PASSIVE never waits for readers; what it cannot copy now, the next round copies.
+    if let Err(error) = sqlx::query("PRAGMA wal_checkpoint(PASSIVE)")
+        .execute(checkpointer)
+        .await
+    {
+        tracing::warn!(%error, "WAL checkpoint failed");
     }
 }
 
@@ -68,7 +117,8 @@ impl SqliteStore {
             .pragma("temp_store", "memory")
             // Checkpoints run on their own connection (below): when a commit triggers one, that
             // commit, and every write queued behind it, waits tens of milliseconds.
-            .pragma("wal_autocheckpoint", "0");
+            .pragma("wal_autocheckpoint", "0")
+            .pragma("journal_size_limit", WAL_SIZE_LIMIT);
         let writer = SqlitePoolOptions::new()
             .max_connections(1)
             .min_connections(1)
@@ -89,26 +139,23 @@ impl SqliteStore {
             .connect_with(options.read_only(true))
             .await
             .map_err(unavailable)?;
-        let checkpoints = tokio::spawn(async move {
-            let mut interval = tokio::time::interval(CHECKPOINT_EVERY);
-            interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-            loop {
-                interval.tick().await;
-                // PASSIVE never blocks the writer; what it cannot copy now, it copies next time.
-                if let Err(error) = sqlx::query("PRAGMA wal_checkpoint(PASSIVE)")
-                    .execute(&checkpointer)
-                    .await
-                {
-                    tracing::warn!(%error, "WAL checkpoint failed");
-                }
-            }
-        })
-        .abort_handle();
+        let write_gate = Arc::new(tokio::sync::Mutex::new(()));
+        let checkpoints =
+            tokio::spawn(checkpoint_forever(checkpointer.clone(), write_gate.clone()))
+                .abort_handle();
         Ok(SqliteStore {
             writer,
+            write_gate,
+            checkpointer,
             reader,
             checkpoints,
         })
+    }
+
+    /// Copies the WAL back into the database file now, as the background task does twice a
+    /// second, so that the next write starts the WAL over.
+    pub async fn checkpoint(&self) {
+        checkpoint_round(&self.checkpointer, &self.write_gate).await;
     }
 
     async fn apply(&self, writes: &[Write]) -> Result<(), sqlx::Error> {
@@ -255,7 +302,10 @@ fn event_from(row: &SqliteRow) -> Result<EventRecord, StoreError> {
 
 impl Store for SqliteStore {
     fn write_batch<'a>(&'a self, writes: &'a [Write]) -> StoreFuture<'a, ()> {
-        Box::pin(async move { self.apply(writes).await.map_err(unavailable) })
+        Box::pin(async move {
+            let _gate = self.write_gate.lock().await;
+            self.apply(writes).await.map_err(unavailable)
+        })
     }
 
     fn bots(&self) -> StoreFuture<'_, Vec<BotRecord>> {
@@ -365,6 +415,39 @@ mod tests {
         }
         let store = SqliteStore::open(&path).await.expect("reopen");
         assert_eq!(store.last_heartbeat().await.expect("read"), Some(7));
+    }
+
+    /// Without checkpoints that catch up, the WAL would grow by every commit forever.
+    #[tokio::test]
+    async fn after_a_checkpoint_the_wal_starts_over_instead_of_growing() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("arbiter.db");
+        let store = SqliteStore::open(&path).await.expect("open");
+        let wal_size =
+            || std::fs::metadata(dir.path().join("arbiter.db-wal")).map_or(0, |m| m.len());
+        let commits = |from: i64| {
+            let store = &store;
+            async move {
+                for at in from..from + 100 {
+                    store
+                        .write_batch(&[Write::Heartbeat(at)])
+                        .await
+                        .expect("write");
+                }
+            }
+        };
+        commits(0).await;
+        let grown = wal_size();
+        assert!(grown > 50 * 4096, "each commit appends a frame: {grown}");
+        store.checkpoint().await;
+        commits(100).await;
+        // Appending would double the file; starting over leaves it about the same size.
+        assert!(
+            wal_size() < grown * 3 / 2,
+            "the second hundred commits reused the file: {} after {grown}",
+            wal_size()
+        );
+        assert_eq!(store.last_heartbeat().await.expect("read"), Some(199));
     }
 
     #[tokio::test]
