@@ -257,7 +257,7 @@ impl Progress {
             at_ms,
             audience,
             kind: kind.to_owned(),
-            payload,
+            payload: EventRecord::payload_of(&payload),
         });
         self.seq
     }
@@ -1163,7 +1163,7 @@ pub(crate) fn replay(
     let mut progress = challenge(setup, setup.created_ms);
     progress.fresh.clear();
     for event in events {
-        let p = &event.payload;
+        let p = &event.payload_value();
         match event.kind.as_str() {
             "challenge" => {
                 progress.expires_ms = p["expires_ms"].as_i64().unwrap_or(progress.expires_ms);

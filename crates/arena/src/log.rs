@@ -135,7 +135,7 @@ mod tests {
             at_ms: seq,
             audience,
             kind: "x".into(),
-            payload: json!(seq),
+            payload: EventRecord::payload_of(&json!(seq)),
         }
     }
 

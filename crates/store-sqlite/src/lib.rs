@@ -225,7 +225,7 @@ impl SqliteStore {
                     .push_bind(event.at_ms)
                     .push_bind(audience)
                     .push_bind(event.kind.clone())
-                    .push_bind(event.payload.to_string());
+                    .push_bind(event.payload.get());
             });
             insert.build().execute(&mut *tx).await?;
         }
@@ -296,7 +296,8 @@ fn event_from(row: &SqliteRow) -> Result<EventRecord, StoreError> {
             }
         },
         kind: row.try_get("kind").map_err(get)?,
-        payload: json(&payload)?,
+        payload: serde_json::value::RawValue::from_string(payload)
+            .map_err(|e| StoreError::Corrupt(format!("event payload: {e}")))?,
     })
 }
 

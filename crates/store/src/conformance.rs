@@ -48,7 +48,7 @@ fn event(match_id: i64, seq: i64) -> EventRecord {
             Audience::Everyone
         },
         kind: "move".to_owned(),
-        payload: json!({"move": seq}),
+        payload: EventRecord::payload_of(&json!({"move": seq})),
     }
 }
 

@@ -15,6 +15,7 @@ use std::pin::Pin;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 mod writer;
 
@@ -158,7 +159,7 @@ pub enum Audience {
 }
 
 /// One entry of a match's event log.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct EventRecord {
     /// The match.
     pub match_id: MatchId,
@@ -170,9 +171,37 @@ pub struct EventRecord {
     pub audience: Audience,
     /// The event's type (`move`, `started`, …).
     pub kind: String,
-    /// The event's data.
-    pub payload: Value,
+    /// The event's data as compact JSON text. Events are written once and read rarely, so
+    /// they stay text: a live match keeps hundreds of them, and a parsed tree costs several
+    /// times the memory of its text.
+    pub payload: Box<RawValue>,
 }
+
+impl EventRecord {
+    /// The JSON text of `value`, for [`EventRecord::payload`].
+    pub fn payload_of(value: &Value) -> Box<RawValue> {
+        // Serializing a `Value` cannot fail: its keys are strings and its numbers finite.
+        serde_json::value::to_raw_value(value).unwrap_or_default()
+    }
+
+    /// The payload parsed.
+    pub fn payload_value(&self) -> Value {
+        serde_json::from_str(self.payload.get()).unwrap_or_default()
+    }
+}
+
+impl PartialEq for EventRecord {
+    fn eq(&self, other: &Self) -> bool {
+        self.match_id == other.match_id
+            && self.seq == other.seq
+            && self.at_ms == other.at_ms
+            && self.audience == other.audience
+            && self.kind == other.kind
+            && self.payload.get() == other.payload.get()
+    }
+}
+
+impl Eq for EventRecord {}
 
 /// One write. A batch of writes is applied in order, atomically.
 #[derive(Clone, Debug, PartialEq)]
