@@ -9,7 +9,6 @@ use arbiter_othello::coord::{CoordError, move_from_index};
 use arbiter_othello::opening::random_opening;
 use arbiter_othello::{Opening, Othello, OthelloConfig, OthelloState, Variant, parse_move};
 use arbiter_rules::{DynGame, DynState, Erased, Random};
-use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 use crate::ArenaError;
@@ -100,9 +99,9 @@ pub trait GameKit: Send + Sync + 'static {
     ) -> Result<Vec<Value>, ArenaError>;
     /// Turns a move as a client sent it into the rules' action JSON.
     fn parse_action(&self, state: &dyn DynState, submitted: &Value) -> Result<Value, ArenaError>;
-    /// The engine request for the side to move, serialized: it goes out as it is, many times a
-    /// second, so it is never built as a `Value`.
-    fn engine_request(&self, state: &dyn DynState, turn: &TurnContext) -> Box<RawValue>;
+    /// The engine request for the side to move as compact JSON text: it goes out as it is,
+    /// many times a second, so it is never built as a `Value`.
+    fn engine_request(&self, state: &dyn DynState, turn: &TurnContext) -> String;
     /// A house bot's move for the side to move, within `deadline`.
     fn house_action(
         &self,
@@ -116,11 +115,6 @@ pub trait GameKit: Send + Sync + 'static {
 }
 
 static OTHELLO_GAME: Erased<Othello> = Erased::new();
-
-/// JSON `null`, as a raw value.
-fn null() -> Box<RawValue> {
-    RawValue::from_string("null".to_owned()).unwrap_or_default()
-}
 
 /// The Othello family.
 pub struct OthelloKit;
@@ -186,9 +180,9 @@ impl GameKit for OthelloKit {
         Ok(json!(mv.index()))
     }
 
-    fn engine_request(&self, state: &dyn DynState, turn: &TurnContext) -> Box<RawValue> {
+    fn engine_request(&self, state: &dyn DynState, turn: &TurnContext) -> String {
         let Some(state) = othello_state(state) else {
-            return null();
+            return "null".to_owned();
         };
         let context = MatchContext {
             match_id: turn.match_id,
@@ -200,8 +194,7 @@ impl GameKit for OthelloKit {
             round_no: None,
             room_created_at: None,
         };
-        serde_json::value::to_raw_value(&EngineRequest::new(state, &context))
-            .unwrap_or_else(|_| null())
+        EngineRequest::new(state, &context).to_line()
     }
 
     fn house_action(
@@ -315,7 +308,7 @@ mod tests {
                 ..TurnContext::default()
             },
         );
-        let request: Value = serde_json::from_str(raw.get()).expect("the request is JSON");
+        let request: Value = serde_json::from_str(&raw).expect("the request is JSON");
         assert_eq!(request["match_id"], 5);
         assert_eq!(
             request["placed"],

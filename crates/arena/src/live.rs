@@ -11,7 +11,6 @@ use arbiter_rules::{
 };
 use arbiter_store::{Audience, BotId, BotKind, EventRecord, MatchId, MatchStatus};
 use serde::{Deserialize, Serialize};
-use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 use crate::ArenaError;
@@ -974,14 +973,14 @@ pub(crate) struct Turn {
     pub(crate) participant: usize,
     pub(crate) leg: usize,
     pub(crate) revision: u64,
-    /// The complete engine request, serialized.
-    pub(crate) request: Box<RawValue>,
+    /// The complete engine request as compact JSON text.
+    pub(crate) request: String,
 }
 
 impl Turn {
     /// The engine request as a `Value`.
     pub(crate) fn request_json(&self) -> Value {
-        serde_json::from_str(self.request.get()).unwrap_or_default()
+        serde_json::from_str(&self.request).unwrap_or_default()
     }
 
     pub(crate) fn to_json(&self, match_id: MatchId) -> Value {
@@ -992,10 +991,7 @@ impl Turn {
     pub(crate) fn to_line(&self, match_id: MatchId) -> String {
         format!(
             "{{\"type\":\"turn\",\"match_id\":{match_id},\"leg\":{},\"revision\":{},\"participant\":{},\"request\":{}}}\n",
-            self.leg,
-            self.revision,
-            self.participant,
-            self.request.get()
+            self.leg, self.revision, self.participant, self.request
         )
     }
 }

@@ -1,5 +1,5 @@
 use arbiter_othello::{Opening, Othello, OthelloConfig, Position};
-use arbiter_rules::{Ctx, Game, Seat};
+use arbiter_rules::{Ctx, Game, Seat, ToAct};
 use rand::SeedableRng;
 use rand::rngs::ChaCha8Rng;
 
@@ -181,4 +181,51 @@ fn answers_must_be_legal_moves() {
     let mut must_pass = std.clone();
     must_pass.legal_moves.clear();
     assert_eq!(must_pass.check(Move::Pass), Ok(Move::Pass));
+}
+
+/// `to_line` writes the request by hand; at every ply of random games in every variant, with
+/// and without times, round and room, it must be exactly what `serde_json` writes.
+#[test]
+fn the_hand_written_line_is_what_serde_writes() {
+    let mut rng = ChaCha8Rng::seed_from_u64(7);
+    for variant in Variant::ALL {
+        for game in 0..4_i64 {
+            let config = OthelloConfig {
+                variant,
+                opening: Opening::Start,
+            };
+            let (mut state, _) =
+                Othello::start(&config, &mut Ctx::new(0, &mut rng)).expect("valid opening");
+            let mut times = Vec::new();
+            loop {
+                let context = MatchContext {
+                    match_id: -game,
+                    leg: u8::from(game % 2 == 1),
+                    black_participant: u8::from(game % 2 == 1),
+                    remaining_ms: u64::from(arbiter_rules::random::below(&mut rng, 100_000)),
+                    budget_ms: 10_000,
+                    move_times_ms: if game < 2 { times.clone() } else { Vec::new() },
+                    round_no: (game == 3).then_some(7),
+                    room_created_at: (game == 3).then(|| "2026-11-29 \"T\"\n\\".to_owned()),
+                };
+                let request = EngineRequest::new(&state, &context);
+                assert_eq!(
+                    request.to_line(),
+                    serde_json::to_string(&request).expect("json"),
+                    "{variant:?}, ply {}",
+                    state.history().len()
+                );
+                let ToAct::Turn { seat } = Othello::to_act(&state) else {
+                    break;
+                };
+                let moves = Othello::legal_actions(&state, seat);
+                let mv = moves[arbiter_rules::random::below(
+                    &mut rng,
+                    u32::try_from(moves.len()).expect("few"),
+                ) as usize];
+                Othello::apply(&mut state, seat, &mv, &mut Ctx::new(0, &mut rng)).expect("legal");
+                times.push(1_800_000_000_000 + i64::try_from(times.len()).expect("small"));
+            }
+        }
+    }
 }

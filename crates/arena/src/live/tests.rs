@@ -1,5 +1,4 @@
 use arbiter_store::BotKind;
-use serde_json::value::RawValue;
 
 use super::*;
 use crate::directory::BotProfile;
@@ -458,12 +457,8 @@ impl GameKit for GoofspielKit {
         Ok(submitted.clone())
     }
 
-    fn engine_request(
-        &self,
-        _state: &dyn DynState,
-        _turn: &crate::kit::TurnContext,
-    ) -> Box<RawValue> {
-        serde_json::value::to_raw_value(&Value::Null).expect("null")
+    fn engine_request(&self, _state: &dyn DynState, _turn: &crate::kit::TurnContext) -> String {
+        "null".to_owned()
     }
 
     fn house_action(
