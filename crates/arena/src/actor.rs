@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use tokio::sync::{mpsc, oneshot};
 
 use crate::feed::Line;
-use crate::live::{self, Progress, Setup};
+use crate::live::{self, MoveReply, Progress, Setup};
 use crate::log::{MatchLog, Reader};
 use crate::{ArenaError, Shared};
 
@@ -30,7 +30,7 @@ pub(crate) enum Command {
         leg: u8,
         revision: u64,
         submitted: Value,
-        reply: oneshot::Sender<Result<Value, ArenaError>>,
+        reply: oneshot::Sender<Result<MoveReply, ArenaError>>,
     },
     HouseMove {
         leg: usize,

@@ -37,7 +37,7 @@ pub use config::{ArenaConfig, TimeControl};
 pub use directory::{Bot, BotProfile};
 pub use error::{ArenaError, ErrorClass};
 pub use kit::{GameKit, HouseLevel};
-pub use live::Format;
+pub use live::{Format, MoveReply};
 pub use log::Reader;
 
 use actor::{Actor, Command};
@@ -888,7 +888,7 @@ impl Arena {
         leg: u8,
         revision: u64,
         submitted: Value,
-    ) -> Result<Value, ArenaError> {
+    ) -> Result<MoveReply, ArenaError> {
         match self
             .ask(id, |reply| Command::Submit {
                 bot: bot.id,

@@ -137,21 +137,33 @@ pub(crate) struct Accepted {
 
 /// What a client is told when its move is accepted (again, if it repeats the move).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-pub(crate) struct MoveReply {
-    match_id: MatchId,
-    leg: usize,
+pub struct MoveReply {
+    /// The match.
+    pub match_id: MatchId,
+    /// The leg the move was played in.
+    pub leg: usize,
     /// The leg's revision after the move.
-    revision: u64,
+    pub revision: u64,
     /// The move's event in the match log.
-    seq: i64,
-    leg_status: &'static str,
-    status: MatchStatus,
+    pub seq: i64,
+    /// `running` or `finished`.
+    pub leg_status: &'static str,
+    /// The match's status after the move.
+    pub status: MatchStatus,
 }
 
-impl MoveReply {
-    pub(crate) fn to_json(self) -> Value {
-        serde_json::to_value(self).unwrap_or_default()
-    }
+/// The payload of a `move` event, written without building a `Value`: one is stored for
+/// every move. The fields are in alphabetical order, the order of every other payload's keys.
+#[derive(Serialize)]
+struct MovePayload<'a> {
+    action: &'a Value,
+    clocks_ms: [i64; 2],
+    events: &'a [Value],
+    leg: usize,
+    participant: usize,
+    revision: u64,
+    seat: u8,
+    turn_started_ms: i64,
 }
 
 /// One board.
@@ -247,7 +259,7 @@ impl Progress {
         at_ms: i64,
         audience: Audience,
         kind: &str,
-        payload: Value,
+        payload: impl Serialize,
     ) -> i64 {
         self.seq += 1;
         self.fresh.push(EventRecord {
@@ -452,7 +464,7 @@ pub(crate) fn submit(
     revision: u64,
     submitted: &Value,
     now_ms: i64,
-) -> Result<Value, ArenaError> {
+) -> Result<MoveReply, ArenaError> {
     let mine = setup.participants_of(bot);
     if !mine.contains(&true) {
         return Err(ArenaError::NotParticipant);
@@ -473,7 +485,7 @@ pub(crate) fn submit(
             .parse_action(leg.state.as_ref(), submitted)
             .is_ok_and(|a| a == earlier.action);
         if mine[earlier.participant] && same_action {
-            return Ok(earlier.reply.to_json());
+            return Ok(earlier.reply);
         }
     }
     if leg.ended.is_some() {
@@ -524,7 +536,7 @@ fn play(
     mover: usize,
     action: Value,
     now_ms: i64,
-) -> Result<Value, ArenaError> {
+) -> Result<MoveReply, ArenaError> {
     let nonce = progress.seq + 1;
     let leg = &mut progress.legs[leg_index];
     // Chess clocks run in turns; a simultaneous phase runs on the rules' own deadline.
@@ -559,16 +571,16 @@ fn play(
     progress.moved[mover] = true;
     note_first_turns(progress, now_ms);
     let (public, private) = split_events(game_events, first_seat_participant);
-    let payload = json!({
-        "leg": leg_index,
-        "participant": mover,
-        "seat": seat.0,
-        "action": action,
-        "revision": revision,
-        "clocks_ms": clocks,
-        "turn_started_ms": now_ms,
-        "events": public,
-    });
+    let payload = MovePayload {
+        action: &action,
+        clocks_ms: clocks,
+        events: &public,
+        leg: leg_index,
+        participant: mover,
+        revision,
+        seat: seat.0,
+        turn_started_ms: now_ms,
+    };
     let seq = progress.emit(setup, now_ms, Audience::Everyone, "move", payload);
     for (participant, event) in private {
         progress.emit(
@@ -595,7 +607,7 @@ fn play(
         at_ms: now_ms,
         reply,
     });
-    Ok(reply.to_json())
+    Ok(reply)
 }
 
 /// Public game events, and private ones addressed to participants.

@@ -1,6 +1,6 @@
 //! The handlers of the native API v1.
 
-use arbiter_arena::ChallengeRequest;
+use arbiter_arena::{ChallengeRequest, MoveReply};
 use axum::Json;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
@@ -331,7 +331,7 @@ pub(crate) async fn play(
     AuthBot(bot): AuthBot,
     Path(id): Path<i64>,
     ApiJson(body): ApiJson<MoveBody>,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<MoveReply>> {
     Ok(Json(
         state
             .arena

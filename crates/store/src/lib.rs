@@ -178,9 +178,9 @@ pub struct EventRecord {
 }
 
 impl EventRecord {
-    /// The JSON text of `value`, for [`EventRecord::payload`].
-    pub fn payload_of(value: &Value) -> Box<RawValue> {
-        // Serializing a `Value` cannot fail: its keys are strings and its numbers finite.
+    /// The JSON text of `value`, for [`EventRecord::payload`]; `null` for a value that has
+    /// no JSON form (a map with non-string keys), which no payload has.
+    pub fn payload_of<T: Serialize + ?Sized>(value: &T) -> Box<RawValue> {
         serde_json::value::to_raw_value(value).unwrap_or_default()
     }
 

@@ -49,7 +49,7 @@ fn started(setup: &Setup) -> Progress {
 }
 
 /// Plays the first legal move of the side to move in `leg` at `now`.
-fn play_first(setup: &Setup, progress: &mut Progress, leg: usize, now: i64) -> Value {
+fn play_first(setup: &Setup, progress: &mut Progress, leg: usize, now: i64) -> MoveReply {
     let turn = turns(setup, progress, [true, true], now, &|_, _| true)
         .into_iter()
         .find(|t| t.leg == leg)
