@@ -76,7 +76,13 @@ async fn checkpoint_forever(checkpointer: SqlitePool, write_gate: Arc<tokio::syn
 
 async fn checkpoint_round(checkpointer: &SqlitePool, write_gate: &tokio::sync::Mutex<()>) {
     let started = std::time::Instant::now();
-    checkpoint(checkpointer).await;
+    // Each pass copies what the commits during the previous one added; a few passes leave
+    // little for the moment writes are held back.
+    for _ in 0..CHECKPOINT_PASSES {
+        if checkpoint(checkpointer).await <= FRAMES_LEFT_TO_HOLD {
+            break;
+        }
+    }
     let copied = started.elapsed();
     let _held = write_gate.lock().await;
     let held = std::time::Instant::now();
@@ -88,13 +94,25 @@ async fn checkpoint_round(checkpointer: &SqlitePool, write_gate: &tokio::sync::M
     );
 }
 
-async fn checkpoint(checkpointer: &SqlitePool) {
-    // PASSIVE never waits for readers; what it cannot copy now, the next round copies.
-    if let Err(error) = sqlx::query("PRAGMA wal_checkpoint(PASSIVE)")
-        .execute(checkpointer)
+/// Passes a checkpoint round makes at most while writes go on.
+const CHECKPOINT_PASSES: usize = 4;
+
+/// Few enough frames to copy while writes wait.
+const FRAMES_LEFT_TO_HOLD: i64 = 64;
+
+/// One PASSIVE checkpoint; returns how many frames of the WAL it left uncopied.
+async fn checkpoint(checkpointer: &SqlitePool) -> i64 {
+    // PASSIVE never waits for readers or the writer; what it cannot copy now, the next pass
+    // copies.
+    match sqlx::query_as::<_, (i64, i64, i64)>("PRAGMA wal_checkpoint(PASSIVE)")
+        .fetch_one(checkpointer)
         .await
     {
-        tracing::warn!(%error, "WAL checkpoint failed");
+        Ok((_busy, frames, copied)) => frames - copied,
+        Err(error) => {
+            tracing::warn!(%error, "WAL checkpoint failed");
+            0
+        }
     }
 }
 
