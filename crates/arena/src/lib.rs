@@ -3,9 +3,9 @@
 //! Each open match is owned by one task (an actor) that processes its commands in order:
 //! validate → persist → apply → publish → reply. Its rules of play (clocks, challenge expiry,
 //! the first-move and disconnect rules, flag falls, idempotent re-sends) are plain functions
-//! of the time in [`live`](crate::live), and time comes from an injected [`Clock`], so every
-//! timeout can be tested without sleeping. Writes go through the store's group-commit
-//! [`Writer`](arbiter_store::Writer); nothing is acknowledged before it is durable.
+//! of the time in the private `live` module, and time comes from an injected [`Clock`], so
+//! every timeout can be tested without sleeping. Writes go through the store's group-commit
+//! [`Writer`]; nothing is acknowledged before it is durable.
 //!
 //! The arena knows no HTTP: the server crate translates requests into calls on [`Arena`].
 
