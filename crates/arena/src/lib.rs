@@ -620,34 +620,25 @@ impl Arena {
 
     /// Issues a new token for a bot; the old one stops working at once.
     pub async fn rotate_token(&self, id: BotId) -> Result<(Bot, String), ArenaError> {
-        let mut record = self
+        let kind = self
             .shared
             .directory
             .record(id)
-            .ok_or_else(|| ArenaError::BotNotFound(id.to_string()))?;
-        if record.kind == BotKind::House {
-            return Err(ArenaError::InvalidRequest(
-                "house bots have no token".to_owned(),
-            ));
-        }
-        let prefix = if record.kind == BotKind::Anonymous {
+            .ok_or_else(|| ArenaError::BotNotFound(id.to_string()))?
+            .kind;
+        let prefix = if kind == BotKind::Anonymous {
             token::ANONYMOUS_PREFIX
         } else {
             token::REGISTERED_PREFIX
         };
         let new = token::generate(prefix).map_err(|e| ArenaError::Unavailable(e.to_string()))?;
-        record.token_hash = Some(new.hash);
-        record.token_prefix = Some(new.display);
-        self.shared
-            .writer
-            .write(vec![Write::PutBot(record.clone())])
-            .await?;
-        self.shared.directory.put(record);
+        let (hash, display) = (new.hash, new.display);
         let bot = self
-            .shared
-            .directory
-            .get(id)
-            .ok_or_else(|| ArenaError::BotNotFound(id.to_string()))?;
+            .update_bot(id, |record| {
+                record.token_hash = Some(hash);
+                record.token_prefix = Some(display);
+            })
+            .await?;
         Ok((bot, new.secret))
     }
 

@@ -582,15 +582,7 @@ fn play(
         turn_started_ms: now_ms,
     };
     let seq = progress.emit(setup, now_ms, Audience::Everyone, "move", payload);
-    for (participant, event) in private {
-        progress.emit(
-            setup,
-            now_ms,
-            Audience::Participant(participant),
-            "private",
-            json!({"leg": leg_index, "event": event}),
-        );
-    }
+    emit_private(setup, progress, now_ms, leg_index, private);
     finish_leg_if_over(setup, progress, leg_index, now_ms);
     let leg = &mut progress.legs[leg_index];
     let reply = MoveReply {
@@ -611,6 +603,26 @@ fn play(
 }
 
 /// Public game events, and private ones addressed to participants.
+/// Logs each game event meant for one seat as a `private` event that only its participant
+/// reads.
+fn emit_private(
+    setup: &Setup,
+    progress: &mut Progress,
+    at_ms: i64,
+    leg: usize,
+    private: Vec<(u8, Value)>,
+) {
+    for (participant, event) in private {
+        progress.emit(
+            setup,
+            at_ms,
+            Audience::Participant(participant),
+            "private",
+            json!({"leg": leg, "event": event}),
+        );
+    }
+}
+
 fn split_events(
     events: Vec<Emitted<Value>>,
     first_seat_participant: usize,
@@ -901,15 +913,7 @@ pub(crate) fn tick(
                     "deadline",
                     json!({"leg": leg, "events": public}),
                 );
-                for (participant, event) in private {
-                    progress.emit(
-                        setup,
-                        at,
-                        Audience::Participant(participant),
-                        "private",
-                        json!({"leg": leg, "event": event}),
-                    );
-                }
+                emit_private(setup, progress, at, leg, private);
                 finish_leg_if_over(setup, progress, leg, at);
             }
             Happening::NoFirstMove => {
