@@ -229,3 +229,15 @@ fn the_hand_written_line_is_what_serde_writes() {
         }
     }
 }
+
+#[test]
+fn integers_are_written_as_rust_formats_them() {
+    for value in [0, 7, -1, 10, -10, 1_799_999_984_200, i64::MAX, i64::MIN] {
+        let mut out = String::new();
+        push_int(&mut out, value);
+        assert_eq!(out, value.to_string());
+    }
+    let mut out = String::new();
+    push_uint(&mut out, u64::MAX);
+    assert_eq!(out, u64::MAX.to_string());
+}
