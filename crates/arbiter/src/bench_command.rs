@@ -14,12 +14,8 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, bail};
 use clap::Args;
 use futures::{StreamExt, TryStreamExt};
-use http_body_util::{BodyExt, Full};
-use hyper::body::{Bytes, Incoming};
-use hyper::client::conn::http1::SendRequest;
-use hyper::header::{AUTHORIZATION, HOST};
-use hyper_util::rt::TokioIo;
 use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::sync::{Notify, mpsc};
 
 /// Options of `arbiter bench`.
@@ -167,56 +163,95 @@ struct Bot {
     finished: Notify,
 }
 
-/// One keep-alive HTTP/1.1 connection, driven directly: the bots make tens of thousands of
-/// requests a second on the same two cores as the server, so the client must cost little.
+/// One keep-alive HTTP/1.1 connection, written by hand: the bots make tens of thousands of
+/// requests a second on the same two cores as the server, and a general client's machinery
+/// would be much of their cost. It relies on what the server always does: answers with a
+/// `Content-Length`, and the stream in chunked encoding.
 struct Connection {
-    sender: SendRequest<Full<Bytes>>,
-    host: String,
-    authorization: String,
+    stream: tokio::net::TcpStream,
+    /// The part of every request's head after the path.
+    head: String,
+    received: Vec<u8>,
 }
 
 impl Connection {
     async fn open(address: &str, token: &str) -> anyhow::Result<Connection> {
         let stream = tokio::net::TcpStream::connect(address).await?;
         stream.set_nodelay(true)?;
-        let (sender, connection) =
-            hyper::client::conn::http1::handshake(TokioIo::new(stream)).await?;
-        tokio::spawn(connection);
         Ok(Connection {
-            sender,
-            host: address.to_owned(),
-            authorization: format!("Bearer {token}"),
+            stream,
+            head: format!(
+                " HTTP/1.1\r\nHost: {address}\r\nAuthorization: Bearer {token}\r\nContent-Type: application/json\r\nContent-Length: "
+            ),
+            received: Vec::with_capacity(8192),
         })
     }
 
+    /// Sends a request and reads the head of its answer; returns the status and the head's
+    /// `Content-Length` (`None` for a chunked answer).
     async fn send(
         &mut self,
-        method: hyper::Method,
+        method: &str,
         path: &str,
-        body: Bytes,
-    ) -> anyhow::Result<hyper::Response<Incoming>> {
-        self.sender.ready().await?;
-        let request = hyper::Request::builder()
-            .method(method)
-            .uri(path)
-            .header(HOST, &self.host)
-            .header(AUTHORIZATION, &self.authorization)
-            .body(Full::new(body))?;
-        Ok(self.sender.send_request(request).await?)
+        body: &str,
+    ) -> anyhow::Result<(u16, Option<usize>)> {
+        let request = format!("{method} {path}{}{}\r\n\r\n{body}", self.head, body.len());
+        self.stream.write_all(request.as_bytes()).await?;
+        loop {
+            if let Some(end) = find(&self.received, b"\r\n\r\n") {
+                let head = std::str::from_utf8(&self.received[..end])?;
+                let status: u16 = head.get(9..12).unwrap_or_default().parse()?;
+                let length = head.lines().find_map(|line| {
+                    let (name, value) = line.split_once(':')?;
+                    name.eq_ignore_ascii_case("content-length")
+                        .then(|| value.trim().parse().ok())?
+                });
+                self.received.drain(..end + 4);
+                return Ok((status, length));
+            }
+            self.read_more().await?;
+        }
     }
 
-    /// Sends a request and reads the whole reply; returns the status.
-    async fn call(
-        &mut self,
-        method: hyper::Method,
-        path: &str,
-        body: Bytes,
-    ) -> anyhow::Result<u16> {
-        let response = self.send(method, path, body).await?;
-        let status = response.status().as_u16();
-        response.into_body().collect().await?;
+    /// Sends a request and reads the whole answer; returns the status.
+    async fn call(&mut self, method: &str, path: &str, body: &str) -> anyhow::Result<u16> {
+        let (status, length) = self.send(method, path, body).await?;
+        let length = length.context("an answer without Content-Length")?;
+        while self.received.len() < length {
+            self.read_more().await?;
+        }
+        self.received.drain(..length);
         Ok(status)
     }
+
+    /// Appends the next chunk of a chunked answer to `out`; false after the last one.
+    async fn next_chunk(&mut self, out: &mut Vec<u8>) -> anyhow::Result<bool> {
+        loop {
+            if let Some(end) = find(&self.received, b"\r\n") {
+                let size_line = std::str::from_utf8(&self.received[..end])?;
+                let size = usize::from_str_radix(size_line.trim(), 16)?;
+                let total = end + 2 + size + 2;
+                if self.received.len() >= total {
+                    out.extend_from_slice(&self.received[end + 2..end + 2 + size]);
+                    self.received.drain(..total);
+                    return Ok(size > 0);
+                }
+            }
+            self.read_more().await?;
+        }
+    }
+
+    async fn read_more(&mut self) -> anyhow::Result<()> {
+        if self.stream.read_buf(&mut self.received).await? == 0 {
+            bail!("the server closed the connection");
+        }
+        Ok(())
+    }
+}
+
+/// Where `needle` first occurs in `haystack`.
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack.windows(needle.len()).position(|w| w == needle)
 }
 
 async fn post(
@@ -235,14 +270,9 @@ async fn post(
     Ok((status, response.json().await.unwrap_or(Value::Null)))
 }
 
-/// Whether `needle` occurs in `haystack`.
-fn contains(haystack: &[u8], needle: &[u8]) -> bool {
-    haystack.windows(needle.len()).any(|w| w == needle)
-}
-
 /// The integer right after the first occurrence of `key` (`"leg":` → 1).
 fn number_after(line: &[u8], key: &[u8]) -> Option<i64> {
-    let start = line.windows(key.len()).position(|w| w == key)? + key.len();
+    let start = find(line, key)? + key.len();
     let digits = &line[start..];
     let end = digits
         .iter()
@@ -271,22 +301,15 @@ async fn run_bot(
         tokio::spawn(post_moves(connection, queue, stats.clone(), pacer.clone()));
         posters.push(decisions);
     }
-    let response = listener
-        .send(hyper::Method::GET, "/api/v1/stream", Bytes::new())
-        .await?;
-    if !response.status().is_success() {
-        bail!("stream refused: {}", response.status());
+    let (status, _) = listener.send("GET", "/api/v1/stream", "").await?;
+    if status != 200 {
+        bail!("stream refused: {status}");
     }
-    let mut body = response.into_body();
     let mut buffer: Vec<u8> = Vec::with_capacity(8192);
-    while let Some(frame) = body.frame().await {
-        let Ok(chunk) = frame?.into_data() else {
-            continue;
-        };
-        buffer.extend_from_slice(&chunk);
+    while listener.next_chunk(&mut buffer).await? {
         while let Some(end) = buffer.iter().position(|&b| b == b'\n') {
             let line: Vec<u8> = buffer.drain(..=end).collect();
-            if contains(&line, br#""type":"finished""#) {
+            if find(&line, br#""type":"finished""#).is_some() {
                 bot.finished.notify_one();
                 continue;
             }
@@ -364,11 +387,7 @@ async fn post_moves(
             .map_err(|_| anyhow::anyhow!("poisoned"))?
             .insert((id, leg, revision + 1), Instant::now());
         let status = connection
-            .call(
-                hyper::Method::POST,
-                &format!("/api/v1/matches/{id}/moves"),
-                Bytes::from(body),
-            )
+            .call("POST", &format!("/api/v1/matches/{id}/moves"), &body)
             .await?;
         if status == 200 {
             if stats.measuring.load(Ordering::Relaxed) {
@@ -551,7 +570,7 @@ pub(crate) async fn run(args: BenchArgs) -> anyhow::Result<()> {
                 };
                 while Instant::now() < until {
                     if connection
-                        .call(hyper::Method::GET, "/api/v1/health", Bytes::new())
+                        .call("GET", "/api/v1/health", "")
                         .await
                         .is_ok_and(|s| s == 200)
                     {
