@@ -28,6 +28,12 @@ const EVENT_ROWS_PER_STATEMENT: usize = 1_000;
 /// How often the WAL is copied back into the database file.
 const CHECKPOINT_EVERY: Duration = Duration::from_millis(500);
 
+/// Passes a checkpoint round makes at most while writes go on.
+const CHECKPOINT_PASSES: usize = 4;
+
+/// Few enough frames to copy while writes wait.
+const FRAMES_LEFT_TO_HOLD: i64 = 64;
+
 /// The most the WAL file keeps of its size once it starts over (after a burst made it grow).
 const WAL_SIZE_LIMIT: &str = "67108864";
 
@@ -93,12 +99,6 @@ async fn checkpoint_round(checkpointer: &SqlitePool, write_gate: &tokio::sync::M
         "WAL checkpoint"
     );
 }
-
-/// Passes a checkpoint round makes at most while writes go on.
-const CHECKPOINT_PASSES: usize = 4;
-
-/// Few enough frames to copy while writes wait.
-const FRAMES_LEFT_TO_HOLD: i64 = 64;
 
 /// One PASSIVE checkpoint; returns how many frames of the WAL it left uncopied.
 async fn checkpoint(checkpointer: &SqlitePool) -> i64 {
