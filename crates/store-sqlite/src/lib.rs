@@ -25,8 +25,11 @@ use sqlx::{QueryBuilder, Row, Sqlite};
 /// Rows per multi-row `INSERT` (six parameters each, well under SQLite's limit of 32,766).
 const EVENT_ROWS_PER_STATEMENT: usize = 1_000;
 
-/// How often the WAL is copied back into the database file.
-const CHECKPOINT_EVERY: Duration = Duration::from_millis(500);
+/// How often the WAL is copied back into the database file. Often, because the pass that holds
+/// writes back costs a sync of the database file whatever it copies, and the WAL between two
+/// rounds is what the next round must copy: at 10,000 moves/s, 200 ms gave a lower p99 latency
+/// than 100 ms, 500 ms or 2 s.
+const CHECKPOINT_EVERY: Duration = Duration::from_millis(200);
 
 /// Passes a checkpoint round makes at most while writes go on.
 const CHECKPOINT_PASSES: usize = 4;
@@ -170,8 +173,8 @@ impl SqliteStore {
         })
     }
 
-    /// Copies the WAL back into the database file now, as the background task does twice a
-    /// second, so that the next write starts the WAL over.
+    /// Copies the WAL back into the database file now, as the background task does every
+    /// [`CHECKPOINT_EVERY`], so that the next write starts the WAL over.
     pub async fn checkpoint(&self) {
         checkpoint_round(&self.checkpointer, &self.write_gate).await;
     }
