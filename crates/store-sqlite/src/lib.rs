@@ -174,7 +174,7 @@ impl SqliteStore {
     }
 
     /// Copies the WAL back into the database file now, as the background task does every
-    /// [`CHECKPOINT_EVERY`], so that the next write starts the WAL over.
+    /// 200 ms, so that the next write starts the WAL over.
     pub async fn checkpoint(&self) {
         checkpoint_round(&self.checkpointer, &self.write_gate).await;
     }
