@@ -7,7 +7,7 @@ use anyhow::Context;
 use arbiter_arena::{Arena, ArenaConfig, SystemClock};
 use arbiter_store_sqlite::SqliteStore;
 use clap::Args;
-use tokio::net::TcpListener;
+use tokio::net::{TcpListener, TcpSocket};
 
 /// Options of `arbiter serve`.
 #[derive(Args)]
@@ -37,6 +37,27 @@ pub(crate) fn init_logging(format: &str) {
 }
 
 /// Waits for Ctrl-C or SIGTERM.
+/// Connections waiting to be accepted. When a server restarts, every bot reconnects at once;
+/// with the usual 1,024, thousands of them would see their first attempt dropped and wait a
+/// second or more to retry. The kernel caps it at `net.core.somaxconn`.
+const LISTEN_BACKLOG: u32 = 8_192;
+
+/// Binds the listening socket with a backlog sized for reconnection storms.
+async fn listen(address: &str) -> anyhow::Result<TcpListener> {
+    let address = tokio::net::lookup_host(address)
+        .await?
+        .next()
+        .context("the address resolves to nothing")?;
+    let socket = if address.is_ipv4() {
+        TcpSocket::new_v4()?
+    } else {
+        TcpSocket::new_v6()?
+    };
+    socket.set_reuseaddr(true)?;
+    socket.bind(address)?;
+    Ok(socket.listen(LISTEN_BACKLOG)?)
+}
+
 async fn shutdown_signal() {
     let ctrl_c = async {
         let _ = tokio::signal::ctrl_c().await;
@@ -73,7 +94,7 @@ pub(crate) async fn run(args: ServeArgs) -> anyhow::Result<()> {
     )
     .await
     .context("starting the arena")?;
-    let listener = TcpListener::bind(&args.listen)
+    let listener = listen(&args.listen)
         .await
         .with_context(|| format!("listening on {}", args.listen))?;
     let address = listener.local_addr()?;
