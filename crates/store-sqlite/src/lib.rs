@@ -2,9 +2,10 @@
 //!
 //! Writes go through one connection, so the store has a single writer, as SQLite wants; reads
 //! use a small pool of their own connections, which WAL lets run alongside the writer. A batch
-//! is one transaction; its event appends are written as multi-row `INSERT`s, because each
-//! statement costs a round trip to the connection's worker thread while each extra row costs
-//! very little. `synchronous = FULL`, so a commit survives power loss, not only a crash.
+//! is one transaction sent as one multi-statement query, because every statement sqlx runs
+//! costs a round trip to the connection's worker thread, and under load each round trip waits
+//! for that thread to be scheduled; event appends are multi-row `INSERT`s for the same reason.
+//! `synchronous = FULL`, so a commit survives power loss, not only a crash.
 
 use std::path::Path;
 use std::str::FromStr;
@@ -17,10 +18,11 @@ use arbiter_store::{
 };
 use serde_json::Value;
 use sqlx::sqlite::{
-    SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteRow,
-    SqliteSynchronous,
+    SqliteConnectOptions, SqliteConnection, SqliteJournalMode, SqlitePool, SqlitePoolOptions,
+    SqliteRow, SqliteSynchronous,
 };
-use sqlx::{QueryBuilder, Row, Sqlite};
+use sqlx::{ConnectOptions, Executor, QueryBuilder, Row, Sqlite};
+use tokio::sync::Mutex;
 
 /// Rows per multi-row `INSERT` (six parameters each, well under SQLite's limit of 32,766).
 const EVENT_ROWS_PER_STATEMENT: usize = 1_000;
@@ -42,11 +44,10 @@ const WAL_SIZE_LIMIT: &str = "67108864";
 
 /// The SQLite-backed [`Store`].
 pub struct SqliteStore {
-    writer: SqlitePool,
-    /// Held by each write batch, and by the checkpointer for the moment it needs the WAL to
-    /// stand still.
-    write_gate: Arc<tokio::sync::Mutex<()>>,
-    checkpointer: SqlitePool,
+    /// The one connection that writes. The checkpointer also locks it, for the moment it needs
+    /// the WAL to stand still.
+    writer: Arc<Mutex<SqliteConnection>>,
+    checkpointer: Arc<Mutex<SqliteConnection>>,
     reader: SqlitePool,
     checkpoints: tokio::task::AbortHandle,
 }
@@ -74,16 +75,19 @@ fn unavailable(error: sqlx::Error) -> StoreError {
 /// sync slower than overwriting one. So each round first copies what is there while writes go
 /// on, then holds writes back for the short moment it takes to copy the few frames added
 /// meanwhile; the next write then starts the WAL over.
-async fn checkpoint_forever(checkpointer: SqlitePool, write_gate: Arc<tokio::sync::Mutex<()>>) {
+async fn checkpoint_forever(
+    checkpointer: Arc<Mutex<SqliteConnection>>,
+    writer: Arc<Mutex<SqliteConnection>>,
+) {
     let mut interval = tokio::time::interval(CHECKPOINT_EVERY);
     interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         interval.tick().await;
-        checkpoint_round(&checkpointer, &write_gate).await;
+        checkpoint_round(&mut *checkpointer.lock().await, &writer).await;
     }
 }
 
-async fn checkpoint_round(checkpointer: &SqlitePool, write_gate: &tokio::sync::Mutex<()>) {
+async fn checkpoint_round(checkpointer: &mut SqliteConnection, writer: &Mutex<SqliteConnection>) {
     let started = std::time::Instant::now();
     // Each pass copies what the commits during the previous one added; a few passes leave
     // little for the moment writes are held back.
@@ -93,7 +97,7 @@ async fn checkpoint_round(checkpointer: &SqlitePool, write_gate: &tokio::sync::M
         }
     }
     let copied = started.elapsed();
-    let _held = write_gate.lock().await;
+    let _held = writer.lock().await;
     let held = std::time::Instant::now();
     checkpoint(checkpointer).await;
     tracing::debug!(
@@ -104,7 +108,7 @@ async fn checkpoint_round(checkpointer: &SqlitePool, write_gate: &tokio::sync::M
 }
 
 /// One PASSIVE checkpoint; returns how many frames of the WAL it left uncopied.
-async fn checkpoint(checkpointer: &SqlitePool) -> i64 {
+async fn checkpoint(checkpointer: &mut SqliteConnection) -> i64 {
     // PASSIVE never waits for readers or the writer; what it cannot copy now, the next pass
     // copies.
     match sqlx::query_as::<_, (i64, i64, i64)>("PRAGMA wal_checkpoint(PASSIVE)")
@@ -117,6 +121,89 @@ async fn checkpoint(checkpointer: &SqlitePool) -> i64 {
             0
         }
     }
+}
+
+/// Builds one batch as a single query: `BEGIN IMMEDIATE`, every write, `COMMIT`.
+///
+/// Parameters are all positional `?`, which sqlx hands out to the statements in order. Puts
+/// keep their order; event appends (unique keys, no dependencies) are gathered into multi-row
+/// statements; the transaction makes the order invisible.
+fn batch_query(writes: &[Write]) -> QueryBuilder<Sqlite> {
+    let mut query: QueryBuilder<Sqlite> = QueryBuilder::new("BEGIN IMMEDIATE;\n");
+    let mut events = Vec::new();
+    let mut heartbeat = None;
+    for write in writes {
+        match write {
+            Write::PutBot(bot) => {
+                query.push(
+                    "INSERT INTO bots (id, name, name_key, kind, token_hash, token_prefix, created_ms, last_seen_ms, disabled, deleted, profile) VALUES (",
+                );
+                query
+                    .separated(", ")
+                    .push_bind(bot.id)
+                    .push_bind(&bot.name)
+                    .push_bind(bot.name.to_lowercase())
+                    .push_bind(bot.kind.as_str())
+                    .push_bind(&bot.token_hash)
+                    .push_bind(&bot.token_prefix)
+                    .push_bind(bot.created_ms)
+                    .push_bind(bot.last_seen_ms)
+                    .push_bind(bot.disabled)
+                    .push_bind(bot.deleted)
+                    .push_bind(bot.profile.to_string());
+                query.push(
+                    ") ON CONFLICT (id) DO UPDATE SET name = excluded.name, name_key = excluded.name_key, kind = excluded.kind,
+                       token_hash = excluded.token_hash, token_prefix = excluded.token_prefix, created_ms = excluded.created_ms,
+                       last_seen_ms = excluded.last_seen_ms, disabled = excluded.disabled, deleted = excluded.deleted,
+                       profile = excluded.profile;\n",
+                );
+            }
+            Write::PutMatch(m) => {
+                query.push(
+                    "INSERT INTO matches (id, bot_a, bot_b, game, status, created_ms, seed, details) VALUES (",
+                );
+                query
+                    .separated(", ")
+                    .push_bind(m.id)
+                    .push_bind(m.bot_a)
+                    .push_bind(m.bot_b)
+                    .push_bind(&m.game)
+                    .push_bind(m.status.as_str())
+                    .push_bind(m.created_ms)
+                    .push_bind(&m.seed)
+                    .push_bind(m.details.to_string());
+                query.push(
+                    ") ON CONFLICT (id) DO UPDATE SET bot_a = excluded.bot_a, bot_b = excluded.bot_b, game = excluded.game,
+                       status = excluded.status, created_ms = excluded.created_ms, seed = excluded.seed, details = excluded.details;\n",
+                );
+            }
+            Write::AppendEvent(event) => events.push(&**event),
+            Write::Heartbeat(ms) => heartbeat = heartbeat.max(Some(*ms)),
+        }
+    }
+    for chunk in events.chunks(EVENT_ROWS_PER_STATEMENT) {
+        query.push("INSERT INTO match_events (match_id, seq, at_ms, audience, kind, payload) ");
+        query.push_values(chunk, |mut row, event| {
+            let audience = match event.audience {
+                Audience::Everyone => None,
+                Audience::Participant(p) => Some(i64::from(p)),
+            };
+            row.push_bind(event.match_id)
+                .push_bind(event.seq)
+                .push_bind(event.at_ms)
+                .push_bind(audience)
+                .push_bind(event.kind.as_str())
+                .push_bind(event.payload.get());
+        });
+        query.push(";\n");
+    }
+    if let Some(ms) = heartbeat {
+        query.push("INSERT INTO server_state (key, value) VALUES ('heartbeat_ms', ");
+        query.push_bind(ms);
+        query.push(") ON CONFLICT (key) DO UPDATE SET value = max(value, excluded.value);\n");
+    }
+    query.push("COMMIT;");
+    query
 }
 
 fn corrupt(what: &str) -> StoreError {
@@ -140,33 +227,23 @@ impl SqliteStore {
             // commit, and every write queued behind it, waits tens of milliseconds.
             .pragma("wal_autocheckpoint", "0")
             .pragma("journal_size_limit", WAL_SIZE_LIMIT);
-        let writer = SqlitePoolOptions::new()
-            .max_connections(1)
-            .min_connections(1)
-            .connect_with(options.clone())
-            .await
-            .map_err(unavailable)?;
+        let mut writer = options.connect().await.map_err(unavailable)?;
         sqlx::migrate!("./migrations")
-            .run(&writer)
+            .run(&mut writer)
             .await
             .map_err(|e| StoreError::Unavailable(format!("migrating {}: {e}", path.display())))?;
-        let checkpointer = SqlitePoolOptions::new()
-            .max_connections(1)
-            .connect_with(options.clone())
-            .await
-            .map_err(unavailable)?;
+        let checkpointer = options.connect().await.map_err(unavailable)?;
         let reader = SqlitePoolOptions::new()
             .max_connections(4)
             .connect_with(options.read_only(true))
             .await
             .map_err(unavailable)?;
-        let write_gate = Arc::new(tokio::sync::Mutex::new(()));
+        let writer = Arc::new(Mutex::new(writer));
+        let checkpointer = Arc::new(Mutex::new(checkpointer));
         let checkpoints =
-            tokio::spawn(checkpoint_forever(checkpointer.clone(), write_gate.clone()))
-                .abort_handle();
+            tokio::spawn(checkpoint_forever(checkpointer.clone(), writer.clone())).abort_handle();
         Ok(SqliteStore {
             writer,
-            write_gate,
             checkpointer,
             reader,
             checkpoints,
@@ -176,90 +253,7 @@ impl SqliteStore {
     /// Copies the WAL back into the database file now, as the background task does every
     /// 200 ms, so that the next write starts the WAL over.
     pub async fn checkpoint(&self) {
-        checkpoint_round(&self.checkpointer, &self.write_gate).await;
-    }
-
-    async fn apply(&self, writes: &[Write]) -> Result<(), sqlx::Error> {
-        let mut tx = self.writer.begin().await?;
-        let mut events = Vec::new();
-        let mut heartbeat = None;
-        // Puts are applied in their order; event appends (unique keys, no dependencies) are
-        // gathered into multi-row statements; the transaction makes the order invisible.
-        for write in writes {
-            match write {
-                Write::PutBot(bot) => {
-                    sqlx::query(
-                        "INSERT INTO bots (id, name, name_key, kind, token_hash, token_prefix, created_ms, last_seen_ms, disabled, deleted, profile)
-                         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
-                         ON CONFLICT (id) DO UPDATE SET name = excluded.name, name_key = excluded.name_key, kind = excluded.kind,
-                           token_hash = excluded.token_hash, token_prefix = excluded.token_prefix, created_ms = excluded.created_ms,
-                           last_seen_ms = excluded.last_seen_ms, disabled = excluded.disabled, deleted = excluded.deleted,
-                           profile = excluded.profile",
-                    )
-                    .bind(bot.id)
-                    .bind(&bot.name)
-                    .bind(bot.name.to_lowercase())
-                    .bind(bot.kind.as_str())
-                    .bind(&bot.token_hash)
-                    .bind(&bot.token_prefix)
-                    .bind(bot.created_ms)
-                    .bind(bot.last_seen_ms)
-                    .bind(bot.disabled)
-                    .bind(bot.deleted)
-                    .bind(bot.profile.to_string())
-                    .execute(&mut *tx)
-                    .await?;
-                }
-                Write::PutMatch(m) => {
-                    sqlx::query(
-                        "INSERT INTO matches (id, bot_a, bot_b, game, status, created_ms, seed, details)
-                         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-                         ON CONFLICT (id) DO UPDATE SET bot_a = excluded.bot_a, bot_b = excluded.bot_b, game = excluded.game,
-                           status = excluded.status, created_ms = excluded.created_ms, seed = excluded.seed, details = excluded.details",
-                    )
-                    .bind(m.id)
-                    .bind(m.bot_a)
-                    .bind(m.bot_b)
-                    .bind(&m.game)
-                    .bind(m.status.as_str())
-                    .bind(m.created_ms)
-                    .bind(&m.seed)
-                    .bind(m.details.to_string())
-                    .execute(&mut *tx)
-                    .await?;
-                }
-                Write::AppendEvent(event) => events.push(&**event),
-                Write::Heartbeat(ms) => heartbeat = heartbeat.max(Some(*ms)),
-            }
-        }
-        for chunk in events.chunks(EVENT_ROWS_PER_STATEMENT) {
-            let mut insert: QueryBuilder<Sqlite> = QueryBuilder::new(
-                "INSERT INTO match_events (match_id, seq, at_ms, audience, kind, payload) ",
-            );
-            insert.push_values(chunk, |mut row, event| {
-                let audience = match event.audience {
-                    Audience::Everyone => None,
-                    Audience::Participant(p) => Some(i64::from(p)),
-                };
-                row.push_bind(event.match_id)
-                    .push_bind(event.seq)
-                    .push_bind(event.at_ms)
-                    .push_bind(audience)
-                    .push_bind(event.kind.clone())
-                    .push_bind(event.payload.get());
-            });
-            insert.build().execute(&mut *tx).await?;
-        }
-        if let Some(ms) = heartbeat {
-            sqlx::query(
-                "INSERT INTO server_state (key, value) VALUES ('heartbeat_ms', $1)
-                 ON CONFLICT (key) DO UPDATE SET value = max(value, excluded.value)",
-            )
-            .bind(ms)
-            .execute(&mut *tx)
-            .await?;
-        }
-        tx.commit().await
+        checkpoint_round(&mut *self.checkpointer.lock().await, &self.writer).await;
     }
 }
 
@@ -325,8 +319,15 @@ fn event_from(row: &SqliteRow) -> Result<EventRecord, StoreError> {
 impl Store for SqliteStore {
     fn write_batch<'a>(&'a self, writes: &'a [Write]) -> StoreFuture<'a, ()> {
         Box::pin(async move {
-            let _gate = self.write_gate.lock().await;
-            self.apply(writes).await.map_err(unavailable)
+            let mut writer = self.writer.lock().await;
+            let result = batch_query(writes).build().execute(&mut *writer).await;
+            if let Err(error) = result {
+                // The batch stopped at its first error, perhaps inside the transaction; undo
+                // whatever part of it ran. Outside a transaction this fails harmlessly.
+                let _ = writer.execute("ROLLBACK").await;
+                return Err(unavailable(error));
+            }
+            Ok(())
         })
     }
 
