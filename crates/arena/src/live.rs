@@ -4,6 +4,8 @@
 //! functions on a copy of the [`Progress`], persists the events they produce, and only then
 //! keeps the copy. The same functions rebuild a match from its stored events after a restart.
 
+use std::sync::Arc;
+
 use arbiter_fair::ServerSeed;
 use arbiter_rules::{
     Ctx, DynState, Emitted, GameError, Outcome, RuleError, ScoreOrder, Seat, ToAct, Viewer,
@@ -130,7 +132,8 @@ pub(crate) struct LegEnd {
 #[derive(Clone, Debug)]
 pub(crate) struct Accepted {
     participant: usize,
-    action: Value,
+    /// Shared, because every step copies the match's progress with all its moves.
+    action: Arc<Value>,
     at_ms: i64,
     reply: MoveReply,
 }
@@ -483,7 +486,7 @@ pub(crate) fn submit(
         let same_action = setup
             .kit
             .parse_action(leg.state.as_ref(), submitted)
-            .is_ok_and(|a| a == earlier.action);
+            .is_ok_and(|a| a == *earlier.action);
         if mine[earlier.participant] && same_action {
             return Ok(earlier.reply);
         }
@@ -541,9 +544,10 @@ fn play(
     let leg = &mut progress.legs[leg_index];
     // Chess clocks run in turns; a simultaneous phase runs on the rules' own deadline.
     let timed = matches!(leg.state.to_act(), ToAct::Turn { .. });
-    let mut state = leg.state.clone();
     let mut rng = setup.rng(nonce);
-    let game_events = state
+    // The rules change nothing when they refuse an action, so the state is changed in place.
+    let game_events = leg
+        .state
         .apply(
             seat,
             &action,
@@ -561,7 +565,6 @@ fn play(
         let elapsed = now_ms - leg.turn_started_ms;
         leg.clocks_ms[seat.index()] += setup.time_control.increment_ms - elapsed;
     }
-    leg.state = state;
     leg.turn_started_ms = now_ms;
     leg.revision += 1;
     leg.warned = false;
@@ -595,7 +598,7 @@ fn play(
     };
     leg.moves.push(Accepted {
         participant: mover,
-        action,
+        action: Arc::new(action),
         at_ms: now_ms,
         reply,
     });
