@@ -84,6 +84,10 @@ pub struct ArenaConfig {
     pub heartbeat_ms: i64,
     /// How long a closed match stays in memory before it is served from the store.
     pub closed_retention_ms: i64,
+    /// The most closed matches kept in memory; beyond it, the longest closed is served from
+    /// the store. Under sustained load matches close by the thousand a minute, and each holds
+    /// its whole event log.
+    pub closed_in_memory: usize,
 }
 
 impl Default for ArenaConfig {
@@ -108,6 +112,7 @@ impl Default for ArenaConfig {
             default_budget_ms: 10_000,
             heartbeat_ms: 1_000,
             closed_retention_ms: 600_000,
+            closed_in_memory: 1_000,
         }
     }
 }

@@ -67,8 +67,8 @@ struct Handle {
     commands: mpsc::Sender<Command>,
     log: Arc<MatchLog>,
     bots: [BotId; 2],
-    /// When the match closed; it is retired from memory a while later.
-    closed_ms: Option<i64>,
+    /// Whether the match has closed (it is then in [`Shared::closed`]).
+    closed: bool,
 }
 
 /// State shared by the arena facade and every match actor.
@@ -81,6 +81,8 @@ pub(crate) struct Shared {
     pub(crate) feeds: Feeds,
     kits: Vec<&'static dyn GameKit>,
     matches: RwLock<HashMap<MatchId, Handle>>,
+    /// Closed matches still in memory, with when they closed, longest closed first.
+    closed: Mutex<VecDeque<(i64, MatchId)>>,
     /// Each bot's open matches and their status.
     open: Mutex<HashMap<BotId, HashMap<MatchId, MatchStatus>>>,
     /// Running variant matches against house bots.
@@ -121,13 +123,16 @@ impl Shared {
             }
         }
         if !status.is_open() {
-            let now = self.clock.now_ms();
-            let mut matches = self
+            let newly_closed = self
                 .matches
                 .write()
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
-            if let Some(handle) = matches.get_mut(&id) {
-                handle.closed_ms.get_or_insert(now);
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .get_mut(&id)
+                .is_some_and(|handle| !std::mem::replace(&mut handle.closed, true));
+            if newly_closed {
+                let now = self.clock.now_ms();
+                lock(&self.closed).push_back((now, id));
+                self.retire_closed(now);
             }
         }
         let mut house_variants = lock(&self.house_variants);
@@ -135,6 +140,36 @@ impl Shared {
             house_variants.insert(id);
         } else {
             house_variants.remove(&id);
+        }
+    }
+
+    /// Retires closed matches from memory, longest closed first, while there are more than
+    /// the configured number or they closed longer ago than the retention; they are served
+    /// from the store from then on.
+    fn retire_closed(&self, now: i64) {
+        let retired: Vec<MatchId> = {
+            let mut closed = lock(&self.closed);
+            let mut retired = Vec::new();
+            while let Some(&(closed_ms, id)) = closed.front() {
+                if closed.len() <= self.config.closed_in_memory
+                    && now - closed_ms < self.config.closed_retention_ms
+                {
+                    break;
+                }
+                closed.pop_front();
+                retired.push(id);
+            }
+            retired
+        };
+        for id in retired {
+            let handle = self
+                .matches
+                .write()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .remove(&id);
+            if let Some(handle) = handle {
+                let _ = handle.commands.try_send(Command::Retire);
+            }
         }
     }
 
@@ -217,6 +252,7 @@ impl Arena {
             matches: RwLock::new(HashMap::new()),
             open: Mutex::new(HashMap::new()),
             house_variants: Mutex::new(HashSet::new()),
+            closed: Mutex::new(VecDeque::new()),
             next_match: AtomicI64::new(ids.r#match),
             mints: Mutex::new(HashMap::new()),
             admin_hash: admin_token.filter(|t| !t.is_empty()).map(token::hash),
@@ -239,6 +275,15 @@ impl Arena {
     /// The arena's configuration.
     pub fn config(&self) -> &ArenaConfig {
         &self.shared.config
+    }
+
+    /// How many matches are held in memory: the open ones and the recently closed ones.
+    pub fn matches_in_memory(&self) -> usize {
+        self.shared
+            .matches
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .len()
     }
 
     /// The arena's current time.
@@ -355,7 +400,7 @@ impl Arena {
                     commands: commands.clone(),
                     log: log.clone(),
                     bots,
-                    closed_ms: None,
+                    closed: false,
                 },
             );
         let house = setup.bots.iter().any(|b| b.kind == BotKind::House);
@@ -462,28 +507,7 @@ impl Arena {
                 }
             }
         }
-        let retention = self.shared.config.closed_retention_ms;
-        let retired: Vec<MatchId> = self
-            .shared
-            .matches
-            .read()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .iter()
-            .filter(|(_, h)| h.closed_ms.is_some_and(|closed| now - closed >= retention))
-            .map(|(id, _)| *id)
-            .collect();
-        // Closed matches stay in memory for a while, then are served from the store.
-        for id in retired {
-            let handle = self
-                .shared
-                .matches
-                .write()
-                .unwrap_or_else(std::sync::PoisonError::into_inner)
-                .remove(&id);
-            if let Some(handle) = handle {
-                let _ = handle.commands.try_send(Command::Retire);
-            }
-        }
+        self.shared.retire_closed(now);
     }
 
     // ----- identity -----
@@ -1175,6 +1199,3 @@ impl Drop for BotStream {
         self.shared.presence_changed(bot);
     }
 }
-
-#[cfg(test)]
-mod tests;

@@ -1,5 +1,7 @@
 use serde_json::{Value, json};
 
+use arbiter_arena::ArenaConfig;
+
 use crate::helpers::*;
 
 /// The SHA-256 of a revealed seed, as a verifier computes it.
@@ -446,4 +448,47 @@ async fn spectators_and_participants_see_the_right_things() {
         .await
         .expect(200);
     assert!(export["seed"].is_null());
+}
+
+#[tokio::test]
+async fn closed_matches_leave_memory_but_stay_readable() {
+    let config = ArenaConfig {
+        closed_in_memory: 1,
+        ..ArenaConfig::default()
+    };
+    let app = spawn_app_with(config).await;
+    let (_, a) = app.register("Alpha").await;
+    let (_, b) = app.register("Beta").await;
+    let mut ids = Vec::new();
+    for _ in 0..3 {
+        let id = app.challenge(&a, "Beta", json!({})).await;
+        app.post(&format!("/challenges/{id}/reject"), Some(&b), json!({}))
+            .await
+            .expect(200);
+        ids.push(id);
+    }
+    let open = app.challenge(&a, "Beta", json!({})).await;
+    // The open challenge and the last closed match; the first two went to the store.
+    assert_eq!(app.arena.matches_in_memory(), 2);
+    app.post(&format!("/challenges/{open}/cancel"), Some(&a), json!({}))
+        .await
+        .expect(200);
+    ids.push(open);
+    assert_eq!(app.arena.matches_in_memory(), 1);
+    // Past the retention time the last one goes too.
+    app.advance(ArenaConfig::default().closed_retention_ms + 60_000)
+        .await;
+    assert_eq!(app.arena.matches_in_memory(), 0);
+    for &id in &ids {
+        let snapshot = app.snapshot(id).await;
+        assert_eq!(snapshot["status"], "rejected", "match {id}");
+        let events = app
+            .get(&format!("/matches/{id}/events?since=0"), None)
+            .await
+            .expect(200);
+        assert!(
+            !events["events"].as_array().expect("events").is_empty(),
+            "match {id} keeps its log"
+        );
+    }
 }
