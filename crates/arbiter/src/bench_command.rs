@@ -4,7 +4,7 @@
 //! the request rate of a trivial endpoint on the same server as the ceiling, and the
 //! server's memory per idle stream.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -123,10 +123,13 @@ fn cpu_seconds_of(pid: &str) -> Option<f64> {
 #[derive(Default)]
 struct Stats {
     measuring: AtomicBool,
+    /// When measuring began.
+    measuring_from: std::sync::OnceLock<Instant>,
     stop: AtomicBool,
     moves: AtomicU64,
     refused: AtomicU64,
-    latencies_us: Mutex<Vec<u32>>,
+    /// Each latency sample with the second of the measurement it was taken in.
+    latencies_us: Mutex<Vec<(u64, u32)>>,
     /// When each move was posted, sharded by match.
     sent: Vec<Mutex<SentMoves>>,
 }
@@ -332,11 +335,15 @@ async fn run_bot(
                 && stats.measuring.load(Ordering::Relaxed)
             {
                 let us = u32::try_from(sent.elapsed().as_micros()).unwrap_or(u32::MAX);
+                let second = stats
+                    .measuring_from
+                    .get()
+                    .map_or(0, |from| from.elapsed().as_secs());
                 stats
                     .latencies_us
                     .lock()
                     .map_err(|_| anyhow::anyhow!("poisoned"))?
-                    .push(us);
+                    .push((second, us));
             }
             if stats.stop.load(Ordering::Relaxed) {
                 continue;
@@ -463,12 +470,35 @@ async fn run_pair(
     Ok(())
 }
 
+/// The `p` quantile of sorted microseconds, in milliseconds (NaN when there are none).
 fn percentile(sorted: &[u32], p: f64) -> f64 {
-    if sorted.is_empty() {
-        return f64::NAN;
+    quantile(sorted, p).map_or(f64::NAN, |us| f64::from(us) / 1_000.0)
+}
+
+fn quantile(sorted: &[u32], p: f64) -> Option<u32> {
+    let last = sorted.len().checked_sub(1)?;
+    let index = (last as f64 * p).round() as usize;
+    sorted.get(index.min(last)).copied()
+}
+
+/// The p99 latency of each whole second of the measurement, sorted. A machine that stalls now
+/// and then (a disk flush, a noisy neighbour) shows it here as a few bad seconds, which the
+/// run's overall p99 cannot tell apart from a uniformly slow server.
+fn p99_by_second(samples: &[(u64, u32)]) -> Vec<u32> {
+    let mut by_second: BTreeMap<u64, Vec<u32>> = BTreeMap::new();
+    for &(second, us) in samples {
+        by_second.entry(second).or_default().push(us);
     }
-    let index = ((sorted.len() - 1) as f64 * p).round() as usize;
-    f64::from(sorted[index.min(sorted.len() - 1)]) / 1_000.0
+    let mut p99s: Vec<u32> = by_second
+        .into_values()
+        .filter(|second| second.len() >= 100)
+        .filter_map(|mut second| {
+            second.sort_unstable();
+            quantile(&second, 0.99)
+        })
+        .collect();
+    p99s.sort_unstable();
+    p99s
 }
 
 pub(crate) async fn run(args: BenchArgs) -> anyhow::Result<()> {
@@ -532,8 +562,9 @@ pub(crate) async fn run(args: BenchArgs) -> anyhow::Result<()> {
     tokio::time::sleep(Duration::from_secs(3)).await;
     let cpu_before = server.cpu_seconds();
     let own_cpu_before = cpu_seconds_of("self");
-    stats.measuring.store(true, Ordering::Relaxed);
     let started = Instant::now();
+    let _ = stats.measuring_from.set(started);
+    stats.measuring.store(true, Ordering::Relaxed);
     tokio::time::sleep(Duration::from_secs(args.seconds)).await;
     stats.measuring.store(false, Ordering::Relaxed);
     let elapsed = started.elapsed().as_secs_f64();
@@ -549,12 +580,14 @@ pub(crate) async fn run(args: BenchArgs) -> anyhow::Result<()> {
     for task in &tasks {
         task.abort();
     }
-    let mut latencies = stats
+    let samples = stats
         .latencies_us
         .lock()
         .map_err(|_| anyhow::anyhow!("poisoned"))?
         .clone();
+    let mut latencies: Vec<u32> = samples.iter().map(|&(_, us)| us).collect();
     latencies.sort_unstable();
+    let p99_by_second = p99_by_second(&samples);
     let moves_per_s = moves as f64 / elapsed;
     tokio::time::sleep(Duration::from_millis(500)).await;
 
@@ -615,6 +648,14 @@ pub(crate) async fn run(args: BenchArgs) -> anyhow::Result<()> {
         percentile(&latencies, 1.0),
         latencies.len()
     );
+    if !p99_by_second.is_empty() {
+        println!(
+            "p99 of each second:      best {:.2} ms, median {:.2} ms, worst {:.2} ms",
+            percentile(&p99_by_second, 0.0),
+            percentile(&p99_by_second, 0.5),
+            percentile(&p99_by_second, 1.0),
+        );
+    }
     println!(
         "trivial endpoint         {ceiling:.0} requests/s (GET /api/v1/health, 64 connections)"
     );
@@ -651,4 +692,29 @@ pub(crate) async fn run(args: BenchArgs) -> anyhow::Result<()> {
         drop(streams);
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_stalled_second_shows_as_the_worst_p99_only() {
+        let mut samples = Vec::new();
+        for second in 0..5u64 {
+            // Second 3 stalled: its slowest three samples (1.5 %) took 50 ms.
+            for i in 0..200u32 {
+                let stalled = second == 3 && i >= 197;
+                samples.push((second, if stalled { 50_000 } else { 500 + i }));
+            }
+        }
+        // Too few samples to have a p99 of its own.
+        samples.push((5, 90_000));
+        let p99s = p99_by_second(&samples);
+        assert_eq!(p99s.len(), 5);
+        assert_eq!(p99s[..4], [697, 697, 697, 697]);
+        assert_eq!(p99s[4], 50_000);
+        assert_eq!(percentile(&p99s, 0.5), 0.697);
+        assert!(percentile(&[], 0.5).is_nan());
+    }
 }
