@@ -921,10 +921,17 @@ impl Arena {
 
     /// A match this process no longer runs: not running, or not there at all.
     async fn closed_or_missing<T>(&self, id: MatchId) -> Result<T, ArenaError> {
-        match self.shared.store.match_by_id(id).await? {
-            Some(_) => Err(ArenaError::MatchNotRunning),
-            None => Err(ArenaError::MatchNotFound(id)),
-        }
+        self.stored_match(id).await?;
+        Err(ArenaError::MatchNotRunning)
+    }
+
+    /// The match's row in the store.
+    async fn stored_match(&self, id: MatchId) -> Result<MatchRecord, ArenaError> {
+        self.shared
+            .store
+            .match_by_id(id)
+            .await?
+            .ok_or(ArenaError::MatchNotFound(id))
     }
 
     /// Resigns a match.
@@ -963,12 +970,7 @@ impl Arena {
 
     /// A closed match's final state, rebuilt from the store.
     async fn rebuild(&self, id: MatchId) -> Result<Value, ArenaError> {
-        let record = self
-            .shared
-            .store
-            .match_by_id(id)
-            .await?
-            .ok_or(ArenaError::MatchNotFound(id))?;
+        let record = self.stored_match(id).await?;
         let events = self.shared.store.events(id, 0, u32::MAX).await?;
         let setup = self.setup_from(&record)?;
         let progress = live::replay(&setup, record.status, &events)?;
@@ -988,12 +990,7 @@ impl Arena {
         let limit = self.shared.config.events_per_page;
         let Some((_, log, _)) = self.shared.handle(id) else {
             // A match no longer in memory: everything is in the store and nothing will change.
-            let record = self
-                .shared
-                .store
-                .match_by_id(id)
-                .await?
-                .ok_or(ArenaError::MatchNotFound(id))?;
+            let record = self.stored_match(id).await?;
             let log = MatchLog::new(self.shared.store.events(id, 0, u32::MAX).await?);
             return Ok(page_json(
                 id,
@@ -1033,12 +1030,7 @@ impl Arena {
             return match self.shared.handle(id) {
                 Some(_) => Err(ArenaError::NotParticipant),
                 None => {
-                    let record = self
-                        .shared
-                        .store
-                        .match_by_id(id)
-                        .await?
-                        .ok_or(ArenaError::MatchNotFound(id))?;
+                    let record = self.stored_match(id).await?;
                     if record.bot_a == bot.id || record.bot_b == bot.id {
                         Ok(json!({"match_id": id, "status": record.status, "turns": []}))
                     } else {
@@ -1075,10 +1067,7 @@ impl Arena {
 
     /// A match's whole event log, with the revealed seed once it has ended.
     pub async fn export(&self, id: MatchId) -> Result<Value, ArenaError> {
-        let record = match self.shared.store.match_by_id(id).await? {
-            Some(record) => record,
-            None => return Err(ArenaError::MatchNotFound(id)),
-        };
+        let record = self.stored_match(id).await?;
         let events = self.shared.store.events(id, 0, u32::MAX).await?;
         let ended = !record.status.is_open();
         Ok(json!({

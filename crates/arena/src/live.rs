@@ -1175,6 +1175,14 @@ pub(crate) fn replay(
     let corrupt = |what: &str| {
         ArenaError::Unavailable(format!("match {} cannot be rebuilt: {what}", setup.id))
     };
+    // The leg an event names, which must exist.
+    let leg_of = |p: &Value, progress: &Progress| {
+        p["leg"]
+            .as_u64()
+            .and_then(|l| usize::try_from(l).ok())
+            .filter(|&l| l < progress.legs.len())
+            .ok_or_else(|| corrupt("leg"))
+    };
     let mut progress = challenge(setup, setup.created_ms);
     progress.fresh.clear();
     for event in events {
@@ -1197,16 +1205,9 @@ pub(crate) fn replay(
                 note_first_turns(&mut progress, event.at_ms);
             }
             "move" => {
-                let leg_index = p["leg"]
-                    .as_u64()
-                    .and_then(|l| usize::try_from(l).ok())
-                    .ok_or_else(|| corrupt("leg"))?;
-                let leg = progress
-                    .legs
-                    .get(leg_index)
-                    .ok_or_else(|| corrupt("leg index"))?;
+                let leg_index = leg_of(p, &progress)?;
                 let seat = Seat(u8::try_from(p["seat"].as_u64().unwrap_or(0)).unwrap_or(0));
-                let mover = leg.participant_of(seat);
+                let mover = progress.legs[leg_index].participant_of(seat);
                 progress.seq = event.seq - 1;
                 play(
                     setup,
@@ -1225,14 +1226,8 @@ pub(crate) fn replay(
                 }
             }
             "deadline" => {
-                let leg_index = p["leg"]
-                    .as_u64()
-                    .and_then(|l| usize::try_from(l).ok())
-                    .ok_or_else(|| corrupt("leg"))?;
-                let leg = progress
-                    .legs
-                    .get_mut(leg_index)
-                    .ok_or_else(|| corrupt("leg index"))?;
+                let leg_index = leg_of(p, &progress)?;
+                let leg = &mut progress.legs[leg_index];
                 let mut rng = setup.rng(event.seq);
                 leg.state.on_deadline(&mut Ctx::new(
                     u64::try_from(event.at_ms).unwrap_or(0),
@@ -1252,10 +1247,7 @@ pub(crate) fn replay(
                 }
             }
             "leg_finished" if p["reason"] == "timeout" => {
-                let leg_index = p["leg"]
-                    .as_u64()
-                    .and_then(|l| usize::try_from(l).ok())
-                    .ok_or_else(|| corrupt("leg"))?;
+                let leg_index = leg_of(p, &progress)?;
                 progress.seq = event.seq - 1;
                 time_out(setup, &mut progress, leg_index, event.at_ms);
             }

@@ -400,6 +400,31 @@ fn replaying_the_events_rebuilds_the_match() {
 }
 
 #[test]
+fn events_naming_a_leg_that_does_not_exist_cannot_be_replayed() {
+    let setup = setup(Format::Paired, TimeControl::default());
+    let mut progress = challenge(&setup, T0);
+    accept(&setup, &mut progress, 2, T0).expect("accept");
+    play_first(&setup, &mut progress, 0, T0);
+    let good = progress.fresh.clone();
+    let last = good.len() - 1;
+    for (kind, payload) in [
+        ("move", json!({"leg": 2, "seat": 0, "action": 19})),
+        ("deadline", json!({"leg": 7})),
+        ("leg_finished", json!({"leg": 9, "reason": "timeout"})),
+        ("move", json!({"seat": 0, "action": 19})),
+    ] {
+        let mut events = good.clone();
+        events[last].kind = kind.to_owned();
+        events[last].payload = EventRecord::payload_of(&payload);
+        let error = replay(&setup, MatchStatus::Running, &events).expect_err(kind);
+        assert!(
+            matches!(error, ArenaError::Unavailable(_)),
+            "{kind}: {error}"
+        );
+    }
+}
+
+#[test]
 fn a_spectator_and_a_participant_see_what_they_should() {
     let setup = setup(Format::Paired, TimeControl::default());
     let progress = started(&setup);
