@@ -502,6 +502,8 @@ fn p99_by_second(samples: &[(u64, u32)]) -> Vec<u32> {
 }
 
 pub(crate) async fn run(args: BenchArgs) -> anyhow::Result<()> {
+    // Thousands of simulated bots hold three sockets each.
+    let _ = crate::open_files::raise_limit();
     let server = Server::start()?;
     let base = server.base.clone();
     let address = base

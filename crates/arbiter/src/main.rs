@@ -2,6 +2,7 @@
 
 mod bench_command;
 mod bots_command;
+mod open_files;
 mod perft_command;
 mod serve_command;
 

@@ -36,7 +36,6 @@ pub(crate) fn init_logging(format: &str) {
     }
 }
 
-/// Waits for Ctrl-C or SIGTERM.
 /// Connections waiting to be accepted. When a server restarts, every bot reconnects at once;
 /// with the usual 1,024, thousands of them would see their first attempt dropped and wait a
 /// second or more to retry. The kernel caps it at `net.core.somaxconn`.
@@ -58,6 +57,7 @@ async fn listen(address: &str) -> anyhow::Result<TcpListener> {
     Ok(socket.listen(LISTEN_BACKLOG)?)
 }
 
+/// Waits for Ctrl-C or SIGTERM.
 async fn shutdown_signal() {
     let ctrl_c = async {
         let _ = tokio::signal::ctrl_c().await;
@@ -82,6 +82,14 @@ async fn shutdown_signal() {
 
 pub(crate) async fn run(args: ServeArgs) -> anyhow::Result<()> {
     init_logging(&args.log_format);
+    match crate::open_files::raise_limit() {
+        Some(open_files) if open_files < 10_000 => tracing::warn!(
+            open_files,
+            "the open-file limit caps connected bots at about this many; raise the hard limit (ulimit -Hn, or LimitNOFILE in a systemd unit)"
+        ),
+        Some(open_files) => tracing::info!(open_files, "open-file limit"),
+        None => {}
+    }
     let store = SqliteStore::open(&args.database)
         .await
         .with_context(|| format!("opening the database {}", args.database.display()))?;
