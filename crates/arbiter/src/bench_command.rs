@@ -310,19 +310,22 @@ async fn run_bot(
     }
     let mut buffer: Vec<u8> = Vec::with_capacity(8192);
     while listener.next_chunk(&mut buffer).await? {
-        while let Some(end) = buffer.iter().position(|&b| b == b'\n') {
-            let line: Vec<u8> = buffer.drain(..=end).collect();
-            if find(&line, br#""type":"finished""#).is_some() {
-                bot.finished.notify_one();
-                continue;
-            }
+        // Lines are read where they lie and dropped from the buffer together afterwards.
+        let mut read = 0;
+        while let Some(end) = buffer[read..].iter().position(|&b| b == b'\n') {
+            let line = &buffer[read..=read + end];
+            read += end + 1;
+            // Turn lines, most of them and long, start with their type; others are searched.
             if !line.starts_with(br#"{"type":"turn""#) {
+                if find(line, br#""type":"finished""#).is_some() {
+                    bot.finished.notify_one();
+                }
                 continue;
             }
             let (Some(id), Some(leg), Some(revision)) = (
-                number_after(&line, br#""match_id":"#),
-                number_after(&line, br#""leg":"#).and_then(|l| usize::try_from(l).ok()),
-                number_after(&line, br#""revision":"#).and_then(|r| u64::try_from(r).ok()),
+                number_after(line, br#""match_id":"#),
+                number_after(line, br#""leg":"#).and_then(|l| usize::try_from(l).ok()),
+                number_after(line, br#""revision":"#).and_then(|r| u64::try_from(r).ok()),
             ) else {
                 continue;
             };
@@ -348,7 +351,7 @@ async fn run_bot(
             if stats.stop.load(Ordering::Relaxed) {
                 continue;
             }
-            let mv = number_after(&line, br#""legal_moves":["#).unwrap_or(-1);
+            let mv = number_after(line, br#""legal_moves":["#).unwrap_or(-1);
             if let Some(poster) = posters.get(leg) {
                 let _ = poster.send(Decision {
                     id,
@@ -358,6 +361,7 @@ async fn run_bot(
                 });
             }
         }
+        buffer.drain(..read);
     }
     Ok(())
 }
