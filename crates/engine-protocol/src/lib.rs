@@ -234,6 +234,12 @@ fn push_key(out: &mut String, key: &str) {
 /// Appends an integer in decimal, without going through `core::fmt`, which costs several times
 /// as much for the hundreds of small numbers in a request.
 fn push_uint(out: &mut String, mut value: u64) {
+    // Most numbers in a request are board cells and colours: one digit (so the cast cannot
+    // truncate).
+    if value < 10 {
+        out.push(char::from(b'0' + value as u8));
+        return;
+    }
     let mut digits = [0u8; 20];
     let mut start = digits.len();
     loop {
