@@ -1,9 +1,13 @@
 //! The test harness: a real server on port 0 with a fresh database and an injected clock.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use arbiter_arena::{Arena, ArenaConfig, ManualClock};
+use arbiter_store::{
+    BotRecord, EventRecord, MatchId, MatchRecord, MaxIds, Store, StoreError, StoreFuture, Write,
+};
 use arbiter_store_sqlite::SqliteStore;
 use futures::StreamExt;
 use reqwest::{Client, Method, StatusCode};
@@ -78,14 +82,19 @@ pub(crate) async fn start_on(
     let store = SqliteStore::open(&dir.path().join("arbiter.db"))
         .await
         .expect("store");
-    let arena = Arena::start(
-        config,
-        Arc::new(clock.clone()),
-        Arc::new(store),
-        Some(ADMIN),
-    )
-    .await
-    .expect("arena");
+    start_with_store(dir, clock, config, Arc::new(store)).await
+}
+
+/// Starts a server on `store`, whose files (if any) are in `dir`.
+pub(crate) async fn start_with_store(
+    dir: tempfile::TempDir,
+    clock: ManualClock,
+    config: ArenaConfig,
+    store: Arc<dyn Store>,
+) -> TestApp {
+    let arena = Arena::start(config, Arc::new(clock.clone()), store, Some(ADMIN))
+        .await
+        .expect("arena");
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
         .expect("port 0");
@@ -311,5 +320,56 @@ impl Lines {
             }
             Ok(_) => false,
         }
+    }
+}
+
+/// A SQLite store whose writes can be made to fail, as when the disk is full.
+pub(crate) struct FlakyStore {
+    inner: SqliteStore,
+    /// While set, every write fails and stores nothing.
+    pub(crate) failing: AtomicBool,
+}
+
+impl FlakyStore {
+    pub(crate) async fn open(dir: &tempfile::TempDir) -> FlakyStore {
+        FlakyStore {
+            inner: SqliteStore::open(&dir.path().join("arbiter.db"))
+                .await
+                .expect("store"),
+            failing: AtomicBool::new(false),
+        }
+    }
+}
+
+impl Store for FlakyStore {
+    fn write_batch<'a>(&'a self, writes: &'a [Write]) -> StoreFuture<'a, ()> {
+        if self.failing.load(Ordering::SeqCst) {
+            return Box::pin(async { Err(StoreError::Unavailable("the disk is full".to_owned())) });
+        }
+        self.inner.write_batch(writes)
+    }
+
+    fn bots(&self) -> StoreFuture<'_, Vec<BotRecord>> {
+        self.inner.bots()
+    }
+
+    fn match_by_id(&self, id: MatchId) -> StoreFuture<'_, Option<MatchRecord>> {
+        self.inner.match_by_id(id)
+    }
+
+    fn open_matches(&self) -> StoreFuture<'_, Vec<MatchRecord>> {
+        self.inner.open_matches()
+    }
+
+    fn events(&self, id: MatchId, since: i64, limit: u32) -> StoreFuture<'_, Vec<EventRecord>> {
+        self.inner.events(id, since, limit)
+    }
+
+    fn max_ids(&self) -> StoreFuture<'_, MaxIds> {
+        self.inner.max_ids()
+    }
+
+    fn last_heartbeat(&self) -> StoreFuture<'_, Option<i64>> {
+        self.inner.last_heartbeat()
     }
 }

@@ -1,6 +1,9 @@
 use serde_json::{Value, json};
 
-use arbiter_arena::ArenaConfig;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+use arbiter_arena::{ArenaConfig, ManualClock};
 
 use crate::helpers::*;
 
@@ -491,4 +494,45 @@ async fn closed_matches_leave_memory_but_stay_readable() {
             "match {id} keeps its log"
         );
     }
+}
+
+#[tokio::test]
+async fn a_move_the_store_cannot_keep_is_refused_and_changes_nothing() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let store = Arc::new(FlakyStore::open(&dir).await);
+    let app = start_with_store(
+        dir,
+        ManualClock::new(T0),
+        ArenaConfig::default(),
+        store.clone(),
+    )
+    .await;
+    let (id, a, b) = app.running_match().await;
+    let turn = app.turns(id, &a).await.remove(0);
+    let mv = turn["request"]["legal_moves"][0].clone();
+    let body = json!({"leg": turn["leg"], "revision": turn["revision"], "move": mv});
+    let before = app.snapshot(id).await;
+    let mut opponent = app.stream(&b).await;
+    // What is pending on connecting: Beta's own turn in leg 1.
+    assert_eq!(opponent.next_of("turn").await["leg"], 1);
+    assert!(opponent.nothing_pending().await);
+
+    store.failing.store(true, Ordering::SeqCst);
+    app.post(&format!("/matches/{id}/moves"), Some(&a), body.clone())
+        .await
+        .expect_error(503, "storage_unavailable");
+    assert_eq!(app.snapshot(id).await, before, "nothing was kept");
+    assert!(opponent.nothing_pending().await, "nothing was announced");
+
+    // Once the store works again the same move is played, as if for the first time.
+    store.failing.store(false, Ordering::SeqCst);
+    let reply = app
+        .post(&format!("/matches/{id}/moves"), Some(&a), body)
+        .await
+        .expect(200);
+    assert_eq!(
+        reply["revision"],
+        turn["revision"].as_u64().expect("revision") + 1
+    );
+    assert_ne!(app.snapshot(id).await, before);
 }
