@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use tokio::sync::{mpsc, oneshot};
 
 use crate::feed::Line;
-use crate::live::{self, MoveReply, Progress, Setup};
+use crate::live::{self, MoveReply, Progress, Setup, UndoPoint};
 use crate::log::{MatchLog, Reader};
 use crate::{ArenaError, Shared};
 
@@ -115,7 +115,10 @@ impl Actor {
         self.publish(&stored, true);
         // A restart leaves changes to store (shifted clocks, or a technical abort).
         if (self.progress.row_changed || !self.progress.fresh.is_empty())
-            && let Err(error) = self.commit(self.progress.clone()).await
+            && let Err(error) = {
+                let undo = self.progress.undo_point();
+                self.commit(undo).await
+            }
         {
             tracing::error!(match_id = self.setup.id, %error, "cannot store the resumed match");
         }
@@ -170,51 +173,60 @@ impl Actor {
                 return;
             }
         }
-        let mut next = self.progress.clone();
-        live::tick(&self.setup, &mut next, now, &|bot| {
+        let undo = self.progress.undo_point();
+        live::tick(&self.setup, &mut self.progress, now, &|bot| {
             self.shared.directory.presence(bot, now)
         });
-        if next.fresh.is_empty() && !next.row_changed {
-            self.progress = next;
+        if self.progress.fresh.is_empty() && !self.progress.row_changed {
             return;
         }
-        if let Err(error) = self.commit(next).await {
+        if let Err(error) = self.commit(undo).await {
             // Nothing was kept; the same happenings fall due again on the next wake.
             tracing::warn!(match_id = self.setup.id, %error, "cannot store a timed event; retrying");
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
     }
 
-    /// Runs one state change on a copy, stores it, and keeps it only if the store succeeded.
+    /// Runs one state change, stores it, and keeps it only if the store succeeded.
     async fn step<R>(
         &mut self,
         change: impl FnOnce(&Setup, &mut Progress, i64) -> Result<R, ArenaError>,
     ) -> Result<R, ArenaError> {
         self.advance().await;
         let now = self.now();
-        let mut next = self.progress.clone();
-        let result = change(&self.setup, &mut next, now)?;
-        self.commit(next).await?;
-        Ok(result)
+        let undo = self.progress.undo_point();
+        match change(&self.setup, &mut self.progress, now) {
+            Ok(result) => {
+                self.commit(undo).await?;
+                Ok(result)
+            }
+            Err(error) => {
+                self.progress.undo(undo);
+                Err(error)
+            }
+        }
     }
 
-    /// Stores a changed copy, then makes it the match's state and publishes it.
-    async fn commit(&mut self, mut next: Progress) -> Result<(), ArenaError> {
-        let events: Vec<Arc<EventRecord>> = std::mem::take(&mut next.fresh)
+    /// Stores the changes made since `undo` and publishes them; if the store refuses them,
+    /// goes back to `undo`, so that nothing unstored is ever kept or shown.
+    async fn commit(&mut self, undo: UndoPoint) -> Result<(), ArenaError> {
+        let events: Vec<Arc<EventRecord>> = std::mem::take(&mut self.progress.fresh)
             .into_iter()
             .map(Arc::new)
             .collect();
-        let row_changed = std::mem::replace(&mut next.row_changed, false);
+        let row_changed = std::mem::replace(&mut self.progress.row_changed, false);
         if !events.is_empty() || row_changed {
             let mut writes: Vec<Write> = Vec::with_capacity(events.len() + 1);
             if row_changed {
-                writes.push(Write::PutMatch(self.record(&next)));
+                writes.push(Write::PutMatch(self.record(&self.progress)));
             }
             writes.extend(events.iter().cloned().map(Write::AppendEvent));
-            self.shared.writer.write(writes).await?;
+            if let Err(error) = self.shared.writer.write(writes).await {
+                self.progress.undo(undo);
+                return Err(error.into());
+            }
         }
-        let status_changed = next.status != self.progress.status || row_changed;
-        self.progress = next;
+        let status_changed = self.progress.status != undo.status() || row_changed;
         self.publish(&events, status_changed);
         Ok(())
     }

@@ -1,8 +1,9 @@
 //! One match: its state and its rules of play, as plain functions of the current time.
 //!
-//! Nothing here waits, reads a clock or writes anything: the actor (`actor.rs`) calls these
-//! functions on a copy of the [`Progress`], persists the events they produce, and only then
-//! keeps the copy. The same functions rebuild a match from its stored events after a restart.
+//! Nothing here waits, reads a clock or writes anything: the actor (`actor.rs`) takes an
+//! [`UndoPoint`], calls these functions on the [`Progress`], persists the events they produce,
+//! and goes back to the undo point if they cannot be stored. The same functions rebuild a
+//! match from its stored events after a restart.
 
 use std::sync::Arc;
 
@@ -255,7 +256,56 @@ pub(crate) struct Progress {
     pub(crate) row_changed: bool,
 }
 
+/// The state of a match before a step, to go back to if the step's events cannot be stored.
+pub(crate) struct UndoPoint {
+    /// The progress with every leg's accepted moves left out.
+    progress: Progress,
+    /// How many accepted moves each leg had.
+    moves: Vec<usize>,
+}
+
+impl UndoPoint {
+    /// The match's status at this point.
+    pub(crate) fn status(&self) -> MatchStatus {
+        self.progress.status
+    }
+}
+
 impl Progress {
+    /// Remembers the current state so that [`Progress::undo`] can restore it.
+    ///
+    /// Every step copied the whole progress before; most of that copy was the accepted moves
+    /// of both legs, which a step only appends to (and a leg is only ever built where there
+    /// was none), so the point leaves them out and undoing cuts them back to their length.
+    pub(crate) fn undo_point(&mut self) -> UndoPoint {
+        let moves: Vec<Vec<Accepted>> = self
+            .legs
+            .iter_mut()
+            .map(|leg| std::mem::take(&mut leg.moves))
+            .collect();
+        let progress = self.clone();
+        for (leg, moves) in self.legs.iter_mut().zip(moves) {
+            leg.moves = moves;
+        }
+        UndoPoint {
+            progress,
+            moves: self.legs.iter().map(|leg| leg.moves.len()).collect(),
+        }
+    }
+
+    /// Goes back to `point`, taken from this progress before the changes to undo.
+    pub(crate) fn undo(&mut self, point: UndoPoint) {
+        let UndoPoint {
+            mut progress,
+            moves,
+        } = point;
+        for ((before, now), count) in progress.legs.iter_mut().zip(&mut self.legs).zip(moves) {
+            now.moves.truncate(count);
+            before.moves = std::mem::take(&mut now.moves);
+        }
+        *self = progress;
+    }
+
     fn emit(
         &mut self,
         setup: &Setup,

@@ -400,6 +400,37 @@ fn replaying_the_events_rebuilds_the_match() {
 }
 
 #[test]
+fn undoing_a_step_restores_the_match_exactly() {
+    let setup = setup(Format::Paired, TimeControl::default());
+    let mut progress = challenge(&setup, T0);
+    progress.fresh.clear();
+    // Undoing the start removes the legs it built.
+    let before_start = progress.undo_point();
+    accept(&setup, &mut progress, 2, T0).expect("accept");
+    progress.undo(before_start);
+    assert!(progress.legs.is_empty());
+    assert_eq!(progress.status, MatchStatus::Pending);
+    accept(&setup, &mut progress, 2, T0).expect("accept");
+    play_first(&setup, &mut progress, 0, T0 + 100);
+    progress.fresh.clear();
+    let view = |p: &Progress| snapshot(&setup, p, Reader::OMNISCIENT, T0 + 1_000);
+    let before = view(&progress);
+    let seq = progress.seq;
+    let point = progress.undo_point();
+    play_first(&setup, &mut progress, 1, T0 + 200);
+    play_first(&setup, &mut progress, 0, T0 + 300);
+    assert_ne!(view(&progress), before);
+    progress.undo(point);
+    assert_eq!(view(&progress), before);
+    assert_eq!(progress.seq, seq);
+    assert!(progress.fresh.is_empty());
+    assert_eq!(progress.legs[0].moves.len(), 1);
+    assert!(progress.legs[1].moves.is_empty());
+    // The undone moves can be played again.
+    play_first(&setup, &mut progress, 1, T0 + 200);
+}
+
+#[test]
 fn events_naming_a_leg_that_does_not_exist_cannot_be_replayed() {
     let setup = setup(Format::Paired, TimeControl::default());
     let mut progress = challenge(&setup, T0);
