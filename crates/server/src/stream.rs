@@ -1,7 +1,7 @@
 //! `GET /api/v1/stream`: a bot's NDJSON event stream over chunked HTTP.
 
 use arbiter_arena::BotStream;
-use axum::body::{Body, Bytes};
+use axum::body::Body;
 use axum::extract::State;
 use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Response};
@@ -32,14 +32,14 @@ pub(crate) async fn open(
                 line = lines.next_line() => {
                     // `None`: the stream fell behind and was dropped; end it so the client reconnects.
                     let line = line?;
-                    Some((Ok::<_, std::convert::Infallible>(Bytes::from(line.as_bytes().to_vec())), (lines, state, next_ping)))
+                    Some((Ok::<_, std::convert::Infallible>(line), (lines, state, next_ping)))
                 }
                 // The server is stopping: end the stream so that the bot reconnects later.
                 () = state.arena.stopped() => None,
                 () = state.arena.sleep_until(next_ping) => {
                     let ping = state.arena.ping_line();
                     let next = state.arena.now_ms() + ping_ms;
-                    Some((Ok(Bytes::from(ping.as_bytes().to_vec())), (lines, state, next)))
+                    Some((Ok(ping), (lines, state, next)))
                 }
             }
         },
