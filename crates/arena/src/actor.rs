@@ -18,6 +18,8 @@ use crate::{ArenaError, Shared};
 pub(crate) enum Command {
     Accept {
         bot: BotId,
+        /// Whether either bot reports practice now, which makes the match unrated.
+        practice: bool,
         reply: oneshot::Sender<Result<Value, ArenaError>>,
     },
     Decline {
@@ -207,6 +209,28 @@ impl Actor {
         }
     }
 
+    /// Accepts the challenge like [`Actor::step`] runs a change, except that acceptance may
+    /// also make the match unrated (see [`live::accept`]), so the setup's `rated` is restored
+    /// along with the progress when the acceptance is refused or cannot be stored.
+    async fn accept(&mut self, bot: BotId, practice: bool) -> Result<(), ArenaError> {
+        self.advance().await;
+        let now = self.now();
+        let undo = self.progress.undo_point();
+        let rated = self.setup.rated;
+        let result = match live::accept(&mut self.setup, &mut self.progress, bot, practice, now) {
+            // A failed commit has already gone back to `undo`.
+            Ok(()) => self.commit(undo).await,
+            Err(error) => {
+                self.progress.undo(undo);
+                Err(error)
+            }
+        };
+        if result.is_err() {
+            self.setup.rated = rated;
+        }
+        result
+    }
+
     /// Stores the changes made since `undo` and publishes them; if the store refuses them,
     /// goes back to `undo`, so that nothing unstored is ever kept or shown.
     async fn commit(&mut self, undo: UndoPoint) -> Result<(), ArenaError> {
@@ -335,10 +359,12 @@ impl Actor {
 
     async fn handle(&mut self, command: Command) {
         match command {
-            Command::Accept { bot, reply } => {
-                let result = self
-                    .step(|setup, progress, now| live::accept(setup, progress, bot, now))
-                    .await;
+            Command::Accept {
+                bot,
+                practice,
+                reply,
+            } => {
+                let result = self.accept(bot, practice).await;
                 let _ = reply.send(result.map(|()| self.summary()));
             }
             Command::Decline { bot, cancel, reply } => {

@@ -1,5 +1,5 @@
-//! Every bot the server knows, in memory: the token index for authentication, names, and
-//! presence (open streams and recent requests).
+//! Every bot the server knows, in memory: the token index for authentication, names,
+//! presence (open streams and recent requests) and each bot's last environment report.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -29,6 +29,80 @@ pub struct BotProfile {
     pub house_level: Option<String>,
 }
 
+/// The longest `engine`, `cpu` or `os` text an environment report may carry, in characters.
+pub const ENVIRONMENT_TEXT_MAX: usize = 120;
+
+/// What a connected bot last reported about the engine behind it (FlipSight's `environment`).
+///
+/// It lives in memory only: a connector sends it again on every connect, so after a restart a
+/// bot has none until it reports again. Each report replaces the previous one entirely.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Environment {
+    /// The engine's name and version, such as `Edax 4.6`.
+    pub engine: Option<String>,
+    /// The processor the engine runs on.
+    pub cpu: Option<String>,
+    /// The operating system.
+    pub os: Option<String>,
+    /// Whether the bot is practising: while it says so, its matches against other bots are
+    /// unrated.
+    pub practice: bool,
+    /// The variants the connected engine can play; `None` when it did not say, which
+    /// restricts nothing.
+    pub variants: Option<Vec<String>>,
+}
+
+impl Environment {
+    /// Checks and tidies a report: texts are trimmed (an empty one counts as absent) and may
+    /// have at most [`ENVIRONMENT_TEXT_MAX`] characters; variants must be among `known`, and
+    /// repeats are dropped. An empty variant list is refused rather than guessed at: it would
+    /// either mean "plays nothing" or "did not say", and omitting the field says the latter.
+    pub fn checked(self, known: &[&str]) -> Result<Environment, ArenaError> {
+        fn text(field: &str, value: Option<String>) -> Result<Option<String>, ArenaError> {
+            let Some(value) = value else {
+                return Ok(None);
+            };
+            let value = value.trim();
+            if value.chars().count() > ENVIRONMENT_TEXT_MAX {
+                return Err(ArenaError::InvalidEnvironment(format!(
+                    "{field} is longer than {ENVIRONMENT_TEXT_MAX} characters"
+                )));
+            }
+            Ok((!value.is_empty()).then(|| value.to_owned()))
+        }
+        let variants = match self.variants {
+            None => None,
+            Some(list) if list.is_empty() => {
+                return Err(ArenaError::InvalidEnvironment(
+                    "variants names no variant; leave it out to play every variant".to_owned(),
+                ));
+            }
+            Some(list) => {
+                let mut variants: Vec<String> = Vec::with_capacity(list.len());
+                for variant in list {
+                    if !known.contains(&variant.as_str()) {
+                        return Err(ArenaError::InvalidEnvironment(format!(
+                            "variants names an unknown variant {variant:?}; known variants are {}",
+                            known.join(", ")
+                        )));
+                    }
+                    if !variants.contains(&variant) {
+                        variants.push(variant);
+                    }
+                }
+                Some(variants)
+            }
+        };
+        Ok(Environment {
+            engine: text("engine", self.engine)?,
+            cpu: text("cpu", self.cpu)?,
+            os: text("os", self.os)?,
+            practice: self.practice,
+            variants,
+        })
+    }
+}
+
 /// A bot as the arena sees it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Bot {
@@ -48,11 +122,19 @@ pub struct Bot {
     pub token_prefix: Option<String>,
     /// Settings.
     pub profile: BotProfile,
+    /// Its last environment report, if it sent one since the server started.
+    pub environment: Option<Environment>,
 }
 
 impl Bot {
-    /// The variants the bot plays.
+    /// Whether the bot plays `variant`: its profile offers it and, if it reported the variants
+    /// its connected engine plays, that list has it too.
     pub fn supports(&self, variant: &str) -> bool {
+        self.offers(variant) && self.engine_plays(variant)
+    }
+
+    /// Whether its profile offers `variant` (house bots play them all).
+    pub fn offers(&self, variant: &str) -> bool {
         if self.kind == BotKind::House {
             return true;
         }
@@ -61,6 +143,21 @@ impl Bot {
         } else {
             self.profile.supported_variants.iter().any(|v| v == variant)
         }
+    }
+
+    /// Whether its last environment report allows `variant`: a registered bot may connect an
+    /// engine that plays fewer variants than its profile lists, and a challenge it cannot
+    /// play would only be lost on time.
+    pub fn engine_plays(&self, variant: &str) -> bool {
+        self.environment
+            .as_ref()
+            .and_then(|e| e.variants.as_ref())
+            .is_none_or(|variants| variants.iter().any(|v| v == variant))
+    }
+
+    /// Whether its last environment report says it is practising.
+    pub fn practising(&self) -> bool {
+        self.environment.as_ref().is_some_and(|e| e.practice)
     }
 
     /// A house bot's level.
@@ -81,6 +178,7 @@ struct Entry {
     record: BotRecord,
     profile: BotProfile,
     streams: usize,
+    environment: Option<Environment>,
 }
 
 impl Entry {
@@ -94,6 +192,7 @@ impl Entry {
             deleted: self.record.deleted,
             token_prefix: self.record.token_prefix.clone(),
             profile: self.profile.clone(),
+            environment: self.environment.clone(),
         }
     }
 }
@@ -236,12 +335,24 @@ impl Directory {
             inner.by_name.remove(&key(&old.record.name));
             let streams = old.streams;
             insert(&mut inner, record);
+            // The stored columns changed (a new token, disabled); the connection did not, so
+            // its streams and environment report carry over.
             if let Some(entry) = inner.by_id.get_mut(&old.record.id) {
                 entry.streams = streams;
+                entry.environment = old.environment;
             }
         } else {
             insert(&mut inner, record);
         }
+    }
+
+    /// Replaces a bot's environment report; returns the bot as it now is, or `None` if there
+    /// is no such bot.
+    pub fn set_environment(&self, id: BotId, environment: Environment) -> Option<Bot> {
+        let mut inner = self.lock();
+        let entry = inner.by_id.get_mut(&id)?;
+        entry.environment = Some(environment);
+        Some(entry.bot())
     }
 
     /// The stored record of a bot, with its latest `last_seen_ms`.
@@ -361,6 +472,7 @@ fn insert(inner: &mut Inner, record: BotRecord) {
             record,
             profile,
             streams: 0,
+            environment: None,
         },
     );
 }
@@ -398,6 +510,100 @@ mod tests {
             Err(ArenaError::NameTaken("House-Greedy".into()))
         );
         assert!(validate_name("오델로봇").is_ok());
+    }
+
+    const KNOWN: [&str; 5] = ["std", "anti", "grand", "octagon", "reversi"];
+
+    #[test]
+    fn environment_reports_are_tidied_or_refused() {
+        let report = |engine: &str, variants: Option<&[&str]>| Environment {
+            engine: Some(engine.to_owned()),
+            cpu: None,
+            os: Some("   ".to_owned()),
+            practice: true,
+            variants: variants.map(|v| v.iter().map(|s| (*s).to_owned()).collect()),
+        };
+        let tidy = report(" Edax 4.6 ", Some(&["grand", "std", "grand"]))
+            .checked(&KNOWN)
+            .expect("valid");
+        assert_eq!(
+            tidy,
+            Environment {
+                engine: Some("Edax 4.6".to_owned()),
+                cpu: None,
+                os: None,
+                practice: true,
+                variants: Some(vec!["grand".to_owned(), "std".to_owned()]),
+            },
+            "trimmed, blank texts absent, repeats dropped"
+        );
+        // Exactly the limit passes, in characters rather than bytes.
+        let limit = "é".repeat(ENVIRONMENT_TEXT_MAX);
+        assert!(report(&limit, None).checked(&KNOWN).is_ok());
+        let padded = format!("  {limit}  ");
+        assert!(report(&padded, None).checked(&KNOWN).is_ok());
+
+        let too_long = "x".repeat(ENVIRONMENT_TEXT_MAX + 1);
+        let cases: [(Environment, &str); 5] = [
+            (report(&too_long, None), "engine"),
+            (
+                Environment {
+                    cpu: Some(too_long.clone()),
+                    ..Environment::default()
+                },
+                "cpu",
+            ),
+            (
+                Environment {
+                    os: Some(too_long.clone()),
+                    ..Environment::default()
+                },
+                "os",
+            ),
+            (report("Edax", Some(&["std", "chess"])), "\"chess\""),
+            (report("Edax", Some(&[])), "variants"),
+        ];
+        for (environment, names) in cases {
+            match environment.checked(&KNOWN) {
+                Err(ArenaError::InvalidEnvironment(message)) => {
+                    assert!(message.contains(names), "{message} names {names}");
+                }
+                other => panic!("{names}: expected a refusal, got {other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn reported_variants_narrow_what_a_bot_plays_and_survive_a_new_record() {
+        let mut profile = record(1, "Alpha", "arbb_a");
+        profile.profile = json!({"supported_variants": ["std", "grand", "anti"]});
+        let directory = Directory::new(vec![profile.clone()], 10_000);
+        let bot = directory.get(1).expect("bot");
+        assert!(bot.supports("grand") && !bot.supports("octagon"));
+        assert!(!bot.practising());
+
+        let environment = Environment {
+            practice: true,
+            variants: Some(vec!["std".to_owned(), "octagon".to_owned()]),
+            ..Environment::default()
+        };
+        let bot = directory
+            .set_environment(1, environment.clone())
+            .expect("bot");
+        // The intersection of the profile and the report.
+        let plays: Vec<&str> = KNOWN.into_iter().filter(|v| bot.supports(v)).collect();
+        assert_eq!(plays, ["std"]);
+        assert!(bot.offers("grand") && !bot.engine_plays("grand"));
+        assert!(bot.practising());
+
+        // A changed record (a rotated token, say) keeps the connection's report.
+        profile.token_prefix = Some("arbb".to_owned());
+        directory.put(profile);
+        assert_eq!(
+            directory.get(1).expect("bot").environment,
+            Some(environment)
+        );
+        assert_eq!(directory.set_environment(99, Environment::default()), None);
     }
 
     #[test]

@@ -32,6 +32,10 @@ pub enum ArenaError {
     /// The request is malformed; the text says how.
     #[error("{0}")]
     InvalidRequest(String),
+    /// An environment report is malformed (a text too long, an unknown variant); the text
+    /// says which field.
+    #[error("{0}")]
+    InvalidEnvironment(String),
     /// No bot with this id or name.
     #[error("no bot named {0:?}")]
     BotNotFound(String),
@@ -116,6 +120,7 @@ impl ArenaError {
             ArenaError::InvalidToken => "invalid_token",
             ArenaError::AdminOnly => "admin_only",
             ArenaError::InvalidRequest(_) => "invalid_request",
+            ArenaError::InvalidEnvironment(_) => "invalid_environment",
             ArenaError::BotNotFound(_) => "bot_not_found",
             ArenaError::MatchNotFound(_) => "match_not_found",
             ArenaError::NameTaken(_) => "name_taken",
@@ -144,7 +149,9 @@ impl ArenaError {
     /// The kind of failure.
     pub fn class(&self) -> ErrorClass {
         match self {
-            ArenaError::InvalidRequest(_) | ArenaError::NoSuchLeg(_) => ErrorClass::BadRequest,
+            ArenaError::InvalidRequest(_)
+            | ArenaError::InvalidEnvironment(_)
+            | ArenaError::NoSuchLeg(_) => ErrorClass::BadRequest,
             ArenaError::InvalidToken => ErrorClass::Unauthenticated,
             ArenaError::AdminOnly
             | ArenaError::NotParticipant

@@ -34,7 +34,7 @@ use tokio::sync::{mpsc, oneshot};
 
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use config::{ArenaConfig, TimeControl};
-pub use directory::{Bot, BotProfile};
+pub use directory::{Bot, BotProfile, Environment};
 pub use error::{ArenaError, ErrorClass};
 pub use kit::{GameKit, HouseLevel};
 pub use live::{Format, MoveReply};
@@ -58,7 +58,8 @@ pub struct ChallengeRequest {
     pub format: Format,
     /// Clocks.
     pub time_control: TimeControl,
-    /// Whether the result should count for ratings (only between registered bots).
+    /// Whether the result should count for ratings (only between registered bots, and never
+    /// while either bot reports practice).
     pub rated: bool,
 }
 
@@ -708,6 +709,23 @@ impl Arena {
             .ok_or_else(|| ArenaError::BotNotFound(id.to_string()))
     }
 
+    /// Records a bot's environment report, replacing its previous one entirely, and returns
+    /// the bot with it. The report is checked first (see [`Environment::checked`]); a refused
+    /// one changes nothing. Reports are kept in memory only.
+    pub fn report_environment(&self, bot: &Bot, report: Environment) -> Result<Bot, ArenaError> {
+        let known: Vec<&str> = self
+            .shared
+            .kits
+            .iter()
+            .flat_map(|kit| kit.variants().iter().copied())
+            .collect();
+        let environment = report.checked(&known)?;
+        self.shared
+            .directory
+            .set_environment(bot.id, environment)
+            .ok_or_else(|| ArenaError::BotNotFound(bot.name.clone()))
+    }
+
     /// A bot by name, or by id written in decimal.
     pub fn find_bot(&self, name_or_id: &str) -> Result<Bot, ArenaError> {
         let by_id = name_or_id
@@ -761,11 +779,7 @@ impl Arena {
         if !opponent.active() {
             return Err(ArenaError::BotUnavailable(opponent.name));
         }
-        if !from.supports(&variant) || !opponent.supports(&variant) {
-            return Err(ArenaError::UnsupportedVariant(format!(
-                "both bots must support {variant}"
-            )));
-        }
+        check_variant(from, &opponent, &variant)?;
         if self.shared.pending_sent(from.id) >= self.shared.config.max_pending_challenges {
             return Err(ArenaError::RateLimited { retry_after_s: 10 });
         }
@@ -774,10 +788,13 @@ impl Arena {
         if immediate {
             self.check_can_start(from, &opponent, &variant)?;
         }
+        // A practising bot is trying something out; its results must not move ratings.
         let rated = request.rated
             && !self_play
             && from.kind == BotKind::Registered
-            && opponent.kind != BotKind::Anonymous;
+            && opponent.kind != BotKind::Anonymous
+            && !from.practising()
+            && !opponent.practising();
         let seed = ServerSeed::generate().map_err(|e| ArenaError::Unavailable(e.to_string()))?;
         let now = self.now();
         let setup = live::Setup {
@@ -863,12 +880,15 @@ impl Arena {
         answer.await.map_err(|_| ArenaError::ShuttingDown)
     }
 
-    /// Accepts a challenge.
+    /// Accepts a challenge. Both bots' environment reports are read again now, since either
+    /// may have reported (or reconnected with another engine) after the challenge was made:
+    /// a variant one of them no longer plays is refused, and practice makes the match unrated.
     pub async fn accept(&self, bot: &Bot, id: MatchId) -> Result<Value, ArenaError> {
         let (_, _, bots) = self
             .shared
             .handle(id)
             .ok_or(ArenaError::MatchNotFound(id))?;
+        let mut practice = false;
         if bots[1] == bot.id {
             let challenger = self
                 .shared
@@ -879,10 +899,16 @@ impl Arena {
                 .as_str()
                 .unwrap_or("std")
                 .to_owned();
+            check_variant(&challenger, bot, &variant)?;
             self.check_can_start(&challenger, bot, &variant)?;
+            practice = challenger.practising() || bot.practising();
         }
-        self.ask(id, |reply| Command::Accept { bot: bot.id, reply })
-            .await?
+        self.ask(id, |reply| Command::Accept {
+            bot: bot.id,
+            practice,
+            reply,
+        })
+        .await?
     }
 
     /// Declines (the challenged bot) or cancels (the challenger) a challenge.
@@ -1153,6 +1179,25 @@ impl Arena {
     pub async fn sleep_until(&self, at_ms: i64) {
         self.shared.clock.sleep_until(at_ms).await;
     }
+}
+
+/// Refuses a variant that one of the bots does not play: its profile does not offer it, or
+/// its last environment report says the engine it has connected cannot play it.
+fn check_variant(a: &Bot, b: &Bot, variant: &str) -> Result<(), ArenaError> {
+    for bot in [a, b] {
+        if !bot.offers(variant) {
+            return Err(ArenaError::UnsupportedVariant(format!(
+                "both bots must support {variant}"
+            )));
+        }
+        if !bot.engine_plays(variant) {
+            return Err(ArenaError::UnsupportedVariant(format!(
+                "{} reported that its engine does not play {variant}",
+                bot.name
+            )));
+        }
+    }
+    Ok(())
 }
 
 fn page_json(id: MatchId, since: i64, page: log::Page, status: MatchStatus) -> Value {

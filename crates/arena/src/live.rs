@@ -43,7 +43,8 @@ impl Format {
     }
 }
 
-/// What a match was created with; never changes.
+/// What a match was created with; only `rated` may change, once, when a challenge is
+/// accepted while a bot reports practice (see [`accept`]).
 pub(crate) struct Setup {
     pub(crate) id: MatchId,
     /// Participant 0 (the challenger) and participant 1.
@@ -375,10 +376,16 @@ fn bot_summary(bot: &Bot) -> Value {
 }
 
 /// Accepts a pending challenge (by the challenged bot) and starts the match.
+///
+/// `practice` says that either bot reports practice now: the match is then unrated whatever
+/// the challenge asked, because a bot may start practising after it was challenged. The
+/// `accepted` event records the change and the match row stores it (replays read `rated` from
+/// the row). The caller restores `setup.rated` if this fails or cannot be stored.
 pub(crate) fn accept(
-    setup: &Setup,
+    setup: &mut Setup,
     progress: &mut Progress,
     bot: BotId,
+    practice: bool,
     now_ms: i64,
 ) -> Result<(), ArenaError> {
     if progress.status != MatchStatus::Pending {
@@ -387,7 +394,13 @@ pub(crate) fn accept(
     if bot != setup.bots[1].id {
         return Err(ArenaError::NotYourChallenge("the challenged bot"));
     }
-    progress.emit(setup, now_ms, Audience::Everyone, "accepted", json!({}));
+    let payload = if practice && setup.rated {
+        setup.rated = false;
+        json!({"rated": false, "unrated_because": "practice"})
+    } else {
+        json!({})
+    };
+    progress.emit(setup, now_ms, Audience::Everyone, "accepted", payload);
     start(setup, progress, now_ms)
 }
 

@@ -1,6 +1,6 @@
 //! The request and response bodies of the native API, with their OpenAPI schemas.
 
-use arbiter_arena::{Bot, BotProfile, Format, TimeControl};
+use arbiter_arena::{Bot, BotProfile, Environment, Format, TimeControl};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::{IntoParams, ToSchema};
@@ -27,6 +27,77 @@ pub struct BotView {
     pub token_prefix: Option<String>,
     /// Whether it is disabled (only in a bot's own profile and to the administrator).
     pub disabled: bool,
+    /// What its connected engine last reported (`POST /api/v1/bots/me/environment`); `null`
+    /// when it has not reported since the server started.
+    #[schema(required = true)]
+    pub environment: Option<EnvironmentView>,
+}
+
+/// A bot's environment report as the API shows it: public, like FlipSight's
+/// `bots[].environment`.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct EnvironmentView {
+    /// The engine's name and version, such as `Edax 4.6`; `null` if not reported.
+    #[schema(required = true)]
+    pub engine: Option<String>,
+    /// The processor the engine runs on; `null` if not reported.
+    #[schema(required = true)]
+    pub cpu: Option<String>,
+    /// The operating system; `null` if not reported.
+    #[schema(required = true)]
+    pub os: Option<String>,
+    /// Whether the bot is practising: its matches against other bots are then unrated.
+    pub practice: bool,
+    /// The variants the connected engine plays; `null` when it did not say, which restricts
+    /// nothing. Challenges in other variants are refused with `unsupported_variant`.
+    #[schema(required = true)]
+    pub variants: Option<Vec<String>>,
+}
+
+impl EnvironmentView {
+    /// The view of a report.
+    pub fn of(environment: &Environment) -> EnvironmentView {
+        EnvironmentView {
+            engine: environment.engine.clone(),
+            cpu: environment.cpu.clone(),
+            os: environment.os.clone(),
+            practice: environment.practice,
+            variants: environment.variants.clone(),
+        }
+    }
+}
+
+/// A bot's report of the engine it has connected, sent on every connect. Every field is
+/// optional; each report replaces the previous one entirely.
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(default)]
+pub struct EnvironmentReport {
+    /// The engine's name and version (at most 120 characters; trimmed, empty means absent).
+    pub engine: Option<String>,
+    /// The processor (at most 120 characters; trimmed, empty means absent).
+    pub cpu: Option<String>,
+    /// The operating system (at most 120 characters; trimmed, empty means absent).
+    pub os: Option<String>,
+    /// Practice mode (default `false`): while set, the bot's matches against other bots are
+    /// unrated.
+    pub practice: bool,
+    /// The variants the connected engine can play, among `std`, `anti`, `grand`, `octagon` and
+    /// `reversi`; absent for no restriction, and never empty. Challenges in other variants are
+    /// refused.
+    pub variants: Option<Vec<String>>,
+}
+
+impl EnvironmentReport {
+    /// The report, for the arena to check and keep.
+    pub fn into_environment(self) -> Environment {
+        Environment {
+            engine: self.engine,
+            cpu: self.cpu,
+            os: self.os,
+            practice: self.practice,
+            variants: self.variants,
+        }
+    }
 }
 
 impl BotView {
@@ -51,6 +122,7 @@ impl BotView {
             ranked: bot.kind == arbiter_store::BotKind::Registered,
             token_prefix: None,
             disabled: bot.disabled,
+            environment: bot.environment.as_ref().map(EnvironmentView::of),
         }
     }
 

@@ -63,6 +63,7 @@ fn router() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .routes(routes!(routes::mint_anonymous))
         .routes(routes!(routes::me))
         .routes(routes!(routes::rotate_own_token))
+        .routes(routes!(routes::report_environment))
         .routes(routes!(routes::list_bots))
         .routes(routes!(routes::bot_profile))
         .routes(routes!(routes::register_bot))

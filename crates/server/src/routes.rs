@@ -9,8 +9,8 @@ use serde_json::{Value, json};
 
 use crate::AppState;
 use crate::dto::{
-    AnonymousRequest, BotView, ChallengeBody, DisableRequest, EventsQuery, FormatQuery, MoveBody,
-    NewBot, OutputFormat, RegisterRequest, TurnsQuery,
+    AnonymousRequest, BotView, ChallengeBody, DisableRequest, EnvironmentReport, EventsQuery,
+    FormatQuery, MoveBody, NewBot, OutputFormat, RegisterRequest, TurnsQuery,
 };
 use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::extract::{Admin, ApiJson, ApiQuery, AuthBot, ClientIp, MaybeBot};
@@ -81,6 +81,25 @@ pub(crate) async fn rotate_own_token(
         bot: BotView::own(&bot, true),
         token,
     }))
+}
+
+/// Reports the engine the calling bot has connected; answers with the bot's own profile.
+///
+/// The report names the engine, CPU and OS, says whether the bot is practising (its matches
+/// against other bots are then unrated) and which variants the engine plays (challenges in
+/// others are refused). It replaces the previous report entirely and is kept in memory only,
+/// so a connector sends it on every connect.
+#[utoipa::path(post, path = "/api/v1/bots/me/environment", tag = BOTS, security(("bearer" = [])), request_body = EnvironmentReport,
+    responses((status = 200, body = BotView), (status = 400, body = ErrorBody, description = "invalid_environment: a text longer than 120 characters, or an unknown or empty variant list; nothing changed"), (status = 401, body = ErrorBody)))]
+pub(crate) async fn report_environment(
+    State(state): State<AppState>,
+    AuthBot(bot): AuthBot,
+    ApiJson(body): ApiJson<EnvironmentReport>,
+) -> ApiResult<Json<BotView>> {
+    let bot = state
+        .arena
+        .report_environment(&bot, body.into_environment())?;
+    Ok(Json(BotView::own(&bot, state.arena.is_online(bot.id))))
 }
 
 /// Every bot, with whether it is connected.

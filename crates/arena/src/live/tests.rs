@@ -16,6 +16,7 @@ fn bot(id: BotId, name: &str, kind: BotKind) -> Bot {
         deleted: false,
         token_prefix: None,
         profile: BotProfile::default(),
+        environment: None,
     }
 }
 
@@ -41,9 +42,9 @@ fn online(_: BotId) -> Presence {
     Presence::Online { until_ms: None }
 }
 
-fn started(setup: &Setup) -> Progress {
+fn started(setup: &mut Setup) -> Progress {
     let mut progress = challenge(setup, T0);
-    accept(setup, &mut progress, 2, T0).expect("accept");
+    accept(setup, &mut progress, 2, false, T0).expect("accept");
     progress.fresh.clear();
     progress
 }
@@ -72,8 +73,8 @@ fn play_first(setup: &Setup, progress: &mut Progress, leg: usize, now: i64) -> M
 
 #[test]
 fn a_paired_match_plays_to_the_end_and_sums_both_legs() {
-    let setup = setup(Format::Paired, TimeControl::default());
-    let mut progress = started(&setup);
+    let mut setup = setup(Format::Paired, TimeControl::default());
+    let mut progress = started(&mut setup);
     assert_eq!(progress.status, MatchStatus::Running);
     assert_eq!(progress.legs[0].first_seat_participant, 0);
     assert_eq!(progress.legs[1].first_seat_participant, 1);
@@ -123,7 +124,7 @@ fn a_paired_match_plays_to_the_end_and_sums_both_legs() {
 
 #[test]
 fn challenges_expire_after_two_minutes() {
-    let setup = setup(Format::Paired, TimeControl::default());
+    let mut setup = setup(Format::Paired, TimeControl::default());
     let mut progress = challenge(&setup, T0);
     tick(&setup, &mut progress, T0 + 119_999, &online);
     assert_eq!(progress.status, MatchStatus::Pending);
@@ -134,17 +135,17 @@ fn challenges_expire_after_two_minutes() {
     tick(&setup, &mut progress, T0 + 120_000, &online);
     assert_eq!(progress.status, MatchStatus::Expired);
     assert_eq!(
-        accept(&setup, &mut progress, 2, T0 + 120_001),
+        accept(&mut setup, &mut progress, 2, false, T0 + 120_001),
         Err(ArenaError::ChallengeNotPending)
     );
 }
 
 #[test]
 fn only_the_right_bot_answers_a_challenge() {
-    let setup = setup(Format::Single, TimeControl::default());
+    let mut setup = setup(Format::Single, TimeControl::default());
     let mut progress = challenge(&setup, T0);
     assert_eq!(
-        accept(&setup, &mut progress, 1, T0),
+        accept(&mut setup, &mut progress, 1, false, T0),
         Err(ArenaError::NotYourChallenge("the challenged bot"))
     );
     assert_eq!(
@@ -161,8 +162,8 @@ fn only_the_right_bot_answers_a_challenge() {
 
 #[test]
 fn refused_moves_change_nothing_while_the_clock_runs() {
-    let setup = setup(Format::Paired, TimeControl::default());
-    let mut progress = started(&setup);
+    let mut setup = setup(Format::Paired, TimeControl::default());
+    let mut progress = started(&mut setup);
     let turn = turns(&setup, &progress, [true, false], T0, &|_, _| true)
         .into_iter()
         .find(|t| t.leg == 0)
@@ -228,14 +229,14 @@ fn refused_moves_change_nothing_while_the_clock_runs() {
 
 #[test]
 fn a_repeated_move_returns_the_original_reply() {
-    let setup = setup(
+    let mut setup = setup(
         Format::Single,
         TimeControl {
             increment_ms: 2_000,
             ..TimeControl::default()
         },
     );
-    let mut progress = started(&setup);
+    let mut progress = started(&mut setup);
     let first = play_first(&setup, &mut progress, 0, T0 + 1_000);
     assert_eq!(progress.legs[0].clocks_ms[0], 61_000, "increment added");
     let turn_move = progress.legs[0].moves[0].action.clone();
@@ -256,9 +257,50 @@ fn a_repeated_move_returns_the_original_reply() {
 }
 
 #[test]
+fn practice_at_acceptance_makes_the_match_unrated_and_records_why() {
+    let mut setup = setup(Format::Single, TimeControl::default());
+    let mut progress = challenge(&setup, T0);
+    // A refused acceptance leaves the terms alone.
+    assert_eq!(
+        accept(&mut setup, &mut progress, 1, true, T0),
+        Err(ArenaError::NotYourChallenge("the challenged bot"))
+    );
+    assert!(setup.rated);
+    accept(&mut setup, &mut progress, 2, true, T0).expect("accept");
+    assert!(!setup.rated);
+    assert_eq!(
+        setup.details(&progress)["rated"],
+        false,
+        "the row stores it"
+    );
+    assert_eq!(summary(&setup, &progress, T0)["rated"], false);
+    let accepted = progress
+        .fresh
+        .iter()
+        .find(|e| e.kind == "accepted")
+        .expect("an accepted event");
+    assert_eq!(
+        accepted.payload_value(),
+        json!({"rated": false, "unrated_because": "practice"})
+    );
+
+    // Without practice the challenge's terms stand and the event says nothing.
+    let mut rated = self::setup(Format::Single, TimeControl::default());
+    let mut progress = challenge(&rated, T0);
+    accept(&mut rated, &mut progress, 2, false, T0).expect("accept");
+    assert!(rated.rated);
+    let accepted = progress
+        .fresh
+        .iter()
+        .find(|e| e.kind == "accepted")
+        .expect("an accepted event");
+    assert_eq!(accepted.payload_value(), json!({}));
+}
+
+#[test]
 fn a_flag_fall_forfeits_one_leg_while_the_other_plays_on() {
-    let setup = setup(Format::Paired, TimeControl::default());
-    let mut progress = started(&setup);
+    let mut setup = setup(Format::Paired, TimeControl::default());
+    let mut progress = started(&mut setup);
     // Participant 1 (Black in leg 1) moves in leg 1; participant 0 never moves in leg 0... but
     // does move once in leg 1 so that no first-move abort applies.
     play_first(&setup, &mut progress, 1, T0 + 1_000);
@@ -300,8 +342,8 @@ fn a_flag_fall_forfeits_one_leg_while_the_other_plays_on() {
 
 #[test]
 fn both_legs_lost_on_time_is_a_double_timeout() {
-    let setup = setup(Format::Paired, TimeControl::default());
-    let mut progress = started(&setup);
+    let mut setup = setup(Format::Paired, TimeControl::default());
+    let mut progress = started(&mut setup);
     play_first(&setup, &mut progress, 0, T0 + 1_000);
     play_first(&setup, &mut progress, 1, T0 + 1_000);
     // Now participant 1 is to move in leg 0, participant 0 in leg 1; nobody moves again.
@@ -314,8 +356,8 @@ fn both_legs_lost_on_time_is_a_double_timeout() {
 
 #[test]
 fn no_first_move_within_30_s_aborts_unrated() {
-    let setup = setup(Format::Paired, TimeControl::default());
-    let mut progress = started(&setup);
+    let mut setup = setup(Format::Paired, TimeControl::default());
+    let mut progress = started(&mut setup);
     play_first(&setup, &mut progress, 0, T0 + 29_000);
     tick(&setup, &mut progress, T0 + 29_999, &online);
     assert_eq!(progress.status, MatchStatus::Running);
@@ -326,8 +368,8 @@ fn no_first_move_within_30_s_aborts_unrated() {
 
 #[test]
 fn a_bot_gone_30_s_while_the_other_is_connected_loses() {
-    let setup = setup(Format::Paired, TimeControl::default());
-    let mut progress = started(&setup);
+    let mut setup = setup(Format::Paired, TimeControl::default());
+    let mut progress = started(&mut setup);
     play_first(&setup, &mut progress, 0, T0 + 100);
     play_first(&setup, &mut progress, 1, T0 + 100);
     let gone = |bot: BotId| {
@@ -348,7 +390,7 @@ fn a_bot_gone_30_s_while_the_other_is_connected_loses() {
         (json!("disconnect"), json!(0))
     );
     // Both gone: nobody loses on that account.
-    let mut quiet = started(&setup);
+    let mut quiet = started(&mut setup);
     play_first(&setup, &mut quiet, 0, T0 + 100);
     play_first(&setup, &mut quiet, 1, T0 + 100);
     let all_gone = |_: BotId| Presence::Offline { since_ms: T0 };
@@ -363,8 +405,8 @@ fn a_bot_gone_30_s_while_the_other_is_connected_loses() {
 
 #[test]
 fn resigning_loses_the_match() {
-    let setup = setup(Format::Paired, TimeControl::default());
-    let mut progress = started(&setup);
+    let mut setup = setup(Format::Paired, TimeControl::default());
+    let mut progress = started(&mut setup);
     resign(&setup, &mut progress, 2, T0 + 10).expect("resign");
     let result = progress.result.clone().expect("over");
     assert_eq!(
@@ -379,9 +421,9 @@ fn resigning_loses_the_match() {
 
 #[test]
 fn replaying_the_events_rebuilds_the_match() {
-    let setup = setup(Format::Paired, TimeControl::default());
+    let mut setup = setup(Format::Paired, TimeControl::default());
     let mut progress = challenge(&setup, T0);
-    accept(&setup, &mut progress, 2, T0).expect("accept");
+    accept(&mut setup, &mut progress, 2, false, T0).expect("accept");
     for i in 0..10 {
         play_first(
             &setup,
@@ -401,16 +443,16 @@ fn replaying_the_events_rebuilds_the_match() {
 
 #[test]
 fn undoing_a_step_restores_the_match_exactly() {
-    let setup = setup(Format::Paired, TimeControl::default());
+    let mut setup = setup(Format::Paired, TimeControl::default());
     let mut progress = challenge(&setup, T0);
     progress.fresh.clear();
     // Undoing the start removes the legs it built.
     let before_start = progress.undo_point();
-    accept(&setup, &mut progress, 2, T0).expect("accept");
+    accept(&mut setup, &mut progress, 2, false, T0).expect("accept");
     progress.undo(before_start);
     assert!(progress.legs.is_empty());
     assert_eq!(progress.status, MatchStatus::Pending);
-    accept(&setup, &mut progress, 2, T0).expect("accept");
+    accept(&mut setup, &mut progress, 2, false, T0).expect("accept");
     play_first(&setup, &mut progress, 0, T0 + 100);
     progress.fresh.clear();
     let view = |p: &Progress| snapshot(&setup, p, Reader::OMNISCIENT, T0 + 1_000);
@@ -432,9 +474,9 @@ fn undoing_a_step_restores_the_match_exactly() {
 
 #[test]
 fn events_naming_a_leg_that_does_not_exist_cannot_be_replayed() {
-    let setup = setup(Format::Paired, TimeControl::default());
+    let mut setup = setup(Format::Paired, TimeControl::default());
     let mut progress = challenge(&setup, T0);
-    accept(&setup, &mut progress, 2, T0).expect("accept");
+    accept(&mut setup, &mut progress, 2, false, T0).expect("accept");
     play_first(&setup, &mut progress, 0, T0);
     let good = progress.fresh.clone();
     let last = good.len() - 1;
@@ -457,8 +499,8 @@ fn events_naming_a_leg_that_does_not_exist_cannot_be_replayed() {
 
 #[test]
 fn a_spectator_and_a_participant_see_what_they_should() {
-    let setup = setup(Format::Paired, TimeControl::default());
-    let progress = started(&setup);
+    let mut setup = setup(Format::Paired, TimeControl::default());
+    let progress = started(&mut setup);
     let spectator = snapshot(&setup, &progress, Reader::SPECTATOR, T0);
     assert!(spectator.get("turns").is_none() && spectator["seed"].is_null());
     let alpha = snapshot(
@@ -534,13 +576,13 @@ impl GameKit for GoofspielKit {
 
 #[test]
 fn simultaneous_phases_take_input_in_any_order_and_rules_deadlines_apply_defaults() {
-    let setup = Setup {
+    let mut setup = Setup {
         kit: &GoofspielKit,
         variant: "standard".to_owned(),
         ..setup(Format::Single, TimeControl::default())
     };
     let mut progress = challenge(&setup, T0);
-    accept(&setup, &mut progress, 2, T0).expect("accept");
+    accept(&mut setup, &mut progress, 2, false, T0).expect("accept");
     assert!(matches!(
         progress.legs[0].state.to_act(),
         ToAct::Simultaneous { phase: 1, .. }

@@ -86,6 +86,7 @@ async fn the_openapi_document_describes_the_api() {
     let paths = document["paths"].as_object().expect("paths");
     for path in [
         "/api/v1/bots/anon",
+        "/api/v1/bots/me/environment",
         "/api/v1/challenges",
         "/api/v1/matches/{id}/moves",
         "/api/v1/matches/{id}/events",
