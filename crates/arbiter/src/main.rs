@@ -1,6 +1,7 @@
 //! The `arbiter` binary: argument parsing and wiring only.
 
 mod bench_command;
+mod bot_command;
 mod bots_command;
 mod open_files;
 mod perft_command;
@@ -31,6 +32,8 @@ enum Command {
     Perft(perft_command::PerftArgs),
     /// Load-test a server: simulated bots play paired matches over HTTP.
     Bench(bench_command::BenchArgs),
+    /// Connect an engine to a server and play the bot's matches (token from ARBITER_TOKEN).
+    Bot(bot_command::BotArgs),
 }
 
 fn main() -> anyhow::Result<()> {
@@ -40,6 +43,11 @@ fn main() -> anyhow::Result<()> {
         Command::Serve(args) => runtime()?.block_on(serve_command::run(args)),
         Command::Bots(args) => runtime()?.block_on(bots_command::run(args)),
         Command::Bench(args) => runtime()?.block_on(bench_command::run(args)),
+        Command::Bot(args) => {
+            let code = runtime()?.block_on(bot_command::run(args))?;
+            // The runtime is gone by now, and with it every engine process.
+            std::process::exit(code)
+        }
     }
 }
 

@@ -58,7 +58,7 @@ async fn listen(address: &str) -> anyhow::Result<TcpListener> {
 }
 
 /// Waits for Ctrl-C or SIGTERM.
-async fn shutdown_signal() {
+pub(crate) async fn shutdown_signal() {
     let ctrl_c = async {
         let _ = tokio::signal::ctrl_c().await;
     };

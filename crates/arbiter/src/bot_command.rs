@@ -1,0 +1,150 @@
+//! `arbiter bot`: connects an engine to a server and plays the bot's matches.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use arbiter_connector::{
+    EngineSpec, Exit, FLIPSIGHT_TOKEN_VARIABLE, MAX_THINK_SECONDS, Options, TOKEN_VARIABLE,
+};
+use clap::{ArgGroup, Args};
+
+/// Options of `arbiter bot`. The token is read from `ARBITER_TOKEN` (or `FS_BOT_TOKEN`) only,
+/// never from a flag, so that it stays out of shell history and process lists.
+#[derive(Args)]
+#[command(group(ArgGroup::new("adapter").required(true).args(["engine", "practice", "nboard", "edax", "egaroucid"])))]
+pub(crate) struct BotArgs {
+    /// The server's address.
+    #[arg(long, env = "ARBITER_SERVER", default_value = "http://127.0.0.1:8080")]
+    server: String,
+    /// An engine speaking JSON lines: one request line per decision, one `{"move": …}` line back.
+    #[arg(long, value_name = "COMMAND")]
+    engine: Option<String>,
+    /// The built-in practice engine (plays the lowest-numbered legal square; unrated).
+    #[arg(long)]
+    practice: bool,
+    /// An engine speaking the NBoard protocol (standard 8x8 Othello only).
+    #[arg(long, value_name = "COMMAND")]
+    nboard: Option<String>,
+    /// The `set depth` sent to an NBoard engine, 0–60 (0: the engine's default; with --edax, full strength under the clock).
+    #[arg(long, value_name = "N", default_value_t = 0, value_parser = clap::value_parser!(u8).range(0..=60))]
+    nboard_depth: u8,
+    /// Edax's executable, run in its NBoard mode.
+    #[arg(long, value_name = "PATH")]
+    edax: Option<PathBuf>,
+    /// Edax's evaluation weights (default: data/eval.dat beside the executable or in its parent folder).
+    #[arg(long, value_name = "PATH", requires = "edax")]
+    edax_eval: Option<PathBuf>,
+    /// Egaroucid for Console's executable (keep its resources folder beside it).
+    #[arg(long, value_name = "PATH")]
+    egaroucid: Option<PathBuf>,
+    /// The longest the engine may think about one move, in seconds (at most 300; 0: only the clock limits it).
+    #[arg(long, value_name = "S", default_value_t = 10.0)]
+    max_think_seconds: f64,
+    /// The engine name shown on the bot's profile (at most 120 characters; no paths).
+    #[arg(long, value_name = "NAME", value_parser = short_name)]
+    engine_name: Option<String>,
+    /// The CPU name shown on the bot's profile (default: detected).
+    #[arg(long, value_name = "NAME", value_parser = short_name)]
+    cpu_name: Option<String>,
+    /// Play this match only (accepting it if it is a challenge to this bot), then exit.
+    #[arg(long, value_name = "ID", allow_negative_numbers = true)]
+    once_match: Option<i64>,
+    /// Stop after this many seconds, with exit code 3.
+    #[arg(long, value_name = "S")]
+    max_runtime: Option<f64>,
+    /// Poll instead of keeping the event stream open.
+    #[arg(long)]
+    no_stream: bool,
+}
+
+fn short_name(text: &str) -> Result<String, String> {
+    let text = text.trim();
+    match text.chars().count() {
+        0 => Err("must not be empty".into()),
+        1..=120 => Ok(text.to_owned()),
+        _ => Err("must be at most 120 characters".into()),
+    }
+}
+
+impl BotArgs {
+    fn engine(&self) -> EngineSpec {
+        if let Some(command) = &self.engine {
+            EngineSpec::Json {
+                command: command.clone(),
+            }
+        } else if let Some(command) = &self.nboard {
+            EngineSpec::Nboard {
+                command: command.clone(),
+                depth: self.nboard_depth,
+            }
+        } else if let Some(path) = &self.edax {
+            EngineSpec::Edax {
+                path: path.clone(),
+                eval: self.edax_eval.clone(),
+                depth: self.nboard_depth,
+            }
+        } else if let Some(path) = &self.egaroucid {
+            EngineSpec::Egaroucid { path: path.clone() }
+        } else {
+            EngineSpec::Practice
+        }
+    }
+}
+
+/// Runs the connector; returns the process's exit code.
+pub(crate) async fn run(args: BotArgs) -> anyhow::Result<i32> {
+    init_logging();
+    let Some(token) = token() else {
+        eprintln!(
+            "{TOKEN_VARIABLE} is missing or invalid: set it to the bot's token in this terminal first, without typing it into the command line:\n  printf 'Bot token: '; read -r -s {TOKEN_VARIABLE}; printf '\\n'; export {TOKEN_VARIABLE}"
+        );
+        return Ok(Exit::TokenRejected.code());
+    };
+    let think = args.max_think_seconds;
+    if !(0.0..=MAX_THINK_SECONDS as f64).contains(&think) {
+        anyhow::bail!("--max-think-seconds must be between 0 and {MAX_THINK_SECONDS}, not {think}");
+    }
+    let mut options = Options::new(args.server.clone(), token, args.engine());
+    options.max_think = (think > 0.0).then(|| Duration::from_secs_f64(think));
+    options.engine_name = args.engine_name.clone();
+    options.cpu_name = args.cpu_name.clone();
+    options.once_match = args.once_match;
+    options.max_runtime = match args.max_runtime {
+        Some(s) if s.is_finite() && s >= 0.0 => Some(Duration::from_secs_f64(s)),
+        Some(s) => anyhow::bail!("--max-runtime must be a number of seconds, not {s}"),
+        None => None,
+    };
+    options.no_stream = args.no_stream;
+    if let EngineSpec::Edax {
+        path, eval: None, ..
+    } = &options.engine
+        && arbiter_connector::find_edax_eval(path).is_none()
+    {
+        tracing::warn!(
+            "Edax's data/eval.dat was not found beside {} or in its parent folder; give it with --edax-eval",
+            path.display()
+        );
+    }
+    let exit = arbiter_connector::run(options, crate::serve_command::shutdown_signal()).await?;
+    Ok(exit.code())
+}
+
+/// The token from the environment: `ARBITER_TOKEN`, else FlipSight's `FS_BOT_TOKEN`.
+fn token() -> Option<String> {
+    [TOKEN_VARIABLE, FLIPSIGHT_TOKEN_VARIABLE]
+        .iter()
+        .filter_map(|name| std::env::var(name).ok())
+        .map(|token| token.trim().to_owned())
+        .find(|token| !token.is_empty())
+}
+
+fn init_logging() {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,arbiter_connector=info"));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_target(false)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .with_writer(std::io::stderr)
+        .init();
+}

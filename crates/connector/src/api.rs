@@ -1,0 +1,206 @@
+//! The native API v1 as the connector uses it.
+
+use std::time::Duration;
+
+use reqwest::{Client, Method, StatusCode};
+use serde_json::{Value, json};
+
+/// How a call failed.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum ApiError {
+    /// 401: the token is wrong, rotated or its bot disabled.
+    #[error("Bot credential rejected: {0}")]
+    Unauthorized(String),
+    /// Any other error reply, in the API's error shape.
+    #[error("{code} ({status}): {message}")]
+    Refused {
+        /// The HTTP status.
+        status: u16,
+        /// The API's error code.
+        code: String,
+        /// Its explanation.
+        message: String,
+    },
+    /// The server could not be reached or the reply could not be read.
+    #[error("Connection/state error: {0}")]
+    Connection(String),
+}
+
+/// A client for one bot.
+#[derive(Clone)]
+pub(crate) struct Api {
+    client: Client,
+    /// The server's base URL with `/api/v1`.
+    base: String,
+    token: String,
+}
+
+/// Longest wait for an ordinary reply; long-polls add their own wait.
+const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
+
+impl Api {
+    pub(crate) fn new(server: &str, token: &str) -> Result<Api, crate::ConnectorError> {
+        let server = server.trim_end_matches('/');
+        if !(server.starts_with("http://") || server.starts_with("https://")) {
+            return Err(crate::ConnectorError::BadServer(server.to_owned()));
+        }
+        let client = Client::builder()
+            .connect_timeout(Duration::from_secs(10))
+            .tcp_nodelay(true)
+            .user_agent(concat!("arbiter-bot/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .map_err(|e| crate::ConnectorError::Client(e.to_string()))?;
+        Ok(Api {
+            client,
+            base: format!("{server}/api/v1"),
+            token: token.to_owned(),
+        })
+    }
+
+    /// The server's base URL as shown to the user.
+    pub(crate) fn server(&self) -> &str {
+        self.base.trim_end_matches("/api/v1")
+    }
+
+    async fn call(
+        &self,
+        method: Method,
+        path: &str,
+        body: Option<Value>,
+    ) -> Result<Value, ApiError> {
+        let mut request = self
+            .client
+            .request(method, format!("{}{path}", self.base))
+            .bearer_auth(&self.token)
+            .timeout(REQUEST_TIMEOUT);
+        if let Some(body) = body {
+            request = request
+                .header("content-type", "application/json")
+                .body(body.to_string());
+        }
+        let response = request.send().await.map_err(connection)?;
+        let status = response.status();
+        let body: Value = response
+            .json()
+            .await
+            .map_err(|e| ApiError::Connection(format!("unreadable reply from the server: {e}")))?;
+        if status.is_success() {
+            return Ok(body);
+        }
+        let message = body["message"]
+            .as_str()
+            .unwrap_or("no explanation")
+            .to_owned();
+        if status == StatusCode::UNAUTHORIZED {
+            return Err(ApiError::Unauthorized(message));
+        }
+        Err(ApiError::Refused {
+            status: status.as_u16(),
+            code: body["error"].as_str().unwrap_or("unknown").to_owned(),
+            message,
+        })
+    }
+
+    /// The bot itself.
+    pub(crate) async fn me(&self) -> Result<Value, ApiError> {
+        self.call(Method::GET, "/bots/me", None).await
+    }
+
+    /// Reports the bot's environment.
+    pub(crate) async fn report_environment(&self, environment: &Value) -> Result<(), ApiError> {
+        self.call(
+            Method::POST,
+            "/bots/me/environment",
+            Some(environment.clone()),
+        )
+        .await
+        .map(drop)
+    }
+
+    /// Opens the bot's event stream.
+    pub(crate) async fn stream(&self) -> Result<reqwest::Response, ApiError> {
+        let response = self
+            .client
+            .get(format!("{}/stream", self.base))
+            .bearer_auth(&self.token)
+            .send()
+            .await
+            .map_err(connection)?;
+        match response.status() {
+            status if status.is_success() => Ok(response),
+            StatusCode::UNAUTHORIZED => Err(ApiError::Unauthorized(
+                "the stream refused the token".into(),
+            )),
+            status => {
+                let body: Value = response.json().await.unwrap_or_default();
+                Err(ApiError::Refused {
+                    status: status.as_u16(),
+                    code: body["error"].as_str().unwrap_or("unknown").to_owned(),
+                    message: body["message"]
+                        .as_str()
+                        .unwrap_or("no explanation")
+                        .to_owned(),
+                })
+            }
+        }
+    }
+
+    /// The bot's pending challenges and running matches.
+    pub(crate) async fn open_matches(&self) -> Result<Vec<Value>, ApiError> {
+        match self.call(Method::GET, "/matches", None).await? {
+            Value::Array(list) => Ok(list),
+            other => Err(ApiError::Connection(format!(
+                "expected a list of matches, got {other}"
+            ))),
+        }
+    }
+
+    /// One match as the bot sees it.
+    pub(crate) async fn snapshot(&self, id: i64) -> Result<Value, ApiError> {
+        self.call(Method::GET, &format!("/matches/{id}"), None)
+            .await
+    }
+
+    /// The bot's pending decisions in a match.
+    pub(crate) async fn turns(&self, id: i64) -> Result<Value, ApiError> {
+        self.call(Method::GET, &format!("/matches/{id}/turns"), None)
+            .await
+    }
+
+    /// Accepts a challenge.
+    pub(crate) async fn accept(&self, id: i64) -> Result<Value, ApiError> {
+        self.call(Method::POST, &format!("/challenges/{id}/accept"), None)
+            .await
+    }
+
+    /// Declines a challenge.
+    pub(crate) async fn reject(&self, id: i64) -> Result<Value, ApiError> {
+        self.call(Method::POST, &format!("/challenges/{id}/reject"), None)
+            .await
+    }
+
+    /// Submits a move (a square index, or -1 to pass).
+    pub(crate) async fn play(
+        &self,
+        id: i64,
+        leg: u8,
+        revision: u64,
+        square: i64,
+    ) -> Result<Value, ApiError> {
+        let body = json!({"leg": leg, "revision": revision, "move": square});
+        self.call(Method::POST, &format!("/matches/{id}/moves"), Some(body))
+            .await
+    }
+}
+
+fn connection(error: reqwest::Error) -> ApiError {
+    // The error's chain holds the useful part ("connection refused"); its top line is generic.
+    let mut text = error.to_string();
+    let mut source = std::error::Error::source(&error);
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    ApiError::Connection(text)
+}

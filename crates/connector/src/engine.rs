@@ -1,0 +1,244 @@
+//! The engine adapters: each turns a decision (FlipSight's engine request) into a move.
+
+mod egaroucid;
+mod ggf;
+mod json;
+mod nboard;
+
+use std::time::{Duration, Instant};
+
+use arbiter_engine_protocol::{AnswerError, EngineRequest};
+use arbiter_othello::{Move, Variant};
+
+pub use nboard::find_edax_eval;
+
+use crate::EngineSpec;
+use crate::process::{EngineProcess, Program, ReadError};
+
+/// A move the engine chose.
+#[derive(Debug)]
+pub(crate) struct Answered {
+    /// The move, checked to be legal in the position asked about.
+    pub(crate) mv: Move,
+    /// When the answer was read.
+    pub(crate) at: Instant,
+    /// Set when the adapter played a move of its own instead of the engine's, and why.
+    pub(crate) substitute: Option<String>,
+}
+
+impl Answered {
+    fn now(mv: Move) -> Answered {
+        Answered {
+            mv,
+            at: Instant::now(),
+            substitute: None,
+        }
+    }
+}
+
+/// Why an engine gave no usable move.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum Failure {
+    /// The engine could not be started.
+    #[error("cannot start the engine: {0}")]
+    Start(String),
+    /// Writing the request failed.
+    #[error("cannot send the request to the engine: {0}")]
+    Write(String),
+    /// No answer within the budget; the engine was stopped.
+    #[error("no answer within {0} ms (the engine was stopped)")]
+    Timeout(u128),
+    /// The engine exited before answering.
+    #[error("the engine exited without answering{0}")]
+    Exited(String),
+    /// The answer was not a line of text.
+    #[error("the engine's output is not a line of text: {0}")]
+    Garbage(String),
+    /// The answer was malformed, empty or illegal.
+    #[error("{0}")]
+    Answer(#[from] AnswerError),
+    /// The engine cannot play this game at all; asking again would not help.
+    #[error("{0}")]
+    Unsupported(String),
+}
+
+impl Failure {
+    fn write(error: std::io::Error) -> Failure {
+        Failure::Write(error.to_string())
+    }
+
+    /// Whether retrying the decision with a fresh engine can help.
+    pub(crate) fn is_permanent(&self) -> bool {
+        matches!(self, Failure::Unsupported(_))
+    }
+}
+
+/// One engine, for one leg.
+pub(crate) enum Engine {
+    Json(json::JsonEngine),
+    Practice,
+    Nboard(nboard::NboardEngine),
+    Egaroucid(egaroucid::EgaroucidEngine),
+}
+
+impl Engine {
+    /// The engine `spec` describes; its process starts at the first decision.
+    pub(crate) fn new(spec: &EngineSpec) -> Engine {
+        match spec {
+            EngineSpec::Json { command } => {
+                Engine::Json(json::JsonEngine::new(Program::Shell(command.clone())))
+            }
+            EngineSpec::Practice => Engine::Practice,
+            EngineSpec::Nboard { command, depth } => Engine::Nboard(nboard::NboardEngine::new(
+                Program::Shell(command.clone()),
+                2,
+                *depth,
+            )),
+            EngineSpec::Edax { path, eval, depth } => {
+                let (program, _) = nboard::edax_program(path, eval.as_deref());
+                // Edax's depth 0 would mean its default level; under a clock full strength is
+                // wanted, and its time management keeps it within the clock.
+                let depth = if *depth == 0 { 60 } else { *depth };
+                Engine::Nboard(nboard::NboardEngine::new(program, 1, depth))
+            }
+            EngineSpec::Egaroucid { path } => {
+                Engine::Egaroucid(egaroucid::EgaroucidEngine::new(path))
+            }
+        }
+    }
+
+    /// Asks for a move in `request`'s position, waiting at most `budget`.
+    pub(crate) async fn decide(
+        &mut self,
+        request: &EngineRequest,
+        budget: Option<Duration>,
+    ) -> Result<Answered, Failure> {
+        match self {
+            Engine::Json(engine) => engine.decide(request, budget).await,
+            Engine::Practice => Ok(Answered::now(practice_move(request))),
+            Engine::Nboard(engine) => engine.decide(request, budget).await,
+            Engine::Egaroucid(engine) => engine.decide(request, budget).await,
+        }
+    }
+
+    /// Stops the engine's process; the next decision starts a fresh one.
+    pub(crate) async fn restart(&mut self) {
+        let process = match self {
+            Engine::Json(engine) => engine.process.take(),
+            Engine::Practice => None,
+            Engine::Nboard(engine) => engine.process.take(),
+            Engine::Egaroucid(engine) => engine.process.take(),
+        };
+        if let Some(process) = process {
+            process.stop().await;
+        }
+    }
+}
+
+/// The practice engine: the lowest-numbered legal square, or a pass.
+fn practice_move(request: &EngineRequest) -> Move {
+    request
+        .legal_moves
+        .iter()
+        .min()
+        .map_or(Move::Pass, |&square| Move::Place(square))
+}
+
+/// Starts `program` unless a live process is already there.
+fn ensure_started<'a>(
+    process: &'a mut Option<EngineProcess>,
+    program: &Program,
+) -> Result<(&'a mut EngineProcess, bool), Failure> {
+    let alive = process.as_mut().is_some_and(|running| !running.exited());
+    if !alive {
+        *process = Some(EngineProcess::start(program).map_err(|e| Failure::Start(e.to_string()))?);
+    }
+    let fresh = !alive;
+    match process {
+        Some(running) => Ok((running, fresh)),
+        None => Err(Failure::Start("the engine did not start".into())),
+    }
+}
+
+/// Reads a line before `deadline`, turning a read error into a failure (and stopping the
+/// engine on timeout, since it may still be thinking).
+async fn read_before(
+    process: &mut Option<EngineProcess>,
+    deadline: Option<Instant>,
+    budget: Option<Duration>,
+) -> Result<String, Failure> {
+    let Some(running) = process.as_mut() else {
+        return Err(Failure::Exited(String::new()));
+    };
+    let within = deadline.map(|d| d.saturating_duration_since(Instant::now()));
+    match running.read_line(within).await {
+        Ok(line) => Ok(line),
+        Err(ReadError::Timeout) => {
+            if let Some(running) = process.take() {
+                running.stop().await;
+            }
+            Err(Failure::Timeout(budget.unwrap_or_default().as_millis()))
+        }
+        Err(ReadError::Closed) => Err(exited(process).await),
+        Err(ReadError::Garbage(error)) => {
+            if let Some(running) = process.take() {
+                running.stop().await;
+            }
+            Err(Failure::Garbage(error))
+        }
+    }
+}
+
+/// The failure of a process that closed its output, with its exit status and last words.
+async fn exited(process: &mut Option<EngineProcess>) -> Failure {
+    let Some(mut running) = process.take() else {
+        return Failure::Exited(String::new());
+    };
+    let status = running.exit_status().await;
+    let mut why = String::new();
+    if let Some(status) = status {
+        why.push_str(&format!(" ({status})"));
+    }
+    if let Some(line) = running.last_stderr() {
+        why.push_str(&format!("; it last wrote: {line}"));
+    }
+    running.stop().await;
+    Failure::Exited(why)
+}
+
+/// The clock the engine is shown: what is left on the mover's clock less a safety margin, but
+/// no more than the per-move budget times the moves the mover still has to make, so that an
+/// engine dividing its clock over the rest of the game spends about the budget on this move.
+pub(crate) fn engine_clock(request: &EngineRequest, budget: Option<Duration>) -> Duration {
+    let left = Duration::from_millis(
+        request
+            .remaining_ms
+            .saturating_sub(crate::leg::CLOCK_MARGIN_MS),
+    );
+    let empties = request.board.iter().filter(|&&cell| cell == 0).count() as u32;
+    let moves_left = empties / 2 + 1;
+    match budget {
+        Some(budget) => left.min(budget * moves_left),
+        None => left,
+    }
+}
+
+/// Parses a move written as a coordinate or a pass word, checked against the request.
+fn checked_move(text: &str, request: &EngineRequest) -> Result<Move, Failure> {
+    let mv = arbiter_othello::parse_move(text, request.game_mode).map_err(AnswerError::from)?;
+    Ok(request.check(mv)?)
+}
+
+/// Refuses a request for anything but standard 8x8 Othello.
+fn standard_only(request: &EngineRequest, adapter: &str) -> Result<(), Failure> {
+    if request.game_mode == Variant::Std {
+        return Ok(());
+    }
+    Err(Failure::Unsupported(format!(
+        "{adapter} engines play standard 8x8 Othello only, and this match is {}; the connector does not guess a move",
+        request.game_mode.name()
+    )))
+}
+
+#[cfg(all(test, unix))]
+mod tests;

@@ -1,0 +1,94 @@
+//! What the connector tells the server about the machine and engine behind the bot.
+
+use serde_json::{Value, json};
+
+use crate::{EngineSpec, Options};
+
+/// The longest name reported for the CPU or the engine.
+const MAX_NAME: usize = 120;
+
+/// The report sent to `POST /api/v1/bots/me/environment`.
+pub(crate) fn report(options: &Options) -> Value {
+    let engine = options
+        .engine_name
+        .clone()
+        .or_else(|| options.engine.default_name().map(str::to_owned));
+    let cpu = options.cpu_name.clone().or_else(detect_cpu_name);
+    json!({
+        "engine": engine.map(|name| clip(&name)),
+        "cpu": cpu.map(|name| clip(&name)),
+        "os": std::env::consts::OS,
+        "practice": options.engine == EngineSpec::Practice,
+        "variants": options.engine.variants(),
+    })
+}
+
+/// At most [`MAX_NAME`] characters, so that a long name is shortened rather than refused.
+fn clip(name: &str) -> String {
+    name.trim().chars().take(MAX_NAME).collect()
+}
+
+/// The CPU's marketing name, as the operating system tells it.
+pub fn detect_cpu_name() -> Option<String> {
+    let name = if cfg!(target_os = "linux") {
+        std::fs::read_to_string("/proc/cpuinfo")
+            .ok()
+            .and_then(|text| {
+                // x86 says `model name`; many ARM kernels say `Model` or `Hardware` instead.
+                ["model name", "Model", "Hardware"]
+                    .iter()
+                    .find_map(|key| field(&text, key))
+            })
+    } else if cfg!(target_os = "macos") {
+        std::process::Command::new("sysctl")
+            .args(["-n", "machdep.cpu.brand_string"])
+            .output()
+            .ok()
+            .and_then(|out| String::from_utf8(out.stdout).ok())
+    } else {
+        std::env::var("PROCESSOR_IDENTIFIER").ok()
+    }?;
+    let name = name.split_whitespace().collect::<Vec<_>>().join(" ");
+    (!name.is_empty()).then_some(name)
+}
+
+/// The value of the first `key : value` line of `/proc/cpuinfo`.
+fn field(text: &str, key: &str) -> Option<String> {
+    text.lines().find_map(|line| {
+        let (name, value) = line.split_once(':')?;
+        (name.trim() == key).then(|| value.trim().to_owned())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cpuinfo_fields_are_found_by_name() {
+        let text = "processor\t: 0\nvendor_id\t: GenuineIntel\nmodel name\t: Intel(R) Xeon(R) CPU @ 2.20GHz\n";
+        assert_eq!(
+            field(text, "model name").as_deref(),
+            Some("Intel(R) Xeon(R) CPU @ 2.20GHz")
+        );
+        assert_eq!(field(text, "Hardware"), None);
+    }
+
+    #[test]
+    fn the_report_names_the_engine_and_marks_practice() {
+        let practice = Options::new("http://x", "t", EngineSpec::Practice);
+        let sent = report(&practice);
+        assert_eq!(sent["practice"], true);
+        assert_eq!(sent["engine"], "practice");
+        assert_eq!(sent["variants"].as_array().map(Vec::len), Some(5));
+
+        let mut edax = Options::new("http://x", "t", EngineSpec::Egaroucid { path: "e".into() });
+        edax.engine_name = Some(format!("  {}  ", "x".repeat(200)));
+        edax.cpu_name = Some("Test CPU".into());
+        let sent = report(&edax);
+        assert_eq!(sent["practice"], false);
+        assert_eq!(sent["engine"].as_str().map(str::len), Some(MAX_NAME));
+        assert_eq!(sent["cpu"], "Test CPU");
+        assert_eq!(sent["variants"], json!(["std"]));
+    }
+}

@@ -1,0 +1,245 @@
+//! One leg of one match: its engine, its decisions and the moves sent for them.
+
+use std::collections::HashSet;
+use std::time::{Duration, Instant};
+
+use arbiter_engine_protocol::EngineRequest;
+use arbiter_othello::Move;
+use serde_json::Value;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use crate::MoveTiming;
+use crate::api::{Api, ApiError};
+use crate::engine::Engine;
+
+/// Time kept off the clock for the trip to the server: a budget never reaches past the
+/// remaining clock less this.
+pub(crate) const CLOCK_MARGIN_MS: u64 = 750;
+/// The longest pause between two engine attempts at one decision: a failing engine is tried
+/// again (restarted) while the clock allows, but not in a tight loop.
+const RETRY_PAUSE_MAX: Duration = Duration::from_secs(1);
+/// Sends of one move when the server cannot be reached (re-sending is idempotent).
+const POST_ATTEMPTS: u32 = 6;
+
+/// A decision to make.
+#[derive(Debug)]
+pub(crate) struct Turn {
+    pub(crate) match_id: i64,
+    pub(crate) leg: u8,
+    pub(crate) revision: u64,
+    pub(crate) request: EngineRequest,
+    /// When it reached the connector (the request's clock was read then).
+    pub(crate) received: Instant,
+}
+
+impl Turn {
+    /// A `turn` line of the stream, or an entry of the turns endpoint.
+    pub(crate) fn from_json(value: &Value) -> Option<Turn> {
+        Some(Turn {
+            match_id: value["match_id"].as_i64()?,
+            leg: u8::try_from(value["leg"].as_u64()?).ok()?,
+            revision: value["revision"].as_u64()?,
+            request: serde_json::from_value(value["request"].clone()).ok()?,
+            received: Instant::now(),
+        })
+    }
+}
+
+/// What every leg shares.
+#[derive(Clone)]
+pub(crate) struct LegContext {
+    pub(crate) api: Api,
+    pub(crate) engine: crate::EngineSpec,
+    pub(crate) max_think: Option<Duration>,
+    pub(crate) timings: Option<mpsc::UnboundedSender<MoveTiming>>,
+}
+
+/// The budget for a decision: the per-move cap, but never past the clock less the margin.
+/// With less than the margin left the leg is all but lost; the engine gets half of what is left
+/// rather than nothing.
+pub(crate) fn budget(remaining_ms: u64, max_think: Option<Duration>) -> Duration {
+    let left = match remaining_ms.saturating_sub(CLOCK_MARGIN_MS) {
+        0 => remaining_ms / 2,
+        left => left,
+    };
+    let left = Duration::from_millis(left);
+    max_think.map_or(left, |cap| cap.min(left))
+}
+
+/// Plays the leg's decisions as they arrive until the channel closes or `stop` fires; its
+/// engine process is stopped on the way out.
+pub(crate) async fn run(
+    context: LegContext,
+    mut turns: mpsc::Receiver<Turn>,
+    stop: CancellationToken,
+) {
+    let mut leg = Leg {
+        engine: Engine::new(&context.engine),
+        context,
+        refused: HashSet::new(),
+        done: None,
+    };
+    loop {
+        let turn = tokio::select! {
+            () = stop.cancelled() => break,
+            turn = turns.recv() => match turn {
+                Some(turn) => turn,
+                None => break,
+            },
+        };
+        if leg.done.is_some_and(|done| turn.revision <= done) {
+            continue; // re-sent after a reconnection, or already answered
+        }
+        let revision = turn.revision;
+        tokio::select! {
+            () = stop.cancelled() => break,
+            () = leg.play(turn) => {}
+        }
+        leg.done = Some(revision);
+    }
+    leg.engine.restart().await;
+}
+
+struct Leg {
+    context: LegContext,
+    engine: Engine,
+    /// Moves refused as illegal, by revision: never sent twice.
+    refused: HashSet<(u64, Move)>,
+    /// The last revision handled.
+    done: Option<u64>,
+}
+
+impl Leg {
+    async fn play(&mut self, turn: Turn) {
+        let (id, leg, revision) = (turn.match_id, turn.leg, turn.revision);
+        let mut pause = Duration::ZERO;
+        loop {
+            let spent = u64::try_from(turn.received.elapsed().as_millis()).unwrap_or(u64::MAX);
+            let remaining = turn.request.remaining_ms.saturating_sub(spent);
+            if remaining <= CLOCK_MARGIN_MS && pause > Duration::ZERO {
+                tracing::warn!(
+                    "Giving up on match {id} leg {leg} at revision {revision}: the engine gave no usable move before the clock ran out"
+                );
+                return;
+            }
+            tokio::time::sleep(pause).await;
+            pause = (pause * 2).clamp(Duration::from_millis(100), RETRY_PAUSE_MAX);
+            let budget = budget(remaining, self.context.max_think);
+            let mut request = turn.request.clone();
+            request.remaining_ms = remaining;
+            request.budget_ms = u64::try_from(budget.as_millis()).unwrap_or(u64::MAX);
+            let answered = match self.engine.decide(&request, Some(budget)).await {
+                Ok(answered) => answered,
+                Err(failure) => {
+                    report(id, leg, &failure.to_string());
+                    self.engine.restart().await;
+                    if failure.is_permanent() {
+                        return;
+                    }
+                    continue;
+                }
+            };
+            if let Some(note) = &answered.substitute {
+                report(id, leg, note);
+                self.engine.restart().await;
+            }
+            let mv = answered.mv;
+            let name = mv.name(request.board_size);
+            if self.refused.contains(&(revision, mv)) {
+                report(
+                    id,
+                    leg,
+                    &format!(
+                        "the engine chose {name} again, which the server refused as illegal; it is not sent twice"
+                    ),
+                );
+                self.engine.restart().await;
+                continue;
+            }
+            if let Some(timings) = &self.context.timings {
+                let _ = timings.send(MoveTiming {
+                    match_id: id,
+                    leg,
+                    revision,
+                    answered: answered.at,
+                    posting: Instant::now(),
+                });
+            }
+            match self.post(id, leg, revision, mv).await {
+                Ok(()) => return,
+                Err(ApiError::Refused { code, message, .. }) if code == "illegal_move" => {
+                    self.refused.insert((revision, mv));
+                    report(
+                        id,
+                        leg,
+                        &format!("the server refused {name} as illegal ({message})"),
+                    );
+                    self.engine.restart().await;
+                }
+                Err(error @ ApiError::Refused { .. }) => {
+                    // The position moved on (the opponent's flag fell, the match ended, a
+                    // re-sent turn was already answered): nothing is owed any more.
+                    tracing::debug!("match {id} leg {leg}: move {name} not needed: {error}");
+                    return;
+                }
+                Err(error) => {
+                    tracing::warn!("Match {id} leg {leg}: could not send {name}: {error}");
+                    return;
+                }
+            }
+        }
+    }
+
+    /// Sends a move, again while the server cannot be reached: the server answers an
+    /// identical re-send for the same revision with the original reply.
+    async fn post(&self, id: i64, leg: u8, revision: u64, mv: Move) -> Result<(), ApiError> {
+        let square = i64::from(i16::from(mv));
+        let mut wait = Duration::from_millis(100);
+        let mut attempt = 1;
+        loop {
+            match self.context.api.play(id, leg, revision, square).await {
+                Ok(_) => return Ok(()),
+                Err(ApiError::Connection(error)) if attempt < POST_ATTEMPTS => {
+                    tracing::warn!(
+                        "Connection/state error: sending the move for match {id} leg {leg} failed ({error}); retrying"
+                    );
+                    tokio::time::sleep(wait).await;
+                    wait = (wait * 2).min(Duration::from_secs(2));
+                    attempt += 1;
+                }
+                Err(error) => return Err(error),
+            }
+        }
+    }
+}
+
+/// The one line a failed decision prints.
+fn report(id: i64, leg: u8, why: &str) {
+    tracing::warn!("Engine failed for match {id} (leg {leg}): {why}");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_budget_is_the_cap_but_never_past_the_clock_less_the_margin() {
+        let cap = Some(Duration::from_secs(10));
+        let table = [
+            (60_000, cap, 10_000),
+            (5_000, cap, 4_250),
+            (60_000, None, 59_250),
+            (750, cap, 375),
+            (0, cap, 0),
+            (60_000, Some(Duration::from_millis(300)), 300),
+        ];
+        for (remaining, cap, expected) in table {
+            assert_eq!(
+                budget(remaining, cap),
+                Duration::from_millis(expected),
+                "{remaining} ms left, cap {cap:?}"
+            );
+        }
+    }
+}

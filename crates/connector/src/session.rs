@@ -1,0 +1,576 @@
+//! The connector's life: sign in, follow the bot's events, answer challenges, run the legs.
+//!
+//! Events come from one source task: the NDJSON stream (re-opened with back-off from 1 s to
+//! 30 s when it drops, polling meanwhile) or, with `--no-stream`, polling alone (every second
+//! while a match runs, every five seconds otherwise). Both feed the same [`Event`]s, and the
+//! session treats a re-sent event as a no-op, so a reconnection simply replays the current state.
+
+use std::collections::{HashMap, HashSet};
+use std::time::Duration;
+
+use futures::StreamExt;
+use serde_json::Value;
+use tokio::sync::mpsc;
+use tokio_util::codec::{FramedRead, LinesCodec};
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+
+use crate::api::{Api, ApiError};
+use crate::leg::{self, LegContext, Turn};
+use crate::{ConnectorError, Exit, Options, environment};
+
+/// The longest stream line (a turn line is a few kilobytes).
+const MAX_STREAM_LINE: usize = 1 << 20;
+/// The stream pings every 10 s; this long without a line means it is dead.
+const STREAM_SILENCE: Duration = Duration::from_secs(35);
+/// Reconnection back-off.
+const BACKOFF_FIRST: Duration = Duration::from_secs(1);
+const BACKOFF_LAST: Duration = Duration::from_secs(30);
+/// Polls while idle are this many times further apart than during a match.
+const IDLE_FACTOR: u32 = 5;
+
+/// What the source tells the session.
+#[derive(Debug)]
+enum Event {
+    /// A pending challenge (a match summary or snapshot).
+    Challenge(Value),
+    /// A match changed.
+    Match(Value),
+    /// A decision to make.
+    Turn(Turn),
+    /// A match or challenge ended.
+    Finished(Value),
+    /// A poll saw exactly these matches open.
+    Open(Vec<i64>),
+    /// The stream is connected.
+    StreamUp,
+    /// The stream is gone; the source polls until it is back.
+    StreamDown { why: String, retry_in: Duration },
+    /// The server no longer accepts the token.
+    Unauthorized(String),
+}
+
+pub(crate) async fn run(
+    options: Options,
+    shutdown: impl std::future::Future<Output = ()>,
+) -> Result<Exit, ConnectorError> {
+    let api = Api::new(&options.server, &options.token)?;
+    let runtime_over = async {
+        match options.max_runtime {
+            Some(limit) => tokio::time::sleep(limit).await,
+            None => std::future::pending().await,
+        }
+    };
+    tokio::pin!(shutdown, runtime_over);
+
+    // Who am I? Retried while the server cannot be reached.
+    let signed_in = async {
+        let mut wait = BACKOFF_FIRST;
+        loop {
+            match api.me().await {
+                Ok(me) => return Ok(me),
+                Err(ApiError::Unauthorized(why)) => return Err(why),
+                Err(error) => {
+                    tracing::warn!(
+                        "{error}; cannot reach {}, retrying in {} s",
+                        api.server(),
+                        wait.as_secs()
+                    );
+                    tokio::time::sleep(wait).await;
+                    wait = (wait * 2).min(BACKOFF_LAST);
+                }
+            }
+        }
+    };
+    let me = tokio::select! {
+        () = &mut shutdown => return Ok(Exit::Normal),
+        () = &mut runtime_over => return Ok(Exit::MaxRuntime),
+        me = signed_in => match me {
+            Ok(me) => me,
+            Err(why) => {
+                tracing::error!("Bot credential rejected by {}: {why}. Check the token (a rotated token stops working at once).", api.server());
+                return Ok(Exit::TokenRejected);
+            }
+        },
+    };
+    let my_id = me["id"].as_i64().unwrap_or_default();
+    let my_name = me["name"].as_str().unwrap_or("?").to_owned();
+    let report = environment::report(&options);
+    tracing::info!(
+        "Connected to {} as {my_name} (bot {my_id}); engine plays {}",
+        api.server(),
+        options.engine.variants().join(", ")
+    );
+
+    let mut once_pending = None;
+    if let Some(id) = options.once_match {
+        match api.snapshot(id).await {
+            Ok(snapshot) if !is_open(&snapshot) => {
+                let status = snapshot["status"].as_str().unwrap_or("?");
+                tracing::info!("Match {id} has already ended ({status})");
+                return Ok(Exit::Normal);
+            }
+            // A challenge waiting for this bot is answered at once, not at the first poll.
+            Ok(snapshot) => once_pending = (snapshot["status"] == "pending").then_some(snapshot),
+            Err(ApiError::Refused {
+                status: 403 | 404, ..
+            }) => {
+                return Err(ConnectorError::NoSuchMatch(id));
+            }
+            Err(error) => tracing::warn!("{error}"),
+        }
+    }
+
+    let (events, mut inbox) = mpsc::channel(256);
+    let source_stop = CancellationToken::new();
+    let source = tokio::spawn(source(
+        api.clone(),
+        report,
+        options.no_stream,
+        options.poll_every,
+        events,
+        source_stop.clone(),
+    ));
+    let mut session = Session {
+        context: LegContext {
+            api: api.clone(),
+            engine: options.engine.clone(),
+            max_think: options.max_think,
+            timings: options.timings.clone(),
+        },
+        me: my_id,
+        once: options.once_match,
+        matches: HashMap::new(),
+        answered: HashSet::new(),
+        legs: TaskTracker::new(),
+        stream_was_up: false,
+    };
+    if let Some(challenge) = once_pending {
+        session.challenge(&challenge).await;
+    }
+    let exit = loop {
+        let event = tokio::select! {
+            () = &mut shutdown => break Exit::Normal,
+            () = &mut runtime_over => {
+                tracing::info!("--max-runtime reached; stopping");
+                break Exit::MaxRuntime;
+            }
+            event = inbox.recv() => event,
+        };
+        let Some(event) = event else {
+            break Exit::Normal;
+        };
+        if let Some(exit) = session.handle(event).await {
+            break exit;
+        }
+    };
+    source_stop.cancel();
+    let _ = source.await;
+    session.stop_all().await;
+    Ok(exit)
+}
+
+/// A match being played.
+struct Playing {
+    legs: [Option<mpsc::Sender<Turn>>; 2],
+    stop: CancellationToken,
+}
+
+struct Session {
+    context: LegContext,
+    me: i64,
+    once: Option<i64>,
+    matches: HashMap<i64, Playing>,
+    /// Challenges already accepted or declined.
+    answered: HashSet<i64>,
+    legs: TaskTracker,
+    stream_was_up: bool,
+}
+
+impl Session {
+    async fn handle(&mut self, event: Event) -> Option<Exit> {
+        match event {
+            Event::Challenge(challenge) => self.challenge(&challenge).await,
+            Event::Match(summary) => {
+                if is_open(&summary) {
+                    if summary["status"] == "running" {
+                        self.playing(&summary);
+                    }
+                } else {
+                    return self.ended(&summary);
+                }
+            }
+            Event::Turn(turn) => self.turn(turn).await,
+            Event::Finished(summary) => return self.ended(&summary),
+            Event::Open(ids) => {
+                let gone: Vec<i64> = self
+                    .matches
+                    .keys()
+                    .copied()
+                    .filter(|id| !ids.contains(id))
+                    .collect();
+                for id in gone {
+                    match self.context.api.snapshot(id).await {
+                        Ok(snapshot) if !is_open(&snapshot) => {
+                            if let Some(exit) = self.ended(&snapshot) {
+                                return Some(exit);
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            Event::StreamUp => {
+                if self.stream_was_up {
+                    tracing::info!("Event stream reconnected");
+                }
+                self.stream_was_up = true;
+            }
+            Event::StreamDown { why, retry_in } => {
+                tracing::warn!(
+                    "Connection/state error: the event stream is down ({why}); reconnecting in {} s, polling meanwhile",
+                    retry_in.as_secs()
+                );
+            }
+            Event::Unauthorized(why) => {
+                tracing::error!("Bot credential rejected: {why}");
+                return Some(Exit::TokenRejected);
+            }
+        }
+        None
+    }
+
+    /// Accepts a challenge to this bot for a game its engine plays; declines the others.
+    async fn challenge(&mut self, challenge: &Value) {
+        let Some(id) = challenge["id"].as_i64() else {
+            return;
+        };
+        let [a, b] = participants(challenge);
+        if challenge["status"] != "pending"
+            || b.0 != self.me
+            || a.0 == self.me
+            || self.answered.contains(&id)
+        {
+            return;
+        }
+        if self.once.is_some_and(|once| once != id) {
+            return;
+        }
+        self.answered.insert(id);
+        let variant = challenge["variant"].as_str().unwrap_or("std");
+        let game = challenge["game"].as_str().unwrap_or("othello");
+        if game != "othello" || !self.context.engine.variants().contains(&variant) {
+            tracing::info!(
+                "Declining challenge {id} from {}: this engine does not play {game} {variant}",
+                a.1
+            );
+            if let Err(error) = self.context.api.reject(id).await {
+                tracing::warn!("Could not decline challenge {id}: {error}");
+            }
+            return;
+        }
+        match self.context.api.accept(id).await {
+            Ok(started) => {
+                tracing::info!("Accepted challenge {id} from {} ({variant})", a.1);
+                if started["status"] == "running" {
+                    self.playing(&started);
+                }
+            }
+            Err(error) => tracing::warn!("Could not accept challenge {id} from {}: {error}", a.1),
+        }
+    }
+
+    /// Notes a running match, once.
+    fn playing(&mut self, summary: &Value) -> Option<&mut Playing> {
+        let id = summary["id"].as_i64()?;
+        if self.once.is_some_and(|once| once != id) {
+            return None;
+        }
+        if !self.matches.contains_key(&id) {
+            let [a, b] = participants(summary);
+            let opponent = if a.0 == self.me { b.1 } else { a.1 };
+            tracing::info!(
+                "Match {id} started: {} {} against {opponent}",
+                summary["variant"].as_str().unwrap_or("std"),
+                summary["format"].as_str().unwrap_or("")
+            );
+            self.matches.insert(
+                id,
+                Playing {
+                    legs: [None, None],
+                    stop: CancellationToken::new(),
+                },
+            );
+        }
+        self.matches.get_mut(&id)
+    }
+
+    /// Hands a decision to its leg, starting the leg (and its engine) on first use.
+    async fn turn(&mut self, turn: Turn) {
+        let id = turn.match_id;
+        let index = usize::from(turn.leg);
+        if index > 1 || self.once.is_some_and(|once| once != id) {
+            return;
+        }
+        let context = self.context.clone();
+        let legs = self.legs.clone();
+        let playing = self.matches.entry(id).or_insert_with(|| Playing {
+            legs: [None, None],
+            stop: CancellationToken::new(),
+        });
+        let sender = playing.legs[index].get_or_insert_with(|| {
+            let (sender, receiver) = mpsc::channel(8);
+            legs.spawn(leg::run(context, receiver, playing.stop.child_token()));
+            sender
+        });
+        let _ = sender.send(turn).await;
+    }
+
+    /// A match or challenge ended: stop its legs and say how it went.
+    fn ended(&mut self, summary: &Value) -> Option<Exit> {
+        let id = summary["id"].as_i64()?;
+        let was_playing = self
+            .matches
+            .remove(&id)
+            .map(|playing| playing.stop.cancel())
+            .is_some();
+        let mine = participants(summary).iter().any(|p| p.0 == self.me);
+        if was_playing || (mine && self.once == Some(id)) {
+            tracing::info!("{}", describe_end(summary, self.me));
+        }
+        (self.once == Some(id)).then_some(Exit::Normal)
+    }
+
+    /// Stops every leg and waits for their engines to be gone.
+    async fn stop_all(self) {
+        for playing in self.matches.values() {
+            playing.stop.cancel();
+        }
+        drop(self.matches);
+        self.legs.close();
+        self.legs.wait().await;
+    }
+}
+
+/// Whether a match is pending or running.
+fn is_open(summary: &Value) -> bool {
+    matches!(summary["status"].as_str(), Some("pending" | "running"))
+}
+
+/// The two participants' ids and names, from a stream summary (`bot_a`, `bot_b`) or a
+/// snapshot (`participants`).
+fn participants(summary: &Value) -> [(i64, String); 2] {
+    let read = |bot: &Value| {
+        (
+            bot["id"].as_i64().unwrap_or_default(),
+            bot["name"].as_str().unwrap_or("?").to_owned(),
+        )
+    };
+    if summary.get("bot_a").is_some() {
+        [read(&summary["bot_a"]), read(&summary["bot_b"])]
+    } else {
+        [
+            read(&summary["participants"][0]),
+            read(&summary["participants"][1]),
+        ]
+    }
+}
+
+/// One line on how a match ended, from this bot's side.
+fn describe_end(summary: &Value, me: i64) -> String {
+    let id = summary["id"].as_i64().unwrap_or_default();
+    let status = summary["status"].as_str().unwrap_or("ended");
+    let result = &summary["result"];
+    let reason = result["reason"].as_str().unwrap_or("");
+    let seat = usize::from(participants(summary)[1].0 == me);
+    let mut line = format!("Match {id} {status}");
+    if !reason.is_empty() {
+        line.push_str(&format!(" ({reason})"));
+    }
+    if let (Some(mine), Some(theirs)) = (
+        result["totals"][seat].as_i64(),
+        result["totals"][1 - seat].as_i64(),
+    ) {
+        line.push_str(&format!(": {mine}-{theirs} in discs"));
+    }
+    match result["winner"].as_u64() {
+        Some(w) if w as usize == seat => line.push_str(", won"),
+        Some(_) => line.push_str(", lost"),
+        None if status == "finished" => line.push_str(", drawn"),
+        None => {}
+    }
+    line
+}
+
+/// Feeds the session: the stream while it is up, polls while it is not (or always, with
+/// `--no-stream`). The environment is reported at every (re)connection, since the server
+/// keeps only the last report and may have restarted.
+async fn source(
+    api: Api,
+    report: Value,
+    no_stream: bool,
+    poll_every: Duration,
+    events: mpsc::Sender<Event>,
+    stop: CancellationToken,
+) {
+    let pause = |playing: bool| {
+        if playing {
+            poll_every
+        } else {
+            poll_every * IDLE_FACTOR
+        }
+    };
+    let work = async {
+        if no_stream {
+            report_environment(&api, &report).await;
+            loop {
+                let playing = poll(&api, &events).await;
+                tokio::time::sleep(pause(playing)).await;
+            }
+        }
+        let mut wait = BACKOFF_FIRST;
+        loop {
+            let why = match api.stream().await {
+                Ok(response) => {
+                    report_environment(&api, &report).await;
+                    let _ = events.send(Event::StreamUp).await;
+                    wait = BACKOFF_FIRST;
+                    follow(response, &events).await
+                }
+                Err(ApiError::Unauthorized(why)) => {
+                    let _ = events.send(Event::Unauthorized(why)).await;
+                    return;
+                }
+                Err(error) => error.to_string(),
+            };
+            let _ = events
+                .send(Event::StreamDown {
+                    why,
+                    retry_in: wait,
+                })
+                .await;
+            let until = tokio::time::Instant::now() + wait;
+            while tokio::time::Instant::now() < until {
+                let playing = poll(&api, &events).await;
+                tokio::time::sleep_until(until.min(tokio::time::Instant::now() + pause(playing)))
+                    .await;
+            }
+            wait = (wait * 2).min(BACKOFF_LAST);
+        }
+    };
+    tokio::select! {
+        () = stop.cancelled() => {}
+        () = work => {}
+    }
+}
+
+async fn report_environment(api: &Api, report: &Value) {
+    if let Err(error) = api.report_environment(report).await {
+        tracing::debug!("the environment report was not taken: {error}");
+    }
+}
+
+/// Reads stream lines into events until the stream ends; returns why it ended.
+async fn follow(response: reqwest::Response, events: &mpsc::Sender<Event>) -> String {
+    let body = response
+        .bytes_stream()
+        .map(|chunk| chunk.map_err(std::io::Error::other));
+    let mut lines = FramedRead::new(
+        tokio_util::io::StreamReader::new(body),
+        LinesCodec::new_with_max_length(MAX_STREAM_LINE),
+    );
+    loop {
+        let line = match tokio::time::timeout(STREAM_SILENCE, lines.next()).await {
+            Err(_) => return format!("nothing received for {} s", STREAM_SILENCE.as_secs()),
+            Ok(None) => return "the server closed it".to_owned(),
+            Ok(Some(Err(error))) => return error.to_string(),
+            Ok(Some(Ok(line))) => line,
+        };
+        let Ok(value) = serde_json::from_str::<Value>(&line) else {
+            tracing::debug!("unreadable stream line skipped: {line}");
+            continue;
+        };
+        let event = match value["type"].as_str() {
+            Some("challenge") => Event::Challenge(value["challenge"].clone()),
+            Some("match") => Event::Match(value["match"].clone()),
+            Some("finished") => Event::Finished(value["match"].clone()),
+            Some("turn") => match Turn::from_json(&value) {
+                Some(turn) => Event::Turn(turn),
+                None => {
+                    tracing::warn!("a turn line the connector cannot read was skipped: {line}");
+                    continue;
+                }
+            },
+            _ => continue, // hello, ping, and whatever newer servers add
+        };
+        if events.send(event).await.is_err() {
+            return "the connector is stopping".to_owned();
+        }
+    }
+}
+
+/// One poll: the bot's open matches, and the decisions pending in the running ones. Returns
+/// whether a match is running.
+async fn poll(api: &Api, events: &mpsc::Sender<Event>) -> bool {
+    let open = match api.open_matches().await {
+        Ok(open) => open,
+        Err(ApiError::Unauthorized(why)) => {
+            let _ = events.send(Event::Unauthorized(why)).await;
+            return false;
+        }
+        Err(error) => {
+            tracing::debug!("poll failed: {error}");
+            return false;
+        }
+    };
+    let mut playing = false;
+    let ids = open.iter().filter_map(|m| m["id"].as_i64()).collect();
+    for summary in open {
+        if summary["status"] == "pending" {
+            let _ = events.send(Event::Challenge(summary)).await;
+            continue;
+        }
+        playing = true;
+        let Some(id) = summary["id"].as_i64() else {
+            continue;
+        };
+        let _ = events.send(Event::Match(summary)).await;
+        if let Ok(pending) = api.turns(id).await {
+            for turn in pending["turns"].as_array().into_iter().flatten() {
+                if let Some(turn) = Turn::from_json(turn) {
+                    let _ = events.send(Event::Turn(turn)).await;
+                }
+            }
+        }
+    }
+    let _ = events.send(Event::Open(ids)).await;
+    playing
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn the_end_of_a_match_is_told_from_the_bots_side() {
+        let finished = json!({"id": 7, "status": "finished", "bot_a": {"id": 1, "name": "a"}, "bot_b": {"id": 2, "name": "b"},
+            "result": {"reason": "score", "winner": 1, "totals": [24, 40]}});
+        assert_eq!(
+            describe_end(&finished, 2),
+            "Match 7 finished (score): 40-24 in discs, won"
+        );
+        assert_eq!(
+            describe_end(&finished, 1),
+            "Match 7 finished (score): 24-40 in discs, lost"
+        );
+        let aborted = json!({"id": 8, "status": "aborted", "participants": [{"id": 1}, {"id": 2}], "result": {"reason": "no_first_move"}});
+        assert_eq!(describe_end(&aborted, 1), "Match 8 aborted (no_first_move)");
+        let drawn = json!({"id": 9, "status": "finished", "bot_a": {"id": 1}, "bot_b": {"id": 2}, "result": {"reason": "score", "winner": null, "totals": [32, 32]}});
+        assert_eq!(
+            describe_end(&drawn, 1),
+            "Match 9 finished (score): 32-32 in discs, drawn"
+        );
+    }
+}

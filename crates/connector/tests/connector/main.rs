@@ -1,0 +1,6 @@
+//! The connector against a real server on port 0 with a fresh database: engines of every kind
+//! play whole matches, and the connector survives a server restart.
+
+mod harness;
+mod play;
+mod resilience;

@@ -1,0 +1,138 @@
+//! Every kind of engine plays whole matches through the connector.
+
+use arbiter_connector::{EngineSpec, Exit};
+use serde_json::json;
+
+use crate::harness::*;
+
+/// Plays one match of `variant` between a connector driving `engine` and `house`, and checks
+/// that it ends normally with moves on both legs.
+async fn plays_a_match(engine: EngineSpec, variant: &str, house: &str) -> serde_json::Value {
+    let server = Server::start().await;
+    let token = server.mint("engine").await;
+    let connector = Connector::start(Connector::options(&server, &token, engine));
+    let id = server
+        .challenge(&token, house, json!({"variant": variant}))
+        .await;
+    let end = server.ended(id).await;
+    assert_eq!(end["status"], "finished", "{end}");
+    assert!(
+        !matches!(
+            end["result"]["reason"].as_str(),
+            Some("timeout" | "double_timeout" | "no_first_move" | "disconnect")
+        ),
+        "the connector played every decision: {end}"
+    );
+    assert!(moves_played(&end) >= 2 * 8, "{end}");
+    assert_eq!(connector.stop().await, Exit::Normal);
+    end
+}
+
+#[tokio::test]
+async fn the_practice_engine_plays_a_paired_match_and_says_it_is_practising() {
+    let server = Server::start().await;
+    let token = server.mint("practice").await;
+    let connector = Connector::start(Connector::options(&server, &token, EngineSpec::Practice));
+    let id = server.challenge(&token, "house-greedy", json!({})).await;
+    let end = server.ended(id).await;
+    assert_eq!(end["status"], "finished", "{end}");
+    assert_eq!(end["rated"], false, "practice is never rated");
+    let environment = &server.me(&token).await["environment"];
+    assert_eq!(environment["practice"], true, "{environment}");
+    assert_eq!(environment["engine"], "practice");
+    assert_eq!(environment["os"], std::env::consts::OS);
+    assert_eq!(connector.stop().await, Exit::Normal);
+}
+
+#[tokio::test]
+async fn the_python_example_engine_plays_every_variant() {
+    let command = format!("{} {}", python(), engine_file("../../examples/engine.py"));
+    for variant in ["std", "anti", "grand", "octagon", "reversi"] {
+        plays_a_match(
+            EngineSpec::Json {
+                command: command.clone(),
+            },
+            variant,
+            "house-random",
+        )
+        .await;
+    }
+}
+
+#[tokio::test]
+async fn a_one_shot_engine_is_started_for_every_move() {
+    let command = format!(
+        "{} -c 'import json,sys; r=json.loads(sys.stdin.readline()); print(json.dumps({{\"move\": (r[\"legal_moves\"] or [-1])[0]}}))'",
+        python()
+    );
+    plays_a_match(EngineSpec::Json { command }, "std", "house-random").await;
+}
+
+#[tokio::test]
+async fn an_nboard_engine_plays_standard_othello_and_the_bot_offers_nothing_else() {
+    let command = format!(
+        "{} {}",
+        python(),
+        engine_file("tests/engines/nboard_engine.py")
+    );
+    let engine = EngineSpec::Nboard { command, depth: 6 };
+    plays_a_match(engine.clone(), "std", "house-greedy").await;
+
+    // The bot tells the server it plays std only, so a variant challenge is refused outright.
+    let server = Server::start().await;
+    let token = server.mint("nboard").await;
+    let connector = Connector::start(Connector::options(&server, &token, engine));
+    let reported = async {
+        loop {
+            if server.me(&token).await["environment"]["variants"] == json!(["std"]) {
+                break;
+            }
+            tokio::task::yield_now().await;
+        }
+    };
+    tokio::time::timeout(PATIENCE, reported)
+        .await
+        .expect("the environment is reported");
+    let (status, body) = server
+        .call(
+            reqwest::Method::POST,
+            "/challenges",
+            &token,
+            Some(json!({"opponent": "house-random", "variant": "grand"})),
+        )
+        .await;
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (409, Some("unsupported_variant")),
+        "{body}"
+    );
+    assert_eq!(connector.stop().await, Exit::Normal);
+}
+
+#[tokio::test]
+async fn two_connected_bots_play_each_other_and_challenges_are_accepted_automatically() {
+    let server = Server::start().await;
+    let first = server.mint("first").await;
+    let second = server.mint("second").await;
+    let second_name = server.me(&second).await["name"]
+        .as_str()
+        .expect("name")
+        .to_owned();
+    let a = Connector::start(Connector::options(&server, &first, EngineSpec::Practice));
+    let mut options = Connector::options(
+        &server,
+        &second,
+        EngineSpec::Json {
+            command: format!("{} {}", python(), engine_file("../../examples/engine.py")),
+        },
+    );
+    options.no_stream = true;
+    options.poll_every = std::time::Duration::from_millis(20);
+    let b = Connector::start(options);
+    let id = server.challenge(&first, &second_name, json!({})).await;
+    let end = server.ended(id).await;
+    assert_eq!(end["status"], "finished", "{end}");
+    assert!(moves_played(&end) >= 16, "{end}");
+    assert_eq!(a.stop().await, Exit::Normal);
+    assert_eq!(b.stop().await, Exit::Normal);
+}

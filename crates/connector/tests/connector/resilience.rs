@@ -1,0 +1,134 @@
+//! The connector keeps playing through failing engines and a restarting server, and stops
+//! when asked to.
+
+use std::time::Duration;
+
+use arbiter_connector::{ConnectorError, EngineSpec, Exit};
+use serde_json::json;
+
+use crate::harness::*;
+
+#[tokio::test]
+async fn a_misbehaving_engine_is_restarted_until_it_plays() {
+    let server = Server::start().await;
+    let token = server.mint("flaky").await;
+    let count = server.dir.path().join("decisions");
+    let command = format!(
+        "{} {} {}",
+        python(),
+        engine_file("tests/engines/misbehaving_engine.py"),
+        count.display()
+    );
+    let mut options = Connector::options(&server, &token, EngineSpec::Json { command });
+    options.max_think = Some(Duration::from_millis(500));
+    let connector = Connector::start(options);
+    let id = server
+        .challenge(&token, "house-random", json!({"format": "single"}))
+        .await;
+    let end = server.ended(id).await;
+    assert_eq!(end["status"], "finished", "{end}");
+    let decisions: usize = std::fs::read_to_string(&count)
+        .expect("count")
+        .trim()
+        .parse()
+        .expect("a number");
+    assert!(
+        decisions > 5,
+        "it went through all five failures and then played: {decisions}"
+    );
+    assert_eq!(connector.stop().await, Exit::Normal);
+}
+
+#[tokio::test]
+async fn once_match_plays_that_match_alone_and_exits() {
+    let server = Server::start().await;
+    let token = server.mint("once").await;
+    let name = server.me(&token).await["name"]
+        .as_str()
+        .expect("name")
+        .to_owned();
+    let other = server.mint("other").await;
+    let unwanted = server.challenge(&other, &name, json!({})).await;
+    let wanted = server
+        .challenge(&other, &name, json!({"format": "single"}))
+        .await;
+    let mut options = Connector::options(&server, &token, EngineSpec::Practice);
+    options.once_match = Some(wanted);
+    let connector = Connector::start(options);
+    let opponent = server.play_until_end(wanted, &other, None).await;
+    assert!(opponent > 0);
+    assert_eq!(
+        connector.exit().await,
+        Exit::Normal,
+        "it exits once the match ends"
+    );
+    assert_eq!(server.snapshot(wanted).await["status"], "finished");
+    assert_eq!(
+        server.snapshot(unwanted).await["status"],
+        "pending",
+        "other challenges are left alone"
+    );
+
+    let mut options = Connector::options(&server, &token, EngineSpec::Practice);
+    options.once_match = Some(wanted);
+    assert_eq!(
+        Connector::start(options).exit().await,
+        Exit::Normal,
+        "an ended match ends it at once"
+    );
+    let mut options = Connector::options(&server, &token, EngineSpec::Practice);
+    options.once_match = Some(999_999);
+    let missing = arbiter_connector::run(options, std::future::pending()).await;
+    assert!(
+        matches!(missing, Err(ConnectorError::NoSuchMatch(999_999))),
+        "{missing:?}"
+    );
+}
+
+#[tokio::test]
+async fn the_connector_resumes_its_match_after_a_server_restart() {
+    for no_stream in [false, true] {
+        let server = Server::start().await;
+        let token = server.mint("steady").await;
+        let name = server.me(&token).await["name"]
+            .as_str()
+            .expect("name")
+            .to_owned();
+        let other = server.mint("opponent").await;
+        let mut options = Connector::options(&server, &token, EngineSpec::Practice);
+        options.no_stream = no_stream;
+        options.poll_every = Duration::from_millis(50);
+        let connector = Connector::start(options);
+        let id = server.challenge(&other, &name, json!({})).await;
+        server.play_until_end(id, &other, Some(6)).await;
+        let server = server.restart().await;
+        server.play_until_end(id, &other, None).await;
+        let end = server.ended(id).await;
+        assert_eq!(end["status"], "finished", "no_stream {no_stream}: {end}");
+        assert_ne!(end["result"]["reason"], "technical");
+        assert_eq!(connector.stop().await, Exit::Normal);
+    }
+}
+
+#[tokio::test]
+async fn a_rejected_token_ends_the_connector_with_its_exit_code() {
+    let server = Server::start().await;
+    let exit = Connector::start(Connector::options(
+        &server,
+        "arba_not-a-real-token",
+        EngineSpec::Practice,
+    ))
+    .exit()
+    .await;
+    assert_eq!((exit, exit.code()), (Exit::TokenRejected, 2));
+}
+
+#[tokio::test]
+async fn max_runtime_stops_the_connector_with_exit_code_3() {
+    let server = Server::start().await;
+    let token = server.mint("brief").await;
+    let mut options = Connector::options(&server, &token, EngineSpec::Practice);
+    options.max_runtime = Some(Duration::from_millis(300));
+    let exit = Connector::start(options).exit().await;
+    assert_eq!((exit, exit.code()), (Exit::MaxRuntime, 3));
+}
