@@ -1,68 +1,12 @@
 //! Kills a real server process with SIGKILL in the middle of a match and checks that every
 //! move it acknowledged is still there after a restart, and that the match goes on.
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
+mod support;
+
 use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
-
-const ADMIN: &str = "crash-test-admin";
-
-struct Server {
-    child: Child,
-    base: String,
-}
-
-fn start(database: &std::path::Path) -> Server {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_arbiter"))
-        .args(["serve", "--listen", "127.0.0.1:0", "--database"])
-        .arg(database)
-        .env("ARBITER_ADMIN_TOKEN", ADMIN)
-        .env("RUST_LOG", "warn")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("the server starts");
-    let stdout = child.stdout.take().expect("stdout");
-    let mut line = String::new();
-    BufReader::new(stdout)
-        .read_line(&mut line)
-        .expect("the server prints its address");
-    let address = line
-        .trim()
-        .rsplit(' ')
-        .next()
-        .expect("an address")
-        .to_owned();
-    assert!(address.starts_with("http://127.0.0.1:"), "{line}");
-    Server {
-        child,
-        base: format!("{address}/api/v1"),
-    }
-}
-
-async fn call(
-    client: &reqwest::Client,
-    method: reqwest::Method,
-    url: String,
-    token: &str,
-    body: Value,
-) -> (u16, Value) {
-    let response = client
-        .request(method, url)
-        .bearer_auth(token)
-        .body(body.to_string())
-        .send()
-        .await;
-    match response {
-        Ok(response) => {
-            let status = response.status().as_u16();
-            (status, response.json().await.unwrap_or(Value::Null))
-        }
-        Err(_) => (0, Value::Null),
-    }
-}
+use support::{ADMIN, call, start};
 
 /// Plays the first legal move of every pending decision of `token`, forever; records each
 /// acknowledged move as (leg, revision after the move).

@@ -87,7 +87,7 @@ async fn an_nboard_engine_plays_standard_othello_and_the_bot_offers_nothing_else
             if server.me(&token).await["environment"]["variants"] == json!(["std"]) {
                 break;
             }
-            tokio::task::yield_now().await;
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
         }
     };
     tokio::time::timeout(PATIENCE, reported)

@@ -1,0 +1,254 @@
+//! `arbiter bot` as a user runs it: real connector processes against a real server process.
+
+mod support;
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use support::{Server, call, start};
+
+/// The longest a test waits for a process or a match; reaching it fails the test.
+const PATIENCE: Duration = Duration::from_secs(90);
+
+/// A connector process and what it has written on standard error so far.
+struct Bot {
+    child: Child,
+    log: Arc<Mutex<String>>,
+}
+
+impl Bot {
+    /// Starts `arbiter bot` against `server` with `token` in `ARBITER_TOKEN` (or in
+    /// `variable`) and `args`.
+    fn start(server: &Server, token: Option<(&str, &str)>, args: &[&str]) -> Bot {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_arbiter"));
+        command
+            .arg("bot")
+            .args(["--server", server.base.trim_end_matches("/api/v1")])
+            .args(args)
+            .env_remove("ARBITER_TOKEN")
+            .env_remove("FS_BOT_TOKEN")
+            .env_remove("RUST_LOG")
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
+        if let Some((variable, token)) = token {
+            command.env(variable, token);
+        }
+        let mut child = command.spawn().expect("the connector starts");
+        let log = Arc::new(Mutex::new(String::new()));
+        let stderr = child.stderr.take().expect("stderr");
+        let kept = log.clone();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                let mut log = kept.lock().expect("log");
+                log.push_str(&line);
+                log.push('\n');
+            }
+        });
+        Bot { child, log }
+    }
+
+    /// Waits for the process to exit by itself.
+    fn exit(mut self) -> (ExitStatus, String) {
+        let (done, waited) = std::sync::mpsc::channel();
+        let mut child =
+            std::mem::replace(&mut self.child, Command::new("true").spawn().expect("true"));
+        std::thread::spawn(move || {
+            let _ = done.send(child.wait());
+        });
+        let status = waited
+            .recv_timeout(PATIENCE)
+            .expect("the connector exits in time")
+            .expect("exit status");
+        // The reader thread sees the pipe close once the process is gone.
+        let log = self.log.lock().expect("log").clone();
+        (status, log)
+    }
+
+    /// Asks it to stop as Ctrl-C would, and waits.
+    fn interrupt(self) -> (ExitStatus, String) {
+        let pid = rustix::process::Pid::from_raw(i32::try_from(self.child.id()).expect("pid"))
+            .expect("a pid");
+        rustix::process::kill_process(pid, rustix::process::Signal::INT).expect("SIGINT");
+        self.exit()
+    }
+}
+
+impl Drop for Bot {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn server() -> (Server, tempfile::TempDir) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    (start(&dir.path().join("arbiter.db")), dir)
+}
+
+/// A new anonymous bot: its token and id.
+async fn mint(server: &Server, name: &str) -> (String, i64) {
+    let client = reqwest::Client::new();
+    let url = format!("{}/bots/anon", server.base);
+    let (status, body) = call(
+        &client,
+        reqwest::Method::POST,
+        url,
+        "",
+        json!({"name": name}),
+    )
+    .await;
+    assert_eq!(status, 201, "{body}");
+    (
+        body["token"].as_str().expect("token").to_owned(),
+        body["bot"]["id"].as_i64().expect("id"),
+    )
+}
+
+async fn challenge(server: &Server, token: &str, body: Value) -> i64 {
+    let client = reqwest::Client::new();
+    let url = format!("{}/challenges", server.base);
+    let (status, body) = call(&client, reqwest::Method::POST, url, token, body).await;
+    assert_eq!(status, 201, "{body}");
+    body["id"].as_i64().expect("id")
+}
+
+/// Long-polls the match's events until it has ended; returns its snapshot.
+async fn ended(server: &Server, id: i64) -> Value {
+    let client = reqwest::Client::new();
+    let wait = async {
+        let mut since = 0;
+        loop {
+            let url = format!("{}/matches/{id}/events?since={since}&wait=30", server.base);
+            let (_, page) = call(&client, reqwest::Method::GET, url, "", Value::Null).await;
+            since = page["next_since"].as_i64().unwrap_or(since);
+            if !matches!(page["status"].as_str(), Some("pending" | "running")) {
+                let url = format!("{}/matches/{id}", server.base);
+                return call(&client, reqwest::Method::GET, url, "", Value::Null)
+                    .await
+                    .1;
+            }
+        }
+    };
+    tokio::time::timeout(PATIENCE, wait)
+        .await
+        .expect("the match ends in time")
+}
+
+#[tokio::test]
+async fn token_problems_end_the_connector_with_exit_code_2() {
+    let (server, _dir) = server();
+    let (status, log) = Bot::start(&server, None, &["--practice"]).exit();
+    assert_eq!(status.code(), Some(2), "{log}");
+    assert!(log.contains("ARBITER_TOKEN is missing or invalid"), "{log}");
+
+    let rejected = Some(("ARBITER_TOKEN", "arba_this-is-not-a-token"));
+    let (status, log) = Bot::start(&server, rejected, &["--practice"]).exit();
+    assert_eq!(status.code(), Some(2), "{log}");
+    assert!(log.contains("Bot credential rejected"), "{log}");
+}
+
+#[tokio::test]
+async fn max_runtime_stops_the_connector_with_exit_code_3() {
+    let (server, _dir) = server();
+    let (token, _) = mint(&server, "brief").await;
+    // FlipSight's variable name works too.
+    let (status, log) = Bot::start(
+        &server,
+        Some(("FS_BOT_TOKEN", &token)),
+        &["--practice", "--max-runtime", "0.5"],
+    )
+    .exit();
+    assert_eq!(status.code(), Some(3), "{log}");
+    assert!(log.contains("Connected to"), "{log}");
+    assert!(!log.contains(&token), "the token is never printed: {log}");
+}
+
+#[tokio::test]
+async fn two_connector_processes_play_a_paired_match_and_stop_on_ctrl_c() {
+    let (server, _dir) = server();
+    let (practice, _) = mint(&server, "practice").await;
+    let (python, python_id) = mint(&server, "python").await;
+    let a = Bot::start(&server, Some(("ARBITER_TOKEN", &practice)), &["--practice"]);
+    let b = Bot::start(
+        &server,
+        Some(("ARBITER_TOKEN", &python)),
+        &["--engine", "python3 ../../examples/engine.py"],
+    );
+    let client = reqwest::Client::new();
+    let online = async {
+        loop {
+            let url = format!("{}/bots/{python_id}", server.base);
+            if call(&client, reqwest::Method::GET, url, "", Value::Null)
+                .await
+                .1["online"]
+                == true
+            {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    };
+    tokio::time::timeout(PATIENCE, online)
+        .await
+        .expect("the connector comes online");
+    let id = challenge(&server, &practice, json!({"opponent": python_id})).await;
+    let end = ended(&server, id).await;
+    assert_eq!(end["status"], "finished", "{end}");
+    for (bot, who) in [(a, "practice"), (b, "python")] {
+        let (status, log) = bot.interrupt();
+        assert_eq!(status.code(), Some(0), "{who}: {log}");
+        assert!(
+            log.contains(&format!("Match {id} finished")),
+            "{who}: {log}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn engine_failures_are_reported_on_one_line_each_and_play_goes_on() {
+    let (server, dir) = server();
+    let (token, _) = mint(&server, "flaky").await;
+    let count = dir.path().join("decisions");
+    let engine = format!(
+        "python3 ../connector/tests/engines/misbehaving_engine.py {}",
+        count.display()
+    );
+    let bot = Bot::start(
+        &server,
+        Some(("ARBITER_TOKEN", &token)),
+        &["--engine", &engine, "--max-think-seconds", "0.5"],
+    );
+    let id = challenge(
+        &server,
+        &token,
+        json!({"opponent": "house-random", "format": "single"}),
+    )
+    .await;
+    let end = ended(&server, id).await;
+    assert_eq!(end["status"], "finished", "{end}");
+    let (status, log) = bot.interrupt();
+    assert_eq!(status.code(), Some(0), "{log}");
+    let failures: Vec<&str> = log
+        .lines()
+        .filter(|line| line.contains(&format!("Engine failed for match {id} (leg 0): ")))
+        .collect();
+    let expected = [
+        "exited without answering",
+        "crashing on purpose",
+        "no answer within 500 ms",
+        "not JSON",
+        "not a legal move",
+        "answer is empty",
+    ];
+    for reason in expected {
+        assert!(
+            failures.iter().any(|line| line.contains(reason)),
+            "no failure line says {reason:?}:\n{log}"
+        );
+    }
+    assert_eq!(failures.len(), 5, "one line per failure:\n{log}");
+}
