@@ -44,6 +44,9 @@ impl Api {
         if !(server.starts_with("http://") || server.starts_with("https://")) {
             return Err(crate::ConnectorError::BadServer(server.to_owned()));
         }
+        // rustls needs one cryptography provider for the process; ring is it (a second call
+        // finds it installed, which is fine).
+        let _ = rustls::crypto::ring::default_provider().install_default();
         let client = Client::builder()
             .connect_timeout(Duration::from_secs(10))
             .tcp_nodelay(true)
