@@ -84,6 +84,20 @@ impl Drop for Bot {
     }
 }
 
+/// Whether `python3` is installed; the tests that run Python engines are skipped (with a
+/// notice) where it is not.
+fn have_python() -> bool {
+    let found = Command::new("python3")
+        .arg("--version")
+        .stdout(Stdio::null())
+        .status()
+        .is_ok_and(|status| status.success());
+    if !found {
+        eprintln!("python3 is not installed: skipping a test that runs a Python engine");
+    }
+    found
+}
+
 fn server() -> (Server, tempfile::TempDir) {
     let dir = tempfile::tempdir().expect("temp dir");
     (start(&dir.path().join("arbiter.db")), dir)
@@ -169,6 +183,9 @@ async fn max_runtime_stops_the_connector_with_exit_code_3() {
 
 #[tokio::test]
 async fn two_connector_processes_play_a_paired_match_and_stop_on_ctrl_c() {
+    if !have_python() {
+        return;
+    }
     let (server, _dir) = server();
     let (practice, _) = mint(&server, "practice").await;
     let (python, python_id) = mint(&server, "python").await;
@@ -210,6 +227,9 @@ async fn two_connector_processes_play_a_paired_match_and_stop_on_ctrl_c() {
 
 #[tokio::test]
 async fn engine_failures_are_reported_on_one_line_each_and_play_goes_on() {
+    if !have_python() {
+        return;
+    }
     let (server, dir) = server();
     let (token, _) = mint(&server, "flaky").await;
     let count = dir.path().join("decisions");
