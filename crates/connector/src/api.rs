@@ -41,12 +41,9 @@ const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
 impl Api {
     pub(crate) fn new(server: &str, token: &str) -> Result<Api, crate::ConnectorError> {
         let server = server.trim_end_matches('/');
-        if !(server.starts_with("http://") || server.starts_with("https://")) {
+        if !server.starts_with("http://") {
             return Err(crate::ConnectorError::BadServer(server.to_owned()));
         }
-        // rustls needs one cryptography provider for the process; ring is it (a second call
-        // finds it installed, which is fine).
-        let _ = rustls::crypto::ring::default_provider().install_default();
         let client = Client::builder()
             .connect_timeout(Duration::from_secs(10))
             .tcp_nodelay(true)

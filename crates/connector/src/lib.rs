@@ -181,8 +181,11 @@ impl Exit {
 /// Why the connector could not run at all.
 #[derive(Debug, thiserror::Error)]
 pub enum ConnectorError {
-    /// The server URL is not an `http://` or `https://` URL.
-    #[error("the server address {0:?} is not an http:// or https:// URL")]
+    /// The server URL is not an `http://` URL. HTTPS is not spoken yet: reach a server behind
+    /// TLS through a local tunnel or proxy.
+    #[error(
+        "the server address {0:?} is not an http:// URL (this connector does not speak HTTPS yet; reach a TLS server through a local proxy or tunnel)"
+    )]
     BadServer(String),
     /// `--once-match` names a match this bot does not play.
     #[error("match {0} does not exist or is not this bot's")]
