@@ -203,11 +203,16 @@ impl Session {
             Event::Turn(turn) => self.turn(turn).await,
             Event::Finished(summary) => return self.ended(&summary),
             Event::Open(ids) => {
+                // Matches being played, and the --once-match one even while it is only a
+                // challenge, that the poll no longer lists have ended.
                 let gone: Vec<i64> = self
                     .matches
                     .keys()
                     .copied()
+                    .chain(self.once)
                     .filter(|id| !ids.contains(id))
+                    .collect::<HashSet<_>>()
+                    .into_iter()
                     .collect();
                 for id in gone {
                     match self.context.api.snapshot(id).await {

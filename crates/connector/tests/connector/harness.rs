@@ -145,6 +145,24 @@ impl Server {
         body["id"].as_i64().expect("id")
     }
 
+    /// Waits until the bot's connector has reported its environment, which it does once it
+    /// is following the bot's events.
+    pub(crate) async fn connected(&self, token: &str) {
+        let reported = async {
+            while self.me(token).await["environment"].is_null() {
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+        };
+        tokio::time::timeout(PATIENCE, reported)
+            .await
+            .expect("the connector reports its environment");
+    }
+
+    /// Moves the server's clock on.
+    pub(crate) fn advance(&self, ms: i64) {
+        self.clock.advance(ms);
+    }
+
     pub(crate) async fn snapshot(&self, id: i64) -> Value {
         self.call(reqwest::Method::GET, &format!("/matches/{id}"), "", None)
             .await

@@ -80,17 +80,11 @@ async fn an_nboard_engine_plays_standard_othello_and_the_bot_offers_nothing_else
     let server = Server::start().await;
     let token = server.mint("nboard").await;
     let connector = Connector::start(Connector::options(&server, &token, engine));
-    let reported = async {
-        loop {
-            if server.me(&token).await["environment"]["variants"] == json!(["std"]) {
-                break;
-            }
-            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-        }
-    };
-    tokio::time::timeout(PATIENCE, reported)
-        .await
-        .expect("the environment is reported");
+    server.connected(&token).await;
+    assert_eq!(
+        server.me(&token).await["environment"]["variants"],
+        json!(["std"])
+    );
     let (status, body) = server
         .call(
             reqwest::Method::POST,

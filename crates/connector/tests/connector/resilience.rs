@@ -86,6 +86,33 @@ async fn once_match_plays_that_match_alone_and_exits() {
 }
 
 #[tokio::test]
+async fn once_match_ends_when_its_challenge_expires_unanswered() {
+    for no_stream in [false, true] {
+        let server = Server::start().await;
+        let token = server.mint("patient").await;
+        let other = server.mint("absent").await;
+        let other_name = server.me(&other).await["name"]
+            .as_str()
+            .expect("name")
+            .to_owned();
+        let id = server.challenge(&token, &other_name, json!({})).await;
+        let mut options = Connector::options(&server, &token, EngineSpec::Practice);
+        options.once_match = Some(id);
+        options.no_stream = no_stream;
+        options.poll_every = Duration::from_millis(20);
+        let connector = Connector::start(options);
+        server.connected(&token).await;
+        server.advance(121_000); // the challenge's two minutes pass without an answer
+        assert_eq!(
+            connector.exit().await,
+            Exit::Normal,
+            "no_stream {no_stream}"
+        );
+        assert_eq!(server.snapshot(id).await["status"], "expired");
+    }
+}
+
+#[tokio::test]
 async fn the_connector_resumes_its_match_after_a_server_restart() {
     for no_stream in [false, true] {
         let server = Server::start().await;
