@@ -116,8 +116,14 @@ impl Engine {
         match self {
             Engine::Json(engine) => engine.decide(request, budget).await,
             Engine::Practice => Ok(Answered::now(practice_move(request))),
-            Engine::Nboard(engine) => engine.decide(request, budget).await,
-            Engine::Egaroucid(engine) => engine.decide(request, budget).await,
+            Engine::Nboard(engine) => match without_engine(request, "NBoard")? {
+                Some(answered) => Ok(answered),
+                None => engine.decide(request, budget).await,
+            },
+            Engine::Egaroucid(engine) => match without_engine(request, "Egaroucid")? {
+                Some(answered) => Ok(answered),
+                None => engine.decide(request, budget).await,
+            },
         }
     }
 
@@ -229,10 +235,15 @@ fn checked_move(text: &str, request: &EngineRequest) -> Result<Move, Failure> {
     Ok(request.check(mv)?)
 }
 
-/// Refuses a request for anything but standard 8x8 Othello.
-fn standard_only(request: &EngineRequest, adapter: &str) -> Result<(), Failure> {
+/// What the adapters for standard 8x8 Othello answer without asking their engine: a refusal
+/// for any other variant, and a pass when there is no legal move (their protocols are never
+/// asked about passes).
+fn without_engine(request: &EngineRequest, adapter: &str) -> Result<Option<Answered>, Failure> {
     if request.game_mode == Variant::Std {
-        return Ok(());
+        return Ok(request
+            .legal_moves
+            .is_empty()
+            .then(|| Answered::now(Move::Pass)));
     }
     Err(Failure::Unsupported(format!(
         "{adapter} engines play standard 8x8 Othello only, and this match is {}; the connector does not guess a move",

@@ -167,7 +167,10 @@ impl Leg {
                 });
             }
             match self.post(id, leg, revision, mv).await {
-                Ok(()) => return,
+                Ok(()) => {
+                    tracing::debug!("match {id} leg {leg}: played {name} at revision {revision}");
+                    return;
+                }
                 Err(ApiError::Refused { code, message, .. }) if code == "illegal_move" => {
                     self.refused.insert((revision, mv));
                     report(

@@ -9,11 +9,10 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use arbiter_engine_protocol::EngineRequest;
-use arbiter_othello::{Color, Move};
+use arbiter_othello::Color;
 
 use super::{
     Answered, Failure, checked_move, engine_clock, ensure_started, practice_move, read_before,
-    standard_only,
 };
 use crate::process::{EngineProcess, Program, parent_dir};
 
@@ -42,10 +41,6 @@ impl EgaroucidEngine {
         request: &EngineRequest,
         budget: Option<Duration>,
     ) -> Result<Answered, Failure> {
-        standard_only(request, "Egaroucid")?;
-        if request.legal_moves.is_empty() {
-            return Ok(Answered::now(Move::Pass));
-        }
         let deadline = budget.map(|b| Instant::now() + b);
         let (process, _) = ensure_started(&mut self.process, &self.program)?;
         let side = match request.color {

@@ -9,11 +9,8 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use arbiter_engine_protocol::EngineRequest;
-use arbiter_othello::Move;
 
-use super::{
-    Answered, Failure, checked_move, engine_clock, ensure_started, ggf, read_before, standard_only,
-};
+use super::{Answered, Failure, checked_move, engine_clock, ensure_started, ggf, read_before};
 use crate::process::{EngineProcess, Program, parent_dir};
 
 pub(crate) struct NboardEngine {
@@ -41,11 +38,6 @@ impl NboardEngine {
         request: &EngineRequest,
         budget: Option<Duration>,
     ) -> Result<Answered, Failure> {
-        standard_only(request, "NBoard")?;
-        if request.legal_moves.is_empty() {
-            // NBoard engines are never asked about a pass; there is nothing to choose.
-            return Ok(Answered::now(Move::Pass));
-        }
         let deadline = budget.map(|b| Instant::now() + b);
         let (process, fresh) = ensure_started(&mut self.process, &self.program)?;
         if fresh {
