@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""An adapter for an engine that is an executable program (seed example B).
+"""An adapter for an engine that is an executable program.
 
 Use it when your engine is a program that reads one position and prints one move, in a format
 of its own. The connector runs this adapter once per leg and sends it one JSON request per

@@ -32,7 +32,7 @@ pub(crate) struct BotArgs {
     #[arg(long, value_name = "PATH")]
     edax: Option<PathBuf>,
     /// Edax's evaluation weights (default: data/eval.dat beside the executable or in its parent folder).
-    #[arg(long, value_name = "PATH", requires = "edax")]
+    #[arg(long, value_name = "PATH")]
     edax_eval: Option<PathBuf>,
     /// Egaroucid for Console's executable (keep its resources folder beside it).
     #[arg(long, value_name = "PATH")]
@@ -50,7 +50,7 @@ pub(crate) struct BotArgs {
     #[arg(long, value_name = "ID", allow_negative_numbers = true)]
     once_match: Option<i64>,
     /// Stop after this many seconds, with exit code 3.
-    #[arg(long, value_name = "S")]
+    #[arg(long, value_name = "S", allow_negative_numbers = true)]
     max_runtime: Option<f64>,
     /// Poll instead of keeping the event stream open.
     #[arg(long)]
@@ -67,8 +67,14 @@ fn short_name(text: &str) -> Result<String, String> {
 }
 
 impl BotArgs {
-    fn engine(&self) -> EngineSpec {
-        if let Some(command) = &self.engine {
+    fn engine(&self) -> anyhow::Result<EngineSpec> {
+        if self.edax_eval.is_some() && self.edax.is_none() {
+            anyhow::bail!("--edax-eval only goes with --edax");
+        }
+        if self.nboard_depth > 0 && self.nboard.is_none() && self.edax.is_none() {
+            anyhow::bail!("--nboard-depth only goes with --nboard or --edax");
+        }
+        Ok(if let Some(command) = &self.engine {
             EngineSpec::Json {
                 command: command.clone(),
             }
@@ -87,33 +93,36 @@ impl BotArgs {
             EngineSpec::Egaroucid { path: path.clone() }
         } else {
             EngineSpec::Practice
-        }
+        })
     }
 }
 
 /// Runs the connector; returns the process's exit code.
 pub(crate) async fn run(args: BotArgs) -> anyhow::Result<i32> {
     init_logging();
+    // Options first: a mistake in them is reported before anything about the token.
+    let engine = args.engine()?;
+    let think = args.max_think_seconds;
+    if !(0.0..=MAX_THINK_SECONDS as f64).contains(&think) {
+        anyhow::bail!("--max-think-seconds must be between 0 and {MAX_THINK_SECONDS}, not {think}");
+    }
+    let max_runtime = match args.max_runtime {
+        Some(s) if s.is_finite() && s >= 0.0 => Some(Duration::from_secs_f64(s)),
+        Some(s) => anyhow::bail!("--max-runtime must be a number of seconds, not {s}"),
+        None => None,
+    };
     let Some(token) = token() else {
         eprintln!(
             "{TOKEN_VARIABLE} is missing or invalid: set it to the bot's token in this terminal first, without typing it into the command line:\n  printf 'Bot token: '; read -r -s {TOKEN_VARIABLE}; printf '\\n'; export {TOKEN_VARIABLE}"
         );
         return Ok(Exit::TokenRejected.code());
     };
-    let think = args.max_think_seconds;
-    if !(0.0..=MAX_THINK_SECONDS as f64).contains(&think) {
-        anyhow::bail!("--max-think-seconds must be between 0 and {MAX_THINK_SECONDS}, not {think}");
-    }
-    let mut options = Options::new(args.server.clone(), token, args.engine());
+    let mut options = Options::new(args.server.clone(), token, engine);
     options.max_think = (think > 0.0).then(|| Duration::from_secs_f64(think));
     options.engine_name = args.engine_name.clone();
     options.cpu_name = args.cpu_name.clone();
     options.once_match = args.once_match;
-    options.max_runtime = match args.max_runtime {
-        Some(s) if s.is_finite() && s >= 0.0 => Some(Duration::from_secs_f64(s)),
-        Some(s) => anyhow::bail!("--max-runtime must be a number of seconds, not {s}"),
-        None => None,
-    };
+    options.max_runtime = max_runtime;
     options.no_stream = args.no_stream;
     if let EngineSpec::Edax {
         path, eval: None, ..

@@ -37,7 +37,12 @@ enum Command {
 }
 
 fn main() -> anyhow::Result<()> {
-    let cli = Cli::parse();
+    // Exit code 2 means a rejected token to `arbiter bot`'s users; options that cannot be
+    // parsed are an ordinary error (1), help and version a success.
+    let cli = Cli::try_parse().unwrap_or_else(|error| {
+        let _ = error.print();
+        std::process::exit(if error.use_stderr() { 1 } else { 0 })
+    });
     match cli.command {
         Command::Perft(args) => perft_command::run(&args),
         Command::Serve(args) => runtime()?.block_on(serve_command::run(args)),

@@ -80,6 +80,11 @@ impl Feeds {
         }
     }
 
+    /// Ends every stream of `bot` (its credentials changed: they must connect again).
+    pub fn close(&self, bot: BotId) {
+        self.lock().streams.remove(&bot);
+    }
+
     /// Whether `bot` has a stream open.
     pub fn has_stream(&self, bot: BotId) -> bool {
         self.lock().streams.contains_key(&bot)

@@ -703,6 +703,9 @@ impl Arena {
             .write(vec![Write::PutBot(record.clone())])
             .await?;
         self.shared.directory.put(record);
+        // A stream authenticated with the old token (or by a bot now disabled or deleted) must
+        // not outlive it: ended, its client has to connect again with valid credentials.
+        self.shared.feeds.close(id);
         self.shared
             .directory
             .get(id)

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 use arbiter_engine_protocol::EngineRequest;
 use arbiter_othello::Move;
 use serde_json::Value;
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, watch};
 use tokio_util::sync::CancellationToken;
 
 use crate::MoveTiming;
@@ -23,7 +23,7 @@ const RETRY_PAUSE_MAX: Duration = Duration::from_secs(1);
 const POST_ATTEMPTS: u32 = 6;
 
 /// A decision to make.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(crate) struct Turn {
     pub(crate) match_id: i64,
     pub(crate) leg: u8,
@@ -53,6 +53,8 @@ pub(crate) struct LegContext {
     pub(crate) engine: crate::EngineSpec,
     pub(crate) max_think: Option<Duration>,
     pub(crate) timings: Option<mpsc::UnboundedSender<MoveTiming>>,
+    /// Fired when the server no longer accepts the token.
+    pub(crate) revoked: CancellationToken,
 }
 
 /// The budget for a decision: the per-move cap, but never past the clock less the margin.
@@ -67,11 +69,13 @@ pub(crate) fn budget(remaining_ms: u64, max_think: Option<Duration>) -> Duration
     max_think.map_or(left, |cap| cap.min(left))
 }
 
-/// Plays the leg's decisions as they arrive until the channel closes or `stop` fires; its
-/// engine process is stopped on the way out.
+/// Plays the leg's latest decision whenever it changes, until the sender is gone or `stop`
+/// fires; its engine process is stopped on the way out. Only the latest decision matters: one
+/// that arrives while an earlier one is being played replaces it, since the position has moved
+/// on (a re-sent copy of the decision being played changes nothing).
 pub(crate) async fn run(
     context: LegContext,
-    mut turns: mpsc::Receiver<Turn>,
+    mut turns: watch::Receiver<Option<Turn>>,
     stop: CancellationToken,
 ) {
     let mut leg = Leg {
@@ -81,24 +85,39 @@ pub(crate) async fn run(
         done: None,
     };
     loop {
-        let turn = tokio::select! {
-            () = stop.cancelled() => break,
-            turn = turns.recv() => match turn {
-                Some(turn) => turn,
-                None => break,
-            },
-        };
-        if leg.done.is_some_and(|done| turn.revision <= done) {
-            continue; // re-sent after a reconnection, or already answered
+        let latest = turns.borrow_and_update().clone();
+        if let Some(turn) = latest.filter(|t| leg.done.is_none_or(|done| t.revision > done)) {
+            let revision = turn.revision;
+            tokio::select! {
+                () = stop.cancelled() => break,
+                () = leg.play(turn) => {}
+                () = superseded(&mut turns, revision) => {}
+            }
+            leg.done = Some(revision);
+            continue;
         }
-        let revision = turn.revision;
         tokio::select! {
             () = stop.cancelled() => break,
-            () = leg.play(turn) => {}
+            changed = turns.changed() => if changed.is_err() { break },
         }
-        leg.done = Some(revision);
     }
     leg.engine.restart().await;
+}
+
+/// Completes once a decision later than `revision` arrives (or the match is gone).
+async fn superseded(turns: &mut watch::Receiver<Option<Turn>>, revision: u64) {
+    loop {
+        if turns.changed().await.is_err() {
+            return;
+        }
+        if turns
+            .borrow()
+            .as_ref()
+            .is_some_and(|t| t.revision > revision)
+        {
+            return;
+        }
+    }
 }
 
 struct Leg {
@@ -184,6 +203,10 @@ impl Leg {
                     // The position moved on (the opponent's flag fell, the match ended, a
                     // re-sent turn was already answered): nothing is owed any more.
                     tracing::debug!("match {id} leg {leg}: move {name} not needed: {error}");
+                    return;
+                }
+                Err(ApiError::Unauthorized(_)) => {
+                    self.context.revoked.cancel();
                     return;
                 }
                 Err(error) => {

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use futures::StreamExt;
 use serde_json::Value;
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, watch};
 use tokio_util::codec::{FramedRead, LinesCodec};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
@@ -95,7 +95,10 @@ pub(crate) async fn run(
     };
     let my_id = me["id"].as_i64().unwrap_or_default();
     let my_name = me["name"].as_str().unwrap_or("?").to_owned();
+    // Reported before anything is accepted, so that a practice bot's first match is already
+    // unrated and an 8x8-only engine is never offered a variant.
     let report = environment::report(&options);
+    report_environment(&api, &report).await;
     tracing::info!(
         "Connected to {} as {my_name} (bot {my_id}); engine plays {}",
         api.server(),
@@ -137,6 +140,7 @@ pub(crate) async fn run(
             engine: options.engine.clone(),
             max_think: options.max_think,
             timings: options.timings.clone(),
+            revoked: CancellationToken::new(),
         },
         me: my_id,
         once: options.once_match,
@@ -148,9 +152,14 @@ pub(crate) async fn run(
     if let Some(challenge) = once_pending {
         session.challenge(&challenge).await;
     }
+    let revoked = session.context.revoked.clone();
     let exit = loop {
         let event = tokio::select! {
             () = &mut shutdown => break Exit::Normal,
+            () = revoked.cancelled() => {
+                tracing::error!("Bot credential rejected by {}: the token was replaced, or the bot disabled or deleted", api.server());
+                break Exit::TokenRejected;
+            }
             () = &mut runtime_over => {
                 tracing::info!("--max-runtime reached; stopping");
                 break Exit::MaxRuntime;
@@ -172,7 +181,8 @@ pub(crate) async fn run(
 
 /// A match being played.
 struct Playing {
-    legs: [Option<mpsc::Sender<Turn>>; 2],
+    /// Each leg's latest decision, watched by the leg's task.
+    legs: [Option<watch::Sender<Option<Turn>>>; 2],
     stop: CancellationToken,
 }
 
@@ -200,7 +210,7 @@ impl Session {
                     return self.ended(&summary);
                 }
             }
-            Event::Turn(turn) => self.turn(turn).await,
+            Event::Turn(turn) => self.turn(turn),
             Event::Finished(summary) => return self.ended(&summary),
             Event::Open(ids) => {
                 // Matches being played, and the --once-match one even while it is only a
@@ -281,6 +291,7 @@ impl Session {
                     self.playing(&started);
                 }
             }
+            Err(ApiError::Unauthorized(_)) => self.context.revoked.cancel(),
             Err(error) => tracing::warn!("Could not accept challenge {id} from {}: {error}", a.1),
         }
     }
@@ -310,8 +321,9 @@ impl Session {
         self.matches.get_mut(&id)
     }
 
-    /// Hands a decision to its leg, starting the leg (and its engine) on first use.
-    async fn turn(&mut self, turn: Turn) {
+    /// Hands a decision to its leg, starting the leg (and its engine) on first use. It never
+    /// waits for the leg, which may be busy with an engine for a while.
+    fn turn(&mut self, turn: Turn) {
         let id = turn.match_id;
         let index = usize::from(turn.leg);
         if index > 1 || self.once.is_some_and(|once| once != id) {
@@ -324,11 +336,11 @@ impl Session {
             stop: CancellationToken::new(),
         });
         let sender = playing.legs[index].get_or_insert_with(|| {
-            let (sender, receiver) = mpsc::channel(8);
+            let (sender, receiver) = watch::channel(None);
             legs.spawn(leg::run(context, receiver, playing.stop.child_token()));
             sender
         });
-        let _ = sender.send(turn).await;
+        sender.send_replace(Some(turn));
     }
 
     /// A match or challenge ended: stop its legs and say how it went.
@@ -427,10 +439,16 @@ async fn source(
     };
     let work = async {
         if no_stream {
-            report_environment(&api, &report).await;
+            // Reported at start-up; again once the server answers after it could not be
+            // reached, since it may have restarted and forgotten the report.
+            let mut report_due = false;
             loop {
-                let playing = poll(&api, &events).await;
-                tokio::time::sleep(pause(playing)).await;
+                if report_due {
+                    report_environment(&api, &report).await;
+                }
+                let polled = poll(&api, &events).await;
+                report_due = !polled.reached;
+                tokio::time::sleep(pause(polled.playing)).await;
             }
         }
         let mut wait = BACKOFF_FIRST;
@@ -456,7 +474,7 @@ async fn source(
                 .await;
             let until = tokio::time::Instant::now() + wait;
             while tokio::time::Instant::now() < until {
-                let playing = poll(&api, &events).await;
+                let playing = poll(&api, &events).await.playing;
                 tokio::time::sleep_until(until.min(tokio::time::Instant::now() + pause(playing)))
                     .await;
             }
@@ -514,18 +532,29 @@ async fn follow(response: reqwest::Response, events: &mpsc::Sender<Event>) -> St
     }
 }
 
-/// One poll: the bot's open matches, and the decisions pending in the running ones. Returns
-/// whether a match is running.
-async fn poll(api: &Api, events: &mpsc::Sender<Event>) -> bool {
+/// What a poll found.
+struct Polled {
+    /// A match is running.
+    playing: bool,
+    /// The server answered.
+    reached: bool,
+}
+
+/// One poll: the bot's open matches, and the decisions pending in the running ones.
+async fn poll(api: &Api, events: &mpsc::Sender<Event>) -> Polled {
+    let failed = Polled {
+        playing: false,
+        reached: false,
+    };
     let open = match api.open_matches().await {
         Ok(open) => open,
         Err(ApiError::Unauthorized(why)) => {
             let _ = events.send(Event::Unauthorized(why)).await;
-            return false;
+            return failed;
         }
         Err(error) => {
             tracing::debug!("poll failed: {error}");
-            return false;
+            return failed;
         }
     };
     let mut playing = false;
@@ -549,7 +578,10 @@ async fn poll(api: &Api, events: &mpsc::Sender<Event>) -> bool {
         }
     }
     let _ = events.send(Event::Open(ids)).await;
-    playing
+    Polled {
+        playing,
+        reached: true,
+    }
 }
 
 #[cfg(test)]

@@ -151,6 +151,28 @@ async fn a_rejected_token_ends_the_connector_with_its_exit_code() {
 }
 
 #[tokio::test]
+async fn a_replaced_token_stops_a_running_connector_with_exit_code_2() {
+    for no_stream in [false, true] {
+        let server = Server::start().await;
+        let token = server.mint("rotated").await;
+        let mut options = Connector::options(&server, &token, EngineSpec::Practice);
+        options.no_stream = no_stream;
+        options.poll_every = Duration::from_millis(20);
+        let connector = Connector::start(options);
+        server.connected(&token).await;
+        let (status, body) = server
+            .call(reqwest::Method::POST, "/bots/me/rotate-token", &token, None)
+            .await;
+        assert_eq!(status, 200, "{body}");
+        assert_eq!(
+            connector.exit().await,
+            Exit::TokenRejected,
+            "no_stream {no_stream}"
+        );
+    }
+}
+
+#[tokio::test]
 async fn max_runtime_stops_the_connector_with_exit_code_3() {
     let server = Server::start().await;
     let token = server.mint("brief").await;

@@ -222,3 +222,23 @@ async fn shutting_down_ends_streams_and_long_polls() {
     assert_eq!(status, 503);
     assert_eq!(body["error"], "shutting_down");
 }
+
+#[tokio::test]
+async fn a_new_token_or_a_disabled_bot_ends_the_open_streams() {
+    let app = spawn_app().await;
+    let (_, token) = app.register("Rotor").await;
+    let mut stream = app.stream(&token).await;
+    assert_eq!(stream.next().await["type"], "hello");
+    let rotated = app
+        .post("/bots/me/rotate-token", Some(&token), json!({}))
+        .await
+        .expect(200);
+    assert!(stream.ends().await, "the old token's stream is closed");
+    let token = rotated["token"].as_str().expect("token").to_owned();
+    let mut stream = app.stream(&token).await;
+    assert_eq!(stream.next().await["type"], "hello");
+    app.post("/admin/bots/Rotor/disable", Some(ADMIN), json!({}))
+        .await
+        .expect(200);
+    assert!(stream.ends().await, "a disabled bot's stream is closed");
+}
