@@ -90,8 +90,7 @@ pub(crate) async fn run(
             let revision = turn.revision;
             tokio::select! {
                 () = stop.cancelled() => break,
-                () = leg.play(turn) => {}
-                () = superseded(&mut turns, revision) => {}
+                () = leg.play(turn, &mut turns) => {}
             }
             leg.done = Some(revision);
             continue;
@@ -130,25 +129,49 @@ struct Leg {
 }
 
 impl Leg {
-    async fn play(&mut self, turn: Turn) {
+    async fn play(&mut self, turn: Turn, turns: &mut watch::Receiver<Option<Turn>>) {
         let (id, leg, revision) = (turn.match_id, turn.leg, turn.revision);
+        let max_think = self.context.max_think;
         let mut pause = Duration::ZERO;
         loop {
-            let spent = u64::try_from(turn.received.elapsed().as_millis()).unwrap_or(u64::MAX);
-            let remaining = turn.request.remaining_ms.saturating_sub(spent);
-            if remaining <= CLOCK_MARGIN_MS && pause > Duration::ZERO {
-                tracing::warn!(
-                    "Giving up on match {id} leg {leg} at revision {revision}: the engine gave no usable move before the clock ran out"
-                );
-                return;
-            }
-            tokio::time::sleep(pause).await;
+            let engine = &mut self.engine;
+            let retry = !pause.is_zero();
+            let thinking = async {
+                tokio::time::sleep(pause).await;
+                let spent = u64::try_from(turn.received.elapsed().as_millis()).unwrap_or(u64::MAX);
+                let remaining = turn.request.remaining_ms.saturating_sub(spent);
+                if retry && remaining <= CLOCK_MARGIN_MS {
+                    return None;
+                }
+                let budget = budget(remaining, max_think);
+                let mut request = turn.request.clone();
+                request.remaining_ms = remaining;
+                request.budget_ms = u64::try_from(budget.as_millis()).unwrap_or(u64::MAX);
+                let result = engine.decide(&request, Some(budget)).await;
+                Some((request, result))
+            };
+            // A later decision for this leg means the position moved on (a flag fell, the
+            // opponent resigned): this one is dropped, even mid-thought.
+            let outcome = tokio::select! {
+                outcome = thinking => Some(outcome),
+                () = superseded(turns, revision) => None,
+            };
             pause = (pause * 2).clamp(Duration::from_millis(100), RETRY_PAUSE_MAX);
-            let budget = budget(remaining, self.context.max_think);
-            let mut request = turn.request.clone();
-            request.remaining_ms = remaining;
-            request.budget_ms = u64::try_from(budget.as_millis()).unwrap_or(u64::MAX);
-            let answered = match self.engine.decide(&request, Some(budget)).await {
+            let (request, result) = match outcome {
+                Some(Some(done)) => done,
+                Some(None) => {
+                    tracing::warn!(
+                        "Giving up on match {id} leg {leg} at revision {revision}: the engine gave no usable move before the clock ran out"
+                    );
+                    return;
+                }
+                None => {
+                    // The engine may be half-way through an answer: it starts afresh.
+                    self.engine.restart().await;
+                    return;
+                }
+            };
+            let answered = match result {
                 Ok(answered) => answered,
                 Err(failure) => {
                     report(id, leg, &failure.to_string());
