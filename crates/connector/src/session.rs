@@ -108,6 +108,10 @@ pub(crate) async fn run(
     let mut once_pending = None;
     if let Some(id) = options.once_match {
         match api.snapshot(id).await {
+            // Anyone may watch a match; only the bot's own can be played.
+            Ok(snapshot) if !participants(&snapshot).iter().any(|p| p.0 == my_id) => {
+                return Err(ConnectorError::NoSuchMatch(id));
+            }
             Ok(snapshot) if !is_open(&snapshot) => {
                 let status = snapshot["status"].as_str().unwrap_or("?");
                 tracing::info!("Match {id} has already ended ({status})");

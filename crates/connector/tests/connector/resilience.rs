@@ -76,6 +76,14 @@ async fn once_match_plays_that_match_alone_and_exits() {
         Exit::Normal,
         "an ended match ends it at once"
     );
+    let someone_elses = server.challenge(&other, "house-random", json!({})).await;
+    let mut options = Connector::options(&server, &token, EngineSpec::Practice);
+    options.once_match = Some(someone_elses);
+    let watched = arbiter_connector::run(options, std::future::pending()).await;
+    assert!(
+        matches!(watched, Err(ConnectorError::NoSuchMatch(_))),
+        "another bot's match is not this bot's: {watched:?}"
+    );
     let mut options = Connector::options(&server, &token, EngineSpec::Practice);
     options.once_match = Some(999_999);
     let missing = arbiter_connector::run(options, std::future::pending()).await;
