@@ -232,19 +232,48 @@ impl Actor {
     }
 
     /// Stores the changes made since `undo` and publishes them; if the store refuses them,
-    /// goes back to `undo`, so that nothing unstored is ever kept or shown.
+    /// goes back to `undo`, so that nothing unstored is ever kept or shown. A change that
+    /// finishes a rated match also rates it, in the same write.
     async fn commit(&mut self, undo: UndoPoint) -> Result<(), ArenaError> {
+        let finishes_rated = self.setup.rated
+            && self.progress.status == MatchStatus::Finished
+            && undo.status() != MatchStatus::Finished;
+        if !finishes_rated {
+            return self.store(undo, Vec::new()).await;
+        }
+        let shared = self.shared.clone();
+        let bots = [self.setup.bots[0].id, self.setup.bots[1].id];
+        let mode = format!("{}:{}", self.setup.kit.id(), self.setup.variant);
+        let winner = self
+            .progress
+            .result
+            .as_ref()
+            .and_then(|result| result["winner"].as_u64())
+            .and_then(|w| usize::try_from(w).ok());
+        let now = self.now();
+        shared
+            .ratings
+            .apply(bots, &mode, winner, now, async |change| {
+                live::note_ratings(&self.setup, &mut self.progress, &change.summary, now);
+                self.store(undo, change.writes).await
+            })
+            .await
+    }
+
+    /// Writes the changes made since `undo`, with `extra` writes in the same batch.
+    async fn store(&mut self, undo: UndoPoint, extra: Vec<Write>) -> Result<(), ArenaError> {
         let events: Vec<Arc<EventRecord>> = std::mem::take(&mut self.progress.fresh)
             .into_iter()
             .map(Arc::new)
             .collect();
         let row_changed = std::mem::replace(&mut self.progress.row_changed, false);
         if !events.is_empty() || row_changed {
-            let mut writes: Vec<Write> = Vec::with_capacity(events.len() + 1);
+            let mut writes: Vec<Write> = Vec::with_capacity(events.len() + 1 + extra.len());
             if row_changed {
                 writes.push(Write::PutMatch(self.record(&self.progress)));
             }
             writes.extend(events.iter().cloned().map(Write::AppendEvent));
+            writes.extend(extra);
             if let Err(error) = self.shared.writer.write(writes).await {
                 self.progress.undo(undo);
                 return Err(error.into());

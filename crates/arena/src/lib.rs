@@ -18,6 +18,7 @@ pub mod feed;
 pub mod kit;
 mod live;
 pub mod log;
+mod ratings;
 pub mod token;
 
 use std::collections::{HashMap, HashSet, VecDeque};
@@ -80,6 +81,7 @@ pub(crate) struct Shared {
     pub(crate) writer: Writer,
     pub(crate) directory: Directory,
     pub(crate) feeds: Feeds,
+    pub(crate) ratings: ratings::Ratings,
     kits: Vec<&'static dyn GameKit>,
     matches: RwLock<HashMap<MatchId, Handle>>,
     /// Closed matches still in memory, with when they closed, longest closed first.
@@ -241,6 +243,7 @@ impl Arena {
         let bots = store.bots().await?;
         let last_heartbeat = store.last_heartbeat().await?;
         let open_matches = store.open_matches().await?;
+        let ratings = ratings::Ratings::load(store.ratings().await?);
         let (writer, _writer_task) = Writer::start(store.clone());
         let shared = Arc::new(Shared {
             directory: Directory::new(bots, config.presence_ms),
@@ -249,6 +252,7 @@ impl Arena {
             store,
             writer,
             feeds: Feeds::default(),
+            ratings,
             kits: kit::kits(),
             matches: RwLock::new(HashMap::new()),
             open: Mutex::new(HashMap::new()),
@@ -710,6 +714,36 @@ impl Arena {
             .directory
             .get(id)
             .ok_or_else(|| ArenaError::BotNotFound(id.to_string()))
+    }
+
+    /// Every bot's rating in a game mode, best first, deleted bots left out.
+    pub async fn leaderboard(&self, game: &str, variant: &str) -> Value {
+        let mode = format!("{game}:{variant}");
+        let board = self.shared.ratings.leaderboard(&mode).await;
+        let entries: Vec<Value> = board
+            .iter()
+            .filter_map(|(id, rating)| {
+                let bot = self.shared.directory.get(*id).filter(|b| !b.deleted)?;
+                let mut entry = self.shared.ratings.view(rating);
+                entry["bot"] = json!({"id": bot.id, "name": bot.name, "kind": bot.kind});
+                Some(entry)
+            })
+            .enumerate()
+            .map(|(i, mut entry)| {
+                entry["rank"] = json!(i + 1);
+                entry
+            })
+            .collect();
+        json!({"mode": mode, "entries": entries})
+    }
+
+    /// A bot's ratings, by game mode (`othello:std`, …), in the modes it has been rated in.
+    pub async fn ratings_of(&self, bot: BotId) -> Value {
+        let mut out = serde_json::Map::new();
+        for (mode, rating) in self.shared.ratings.of(bot).await {
+            out.insert(mode, self.shared.ratings.view(&rating));
+        }
+        Value::Object(out)
     }
 
     /// Records a bot's environment report, replacing its previous one entirely, and returns

@@ -801,6 +801,22 @@ fn finish(setup: &Setup, progress: &mut Progress, reason: &str, loser: Option<us
     progress.emit(setup, now_ms, Audience::Everyone, "finished", payload);
 }
 
+/// Records a finished match's rating change (see `ratings`): in its result, and as a `rated`
+/// event that replay folds back into the result.
+pub(crate) fn note_ratings(setup: &Setup, progress: &mut Progress, change: &Value, now_ms: i64) {
+    if let Some(result) = progress.result.as_mut() {
+        merge_ratings(result, change);
+    }
+    progress.row_changed = true;
+    progress.emit(setup, now_ms, Audience::Everyone, "rated", change);
+}
+
+fn merge_ratings(result: &mut Value, change: &Value) {
+    result["rating_applied"] = json!(true);
+    result["rating_before"] = change["rating_before"].clone();
+    result["rating_after"] = change["rating_after"].clone();
+}
+
 /// `bot` resigns: it loses the match.
 pub(crate) fn resign(
     setup: &Setup,
@@ -1324,6 +1340,11 @@ pub(crate) fn replay(
             "finished" | "aborted" | "expired" | "rejected" | "cancelled" => {
                 progress.result = Some(p.clone());
                 progress.ended_ms = Some(event.at_ms);
+            }
+            "rated" => {
+                if let Some(result) = progress.result.as_mut() {
+                    merge_ratings(result, p);
+                }
             }
             _ => {}
         }

@@ -27,6 +27,12 @@ pub struct BotView {
     pub token_prefix: Option<String>,
     /// Whether it is disabled (only in a bot's own profile and to the administrator).
     pub disabled: bool,
+    /// Its ratings by game mode (`othello:std`, …), in a single bot's profile: rating,
+    /// deviation, volatility, games, wins, losses, draws, highest rating, streaks, and whether
+    /// it is still provisional with its progress towards an official rating.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Object>)]
+    pub ratings: Option<Value>,
     /// What its connected engine last reported (`POST /api/v1/bots/me/environment`); `null`
     /// when it has not reported since the server started.
     #[schema(required = true)]
@@ -122,6 +128,7 @@ impl BotView {
             ranked: bot.kind == arbiter_store::BotKind::Registered,
             token_prefix: None,
             disabled: bot.disabled,
+            ratings: None,
             environment: bot.environment.as_ref().map(EnvironmentView::of),
         }
     }
@@ -257,6 +264,26 @@ pub struct TurnsQuery {
     /// `json` (default) or `text`: one line per decision, for shell scripts.
     #[param(value_type = String)]
     pub format: OutputFormat,
+}
+
+/// Query of the leaderboard.
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(default)]
+#[into_params(parameter_in = Query)]
+pub struct LeaderboardQuery {
+    /// The game (default `othello`).
+    pub game: String,
+    /// The variant (default `std`).
+    pub variant: String,
+}
+
+impl Default for LeaderboardQuery {
+    fn default() -> LeaderboardQuery {
+        LeaderboardQuery {
+            game: "othello".to_owned(),
+            variant: "std".to_owned(),
+        }
+    }
 }
 
 /// Query of the endpoints that can also answer in plain text.

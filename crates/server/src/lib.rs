@@ -66,6 +66,7 @@ fn router() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .routes(routes!(routes::report_environment))
         .routes(routes!(routes::list_bots))
         .routes(routes!(routes::bot_profile))
+        .routes(routes!(routes::leaderboard))
         .routes(routes!(routes::register_bot))
         .routes(routes!(routes::admin_rotate))
         .routes(routes!(routes::admin_disable))

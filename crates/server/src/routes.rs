@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use crate::AppState;
 use crate::dto::{
     AnonymousRequest, BotView, ChallengeBody, DisableRequest, EnvironmentReport, EventsQuery,
-    FormatQuery, MoveBody, NewBot, OutputFormat, RegisterRequest, TurnsQuery,
+    FormatQuery, LeaderboardQuery, MoveBody, NewBot, OutputFormat, RegisterRequest, TurnsQuery,
 };
 use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::extract::{Admin, ApiJson, ApiQuery, AuthBot, ClientIp, MaybeBot};
@@ -67,7 +67,14 @@ pub(crate) async fn mint_anonymous(
 /// The calling bot's own profile.
 #[utoipa::path(get, path = "/api/v1/bots/me", tag = BOTS, security(("bearer" = [])), responses((status = 200, body = BotView), (status = 401, body = ErrorBody)))]
 pub(crate) async fn me(State(state): State<AppState>, AuthBot(bot): AuthBot) -> Json<BotView> {
-    Json(BotView::own(&bot, state.arena.is_online(bot.id)))
+    Json(own_profile(&state, &bot).await)
+}
+
+/// The view a bot has of itself, with its ratings.
+async fn own_profile(state: &AppState, bot: &arbiter_arena::Bot) -> BotView {
+    let mut view = BotView::own(bot, state.arena.is_online(bot.id));
+    view.ratings = Some(state.arena.ratings_of(bot.id).await);
+    view
 }
 
 /// Replaces the calling bot's token; the old token stops working at once.
@@ -99,7 +106,7 @@ pub(crate) async fn report_environment(
     let bot = state
         .arena
         .report_environment(&bot, body.into_environment())?;
-    Ok(Json(BotView::own(&bot, state.arena.is_online(bot.id))))
+    Ok(Json(own_profile(&state, &bot).await))
 }
 
 /// Every bot, with whether it is connected.
@@ -123,7 +130,23 @@ pub(crate) async fn bot_profile(
     Path(name): Path<String>,
 ) -> ApiResult<Json<BotView>> {
     let bot = state.arena.find_bot(&name)?;
-    Ok(Json(BotView::public(&bot, state.arena.is_online(bot.id))))
+    let mut view = BotView::public(&bot, state.arena.is_online(bot.id));
+    view.ratings = Some(state.arena.ratings_of(bot.id).await);
+    Ok(Json(view))
+}
+
+/// Every rated bot in a game mode, best first.
+///
+/// Each entry has the bot, its rank, rating, deviation, volatility, games, wins, losses, draws,
+/// highest rating, current and best streak, and whether the rating is still provisional (fewer
+/// than 50 rated games) with its progress towards an official one.
+#[utoipa::path(get, path = "/api/v1/leaderboard", tag = BOTS, params(LeaderboardQuery),
+    responses((status = 200, description = "The mode and its entries, best first"), (status = 400, body = ErrorBody)))]
+pub(crate) async fn leaderboard(
+    State(state): State<AppState>,
+    ApiQuery(query): ApiQuery<LeaderboardQuery>,
+) -> Json<Value> {
+    Json(state.arena.leaderboard(&query.game, &query.variant).await)
 }
 
 /// Registers a bot and returns its token once (administrator).

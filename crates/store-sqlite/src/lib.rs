@@ -13,8 +13,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use arbiter_store::{
-    Audience, BotKind, BotRecord, EventRecord, MatchRecord, MatchStatus, MaxIds, Store, StoreError,
-    StoreFuture, Write,
+    Audience, BotKind, BotRecord, EventRecord, MatchRecord, MatchStatus, MaxIds, RatingRecord,
+    Store, StoreError, StoreFuture, Write,
 };
 use serde_json::Value;
 use sqlx::sqlite::{
@@ -179,6 +179,18 @@ fn batch_query(writes: &[Write]) -> QueryBuilder<Sqlite> {
             }
             Write::AppendEvent(event) => events.push(&**event),
             Write::Heartbeat(ms) => heartbeat = heartbeat.max(Some(*ms)),
+            Write::PutRating(r) => {
+                query.push("INSERT INTO ratings (bot_id, mode, rating, updated_ms) VALUES (");
+                query
+                    .separated(", ")
+                    .push_bind(r.bot)
+                    .push_bind(&r.mode)
+                    .push_bind(r.rating.to_string())
+                    .push_bind(r.updated_ms);
+                query.push(
+                    ") ON CONFLICT (bot_id, mode) DO UPDATE SET rating = excluded.rating, updated_ms = excluded.updated_ms;\n",
+                );
+            }
         }
     }
     for chunk in events.chunks(EVENT_ROWS_PER_STATEMENT) {
@@ -392,6 +404,30 @@ impl Store for SqliteStore {
                 bot: row.try_get("bot").map_err(get)?,
                 r#match: row.try_get("m").map_err(get)?,
             })
+        })
+    }
+
+    fn ratings(&self) -> StoreFuture<'_, Vec<RatingRecord>> {
+        Box::pin(async move {
+            let rows = sqlx::query(
+                "SELECT bot_id, mode, rating, updated_ms FROM ratings ORDER BY bot_id, mode",
+            )
+            .fetch_all(&self.reader)
+            .await
+            .map_err(unavailable)?;
+            rows.iter()
+                .map(|row| {
+                    let field = |e: sqlx::Error| StoreError::Corrupt(e.to_string());
+                    let text: String = row.try_get("rating").map_err(field)?;
+                    Ok(RatingRecord {
+                        bot: row.try_get("bot_id").map_err(field)?,
+                        mode: row.try_get("mode").map_err(field)?,
+                        rating: serde_json::from_str(&text)
+                            .map_err(|e| StoreError::Corrupt(e.to_string()))?,
+                        updated_ms: row.try_get("updated_ms").map_err(field)?,
+                    })
+                })
+                .collect()
         })
     }
 

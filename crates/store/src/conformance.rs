@@ -5,8 +5,8 @@ use std::sync::Arc;
 use serde_json::json;
 
 use crate::{
-    Audience, BotKind, BotRecord, EventRecord, MatchRecord, MatchStatus, MaxIds, Store, Write,
-    Writer,
+    Audience, BotKind, BotRecord, EventRecord, MatchRecord, MatchStatus, MaxIds, RatingRecord,
+    Store, Write, Writer,
 };
 
 fn bot(id: i64, name: &str) -> BotRecord {
@@ -37,6 +37,15 @@ fn a_match(id: i64, status: MatchStatus) -> MatchRecord {
     }
 }
 
+fn rating(bot: i64, mode: &str, value: f64) -> RatingRecord {
+    RatingRecord {
+        bot,
+        mode: mode.to_owned(),
+        rating: json!({"rating": value, "games": 1}),
+        updated_ms: 20_000 + bot,
+    }
+}
+
 fn event(match_id: i64, seq: i64) -> EventRecord {
     EventRecord {
         match_id,
@@ -55,6 +64,7 @@ fn event(match_id: i64, seq: i64) -> EventRecord {
 /// Runs every check against an empty store.
 pub async fn check_all(store: Arc<dyn Store>) {
     round_trips(store.as_ref()).await;
+    ratings_are_kept_per_bot_and_mode(store.as_ref()).await;
     batches_are_atomic(store.as_ref()).await;
     the_writer_commits_in_order(store).await;
 }
@@ -122,6 +132,29 @@ async fn round_trips(store: &dyn Store) {
     assert!(bots.contains(&renamed));
     assert_eq!(store.match_by_id(7).await.expect("match"), Some(finished));
     assert_eq!(store.last_heartbeat().await.expect("heartbeat"), Some(43));
+}
+
+async fn ratings_are_kept_per_bot_and_mode(store: &dyn Store) {
+    assert!(store.ratings().await.expect("ratings").is_empty());
+    let writes = [
+        Write::PutRating(rating(2, "othello:std", 1510.5)),
+        Write::PutRating(rating(1, "othello:std", 1490.0)),
+        Write::PutRating(rating(1, "othello:anti", 1500.0)),
+    ];
+    store.write_batch(&writes).await.expect("batch");
+    // A put replaces the bot's rating in that mode only.
+    store
+        .write_batch(&[Write::PutRating(rating(1, "othello:std", 1477.25))])
+        .await
+        .expect("batch");
+    assert_eq!(
+        store.ratings().await.expect("ratings"),
+        vec![
+            rating(1, "othello:anti", 1500.0),
+            rating(1, "othello:std", 1477.25),
+            rating(2, "othello:std", 1510.5),
+        ]
+    );
 }
 
 async fn batches_are_atomic(store: &dyn Store) {

@@ -215,6 +215,22 @@ pub enum Write {
     AppendEvent(std::sync::Arc<EventRecord>),
     /// Record that the server was alive at this time (milliseconds since the Unix epoch).
     Heartbeat(i64),
+    /// Insert a bot's rating in a game mode, or replace the one it had there.
+    PutRating(RatingRecord),
+}
+
+/// One bot's rating in one game mode. The rating itself is the rating system's business; the
+/// store keeps it as JSON.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RatingRecord {
+    /// The bot.
+    pub bot: BotId,
+    /// The game mode (`othello:std`, …).
+    pub mode: String,
+    /// The rating and record, as the rating system writes them.
+    pub rating: Value,
+    /// When it last changed, in milliseconds since the Unix epoch.
+    pub updated_ms: i64,
 }
 
 /// Why the store failed.
@@ -265,4 +281,7 @@ pub trait Store: Send + Sync + 'static {
 
     /// The last heartbeat recorded, if any.
     fn last_heartbeat(&self) -> StoreFuture<'_, Option<i64>>;
+
+    /// Every rating, by bot and then mode.
+    fn ratings(&self) -> StoreFuture<'_, Vec<RatingRecord>>;
 }

@@ -372,4 +372,8 @@ impl Store for FlakyStore {
     fn last_heartbeat(&self) -> StoreFuture<'_, Option<i64>> {
         self.inner.last_heartbeat()
     }
+
+    fn ratings(&self) -> StoreFuture<'_, Vec<arbiter_store::RatingRecord>> {
+        self.inner.ratings()
+    }
 }

@@ -7,5 +7,6 @@ mod helpers;
 mod identity;
 mod lifecycle;
 mod matches;
+mod ratings;
 mod restart;
 mod streams;

@@ -1,0 +1,150 @@
+//! Every bot's rating in every game mode, in memory, changed only together with the match
+//! result that changes it.
+
+use std::collections::HashMap;
+
+use arbiter_rating::{Outcome, Rating, RatingConfig, rate};
+use arbiter_store::{BotId, RatingRecord, Write};
+use serde_json::{Value, json};
+
+/// The ratings, by bot and game mode.
+pub(crate) struct Ratings {
+    config: RatingConfig,
+    table: tokio::sync::Mutex<HashMap<(BotId, String), Rating>>,
+}
+
+/// A rated result about to be stored: the writes, and what to keep once they are durable.
+pub(crate) struct Change {
+    pub(crate) writes: Vec<Write>,
+    pub(crate) summary: Value,
+    kept: [(BotId, Rating); 2],
+    mode: String,
+}
+
+impl Ratings {
+    /// The ratings as stored; a record that cannot be read starts over from a new rating,
+    /// with a warning, rather than keeping the server from starting.
+    pub(crate) fn load(records: Vec<RatingRecord>) -> Ratings {
+        let config = RatingConfig::default();
+        let table = records
+            .into_iter()
+            .filter_map(|record| match serde_json::from_value(record.rating) {
+                Ok(rating) => Some(((record.bot, record.mode), rating)),
+                Err(error) => {
+                    tracing::warn!(bot = record.bot, mode = %record.mode, %error, "unreadable rating ignored");
+                    None
+                }
+            })
+            .collect();
+        Ratings {
+            config,
+            table: tokio::sync::Mutex::new(table),
+        }
+    }
+
+    /// A rating as the API shows it.
+    pub(crate) fn view(&self, rating: &Rating) -> Value {
+        json!({
+            "rating": round(rating.rating),
+            "deviation": round(rating.deviation),
+            "volatility": (rating.volatility * 1e6).round() / 1e6,
+            "games": rating.games,
+            "wins": rating.wins,
+            "losses": rating.losses,
+            "draws": rating.draws,
+            "high": round(rating.high),
+            "streak": rating.streak,
+            "best_streak": rating.best_streak,
+            "provisional": rating.provisional(&self.config),
+            "official_progress": {
+                "games": rating.official_progress(&self.config),
+                "needed": self.config.provisional_games,
+            },
+        })
+    }
+
+    /// Rates one result between `bots` in `mode` (`winner`: participant 0 or 1, `None` for a
+    /// draw) and stores it with `store`, which must write the returned writes in the same
+    /// batch as the result itself. The table is locked meanwhile, so that two results of the
+    /// same bot are rated one after the other, and changes only if the store succeeds.
+    pub(crate) async fn apply<E>(
+        &self,
+        bots: [BotId; 2],
+        mode: &str,
+        winner: Option<usize>,
+        now_ms: i64,
+        store: impl AsyncFnOnce(Change) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let mut table = self.table.lock().await;
+        let current = bots.map(|bot| {
+            table
+                .get(&(bot, mode.to_owned()))
+                .cloned()
+                .unwrap_or_else(|| Rating::new(&self.config))
+        });
+        let outcome = match winner {
+            Some(0) => Outcome::Win,
+            Some(_) => Outcome::Loss,
+            None => Outcome::Draw,
+        };
+        let (first, second) = rate(&current[0], &current[1], outcome, &self.config);
+        let writes = [(bots[0], &first), (bots[1], &second)]
+            .iter()
+            .map(|(bot, rating)| {
+                Write::PutRating(RatingRecord {
+                    bot: *bot,
+                    mode: mode.to_owned(),
+                    rating: json!(rating),
+                    updated_ms: now_ms,
+                })
+            })
+            .collect();
+        let summary = json!({
+            "mode": mode,
+            "rating_before": [round(current[0].rating), round(current[1].rating)],
+            "rating_after": [round(first.rating), round(second.rating)],
+        });
+        let change = Change {
+            writes,
+            summary,
+            kept: [(bots[0], first), (bots[1], second)],
+            mode: mode.to_owned(),
+        };
+        let kept = change.kept.clone();
+        let mode = change.mode.clone();
+        store(change).await?;
+        for (bot, rating) in kept {
+            table.insert((bot, mode.clone()), rating);
+        }
+        Ok(())
+    }
+
+    /// Every bot's rating in `mode`, best first.
+    pub(crate) async fn leaderboard(&self, mode: &str) -> Vec<(BotId, Rating)> {
+        let table = self.table.lock().await;
+        let mut board: Vec<(BotId, Rating)> = table
+            .iter()
+            .filter(|((_, m), _)| m == mode)
+            .map(|((bot, _), rating)| (*bot, rating.clone()))
+            .collect();
+        board.sort_by(|a, b| b.1.rating.total_cmp(&a.1.rating).then(a.0.cmp(&b.0)));
+        board
+    }
+
+    /// One bot's ratings in every mode it has played.
+    pub(crate) async fn of(&self, bot: BotId) -> Vec<(String, Rating)> {
+        let table = self.table.lock().await;
+        let mut ratings: Vec<(String, Rating)> = table
+            .iter()
+            .filter(|((b, _), _)| *b == bot)
+            .map(|((_, mode), rating)| (mode.clone(), rating.clone()))
+            .collect();
+        ratings.sort_by(|a, b| a.0.cmp(&b.0));
+        ratings
+    }
+}
+
+/// Ratings are shown to two decimals.
+fn round(value: f64) -> f64 {
+    (value * 100.0).round() / 100.0
+}

@@ -1,0 +1,158 @@
+//! Glicko-2 ratings: applied when a rated match finishes, in the same write as the result;
+//! shown on profiles and the leaderboard; kept across restarts; untouched by unrated matches.
+
+use arbiter_arena::ArenaConfig;
+use serde_json::{Value, json};
+
+use crate::helpers::*;
+
+/// Both bots play their first legal move at every turn until the match is over.
+async fn play_out(app: &TestApp, id: i64, a: &str, b: &str) -> Value {
+    loop {
+        let snapshot = app.snapshot(id).await;
+        if snapshot["status"] != "running" {
+            return snapshot;
+        }
+        app.play_first_moves(id, a).await;
+        app.play_first_moves(id, b).await;
+    }
+}
+
+#[tokio::test]
+async fn a_finished_rated_match_moves_both_ratings_once_and_for_good() {
+    let app = spawn_app().await;
+    let (id, a, b) = app.running_match().await;
+    let end = play_out(&app, id, &a, &b).await;
+    assert_eq!(end["status"], "finished", "{end}");
+    let result = &end["result"];
+    assert_eq!(result["rating_applied"], true, "{result}");
+    assert_eq!(result["rating_before"], json!([1500.0, 1500.0]));
+    let after = result["rating_after"].as_array().expect("ratings after");
+    let (alpha, beta) = (after[0].as_f64().expect("a"), after[1].as_f64().expect("b"));
+    match result["winner"].as_u64() {
+        Some(0) => assert!(alpha > 1500.0 && beta < 1500.0, "{result}"),
+        Some(_) => assert!(beta > 1500.0 && alpha < 1500.0, "{result}"),
+        None => assert_eq!(alpha, beta, "{result}"),
+    }
+
+    let board = app.get("/leaderboard", None).await.expect(200);
+    assert_eq!(board["mode"], "othello:std");
+    let entries = board["entries"].as_array().expect("entries");
+    assert_eq!(entries.len(), 2, "{board}");
+    assert_eq!(entries[0]["rank"], 1);
+    assert!(entries[0]["rating"].as_f64() >= entries[1]["rating"].as_f64());
+    for entry in entries {
+        assert_eq!(entry["games"], 1, "{entry}");
+        assert_eq!(entry["provisional"], true);
+        assert_eq!(
+            entry["official_progress"],
+            json!({"games": 1, "needed": 50})
+        );
+    }
+    let profile = app.get("/bots/Alpha", None).await.expect(200);
+    assert_eq!(
+        profile["ratings"]["othello:std"]["rating"].as_f64(),
+        Some(alpha),
+        "{profile}"
+    );
+    let export = app
+        .get(&format!("/matches/{id}/export"), None)
+        .await
+        .expect(200);
+    let rated: Vec<&Value> = export["events"]
+        .as_array()
+        .expect("events")
+        .iter()
+        .filter(|e| e["type"] == "rated")
+        .collect();
+    assert_eq!(rated.len(), 1, "one rating change per match");
+    assert_eq!(
+        app.get("/leaderboard?variant=anti", None).await.expect(200)["entries"],
+        json!([])
+    );
+
+    // A restart keeps the ratings and the match's record of them.
+    let (dir, clock) = app.stop().await;
+    let app = start_on(dir, clock, ArenaConfig::default()).await;
+    assert_eq!(app.get("/leaderboard", None).await.expect(200), board);
+    assert_eq!(app.snapshot(id).await["result"], end["result"]);
+}
+
+#[tokio::test]
+async fn unrated_matches_move_no_rating() {
+    let app = spawn_app().await;
+    let (_, alpha) = app.register("Alpha").await;
+    // Self-play, and a match declared unrated.
+    let own = app.challenge(&alpha, "Alpha", json!({})).await;
+    let end = play_out(&app, own, &alpha, &alpha).await;
+    assert_eq!(end["status"], "finished");
+    assert!(end["result"]["rating_applied"].is_null(), "{end}");
+    let (_, beta) = app.register("Beta").await;
+    let friendly = app.challenge(&alpha, "Beta", json!({"rated": false})).await;
+    app.post(
+        &format!("/challenges/{friendly}/accept"),
+        Some(&beta),
+        json!({}),
+    )
+    .await
+    .expect(200);
+    play_out(&app, friendly, &alpha, &beta).await;
+    assert_eq!(
+        app.get("/leaderboard", None).await.expect(200)["entries"],
+        json!([])
+    );
+    assert_eq!(
+        app.get("/bots/Alpha", None).await.expect(200)["ratings"],
+        json!({})
+    );
+}
+
+#[tokio::test]
+async fn a_result_the_store_cannot_keep_moves_no_rating() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let store = std::sync::Arc::new(FlakyStore::open(&dir).await);
+    let app = start_with_store(
+        dir,
+        arbiter_arena::ManualClock::new(T0),
+        ArenaConfig::default(),
+        store.clone(),
+    )
+    .await;
+    let (id, a, _) = app.running_match().await;
+    store
+        .failing
+        .store(true, std::sync::atomic::Ordering::SeqCst);
+    app.post(&format!("/matches/{id}/resign"), Some(&a), json!({}))
+        .await
+        .expect_error(503, "storage_unavailable");
+    assert_eq!(
+        app.get("/leaderboard", None).await.expect(200)["entries"],
+        json!([])
+    );
+    assert_eq!(app.snapshot(id).await["status"], "running");
+
+    store
+        .failing
+        .store(false, std::sync::atomic::Ordering::SeqCst);
+    let end = app
+        .post(&format!("/matches/{id}/resign"), Some(&a), json!({}))
+        .await
+        .expect(200);
+    assert_eq!(end["status"], "finished", "{end}");
+    let board = app.get("/leaderboard", None).await.expect(200);
+    let names: Vec<&str> = board["entries"]
+        .as_array()
+        .expect("entries")
+        .iter()
+        .filter_map(|e| e["bot"]["name"].as_str())
+        .collect();
+    assert_eq!(names, ["Beta", "Alpha"], "the resigning bot lost: {board}");
+    assert!(
+        board["entries"]
+            .as_array()
+            .expect("entries")
+            .iter()
+            .all(|e| e["games"] == 1),
+        "rated once: {board}"
+    );
+}
