@@ -88,6 +88,14 @@ pub struct ArenaConfig {
     /// the store. Under sustained load matches close by the thousand a minute, and each holds
     /// its whole event log.
     pub closed_in_memory: usize,
+    /// How often auto-matching looks for idle bots.
+    pub automatch_interval_ms: i64,
+    /// Auto-matched games kept going at once (FlipSight's "two rooms").
+    pub automatch_rooms: usize,
+    /// How long a bot that let an auto-match offer expire, or declined it, is left out.
+    pub automatch_exclusion_ms: i64,
+    /// The house bot that plays a bot no registered bot is free to meet.
+    pub automatch_house: String,
 }
 
 impl Default for ArenaConfig {
@@ -113,6 +121,10 @@ impl Default for ArenaConfig {
             heartbeat_ms: 1_000,
             closed_retention_ms: 600_000,
             closed_in_memory: 1_000,
+            automatch_interval_ms: 5_000,
+            automatch_rooms: 2,
+            automatch_exclusion_ms: 600_000,
+            automatch_house: "house-medium".to_owned(),
         }
     }
 }

@@ -27,6 +27,8 @@ pub struct BotProfile {
     pub concurrency: Option<u32>,
     /// A house bot's strength.
     pub house_level: Option<String>,
+    /// Set when the bot's owner switched auto-matching off.
+    pub auto_match_off: bool,
 }
 
 /// The longest `engine`, `cpu` or `os` text an environment report may carry, in characters.

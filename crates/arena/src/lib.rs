@@ -10,6 +10,7 @@
 //! The arena knows no HTTP: the server crate translates requests into calls on [`Arena`].
 
 mod actor;
+mod automatch;
 pub mod clock;
 pub mod config;
 pub mod directory;
@@ -82,6 +83,7 @@ pub(crate) struct Shared {
     pub(crate) directory: Directory,
     pub(crate) feeds: Feeds,
     pub(crate) ratings: ratings::Ratings,
+    automatch: Mutex<automatch::AutoMatch>,
     kits: Vec<&'static dyn GameKit>,
     matches: RwLock<HashMap<MatchId, Handle>>,
     /// Closed matches still in memory, with when they closed, longest closed first.
@@ -253,6 +255,7 @@ impl Arena {
             writer,
             feeds: Feeds::default(),
             ratings,
+            automatch: Mutex::default(),
             kits: kit::kits(),
             matches: RwLock::new(HashMap::new()),
             open: Mutex::new(HashMap::new()),
@@ -439,6 +442,22 @@ impl Arena {
                 }
                 tokio::select! {
                     () = shared.clock.sleep_until(now + shared.config.heartbeat_ms) => {}
+                    _ = stopping.changed() => {}
+                }
+                if *stopping.borrow() {
+                    return;
+                }
+            }
+        });
+        let arena = self.clone();
+        let mut stopping = self.shared.stopping.subscribe();
+        tokio::spawn(async move {
+            // Offer idle bots auto-matched games.
+            loop {
+                let now = arena.now();
+                arena.automatch(now).await;
+                tokio::select! {
+                    () = arena.shared.clock.sleep_until(now + arena.shared.config.automatch_interval_ms) => {}
                     _ = stopping.changed() => {}
                 }
                 if *stopping.borrow() {
@@ -668,22 +687,47 @@ impl Arena {
                 record.token_prefix = Some(display);
             })
             .await?;
+        self.end_streams(id);
         Ok((bot, new.secret))
     }
 
     /// Disables or re-enables a bot (administrator).
     pub async fn set_disabled(&self, id: BotId, disabled: bool) -> Result<Bot, ArenaError> {
-        self.update_bot(id, |record| record.disabled = disabled)
-            .await
+        let bot = self
+            .update_bot(id, |record| record.disabled = disabled)
+            .await?;
+        self.end_streams(id);
+        Ok(bot)
     }
 
     /// Deletes a bot (administrator); its matches stay in the history.
     pub async fn delete_bot(&self, id: BotId) -> Result<Bot, ArenaError> {
+        let bot = self
+            .update_bot(id, |record| {
+                record.deleted = true;
+                record.token_hash = None;
+            })
+            .await?;
+        self.end_streams(id);
+        Ok(bot)
+    }
+
+    /// Switches a bot's auto-matching on or off (administrator; the bot's owner on the web).
+    pub async fn set_auto_match(&self, id: BotId, enabled: bool) -> Result<Bot, ArenaError> {
         self.update_bot(id, |record| {
-            record.deleted = true;
-            record.token_hash = None;
+            let mut profile: BotProfile =
+                serde_json::from_value(record.profile.clone()).unwrap_or_default();
+            profile.auto_match_off = !enabled;
+            record.profile = serde_json::to_value(&profile).unwrap_or(Value::Null);
         })
         .await
+    }
+
+    /// Ends a bot's open streams after its credentials changed: a stream authenticated with
+    /// an old token, or by a bot now disabled or deleted, must not outlive them; its client
+    /// has to connect again with valid credentials.
+    fn end_streams(&self, id: BotId) {
+        self.shared.feeds.close(id);
     }
 
     async fn update_bot(
@@ -707,9 +751,6 @@ impl Arena {
             .write(vec![Write::PutBot(record.clone())])
             .await?;
         self.shared.directory.put(record);
-        // A stream authenticated with the old token (or by a bot now disabled or deleted) must
-        // not outlive it: ended, its client has to connect again with valid credentials.
-        self.shared.feeds.close(id);
         self.shared
             .directory
             .get(id)
@@ -826,9 +867,10 @@ impl Arena {
             self.check_can_start(from, &opponent, &variant)?;
         }
         // A practising bot is trying something out; its results must not move ratings.
+        // House bots challenge only through auto-matching, whose games are rated.
         let rated = request.rated
             && !self_play
-            && from.kind == BotKind::Registered
+            && from.kind != BotKind::Anonymous
             && opponent.kind != BotKind::Anonymous
             && !from.practising()
             && !opponent.practising();

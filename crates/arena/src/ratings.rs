@@ -119,6 +119,15 @@ impl Ratings {
         Ok(())
     }
 
+    /// A bot's rating number in `mode` (a new bot's until it has played there).
+    pub(crate) async fn rating(&self, bot: BotId, mode: &str) -> f64 {
+        self.table
+            .lock()
+            .await
+            .get(&(bot, mode.to_owned()))
+            .map_or(self.config.initial_rating, |rating| rating.rating)
+    }
+
     /// Every bot's rating in `mode`, best first.
     pub(crate) async fn leaderboard(&self, mode: &str) -> Vec<(BotId, Rating)> {
         let table = self.table.lock().await;

@@ -27,6 +27,8 @@ pub struct BotView {
     pub token_prefix: Option<String>,
     /// Whether it is disabled (only in a bot's own profile and to the administrator).
     pub disabled: bool,
+    /// Whether the arena offers it games when it is online and idle (registered bots).
+    pub auto_match: bool,
     /// Its ratings by game mode (`othello:std`, …), in a single bot's profile: rating,
     /// deviation, volatility, games, wins, losses, draws, highest rating, streaks, and whether
     /// it is still provisional with its progress towards an official rating.
@@ -128,6 +130,8 @@ impl BotView {
             ranked: bot.kind == arbiter_store::BotKind::Registered,
             token_prefix: None,
             disabled: bot.disabled,
+            auto_match: bot.kind == arbiter_store::BotKind::Registered
+                && !bot.profile.auto_match_off,
             ratings: None,
             environment: bot.environment.as_ref().map(EnvironmentView::of),
         }
@@ -181,8 +185,16 @@ impl RegisterRequest {
             supported_variants: self.supported_variants.clone(),
             concurrency: self.concurrency,
             house_level: None,
+            auto_match_off: false,
         }
     }
+}
+
+/// Switching a bot's auto-matching (administrator).
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct AutoMatchRequest {
+    /// `true` to let the arena offer the bot games when it is idle, `false` to stop it.
+    pub enabled: bool,
 }
 
 /// Disabling or enabling a bot (administrator).

@@ -9,8 +9,9 @@ use serde_json::{Value, json};
 
 use crate::AppState;
 use crate::dto::{
-    AnonymousRequest, BotView, ChallengeBody, DisableRequest, EnvironmentReport, EventsQuery,
-    FormatQuery, LeaderboardQuery, MoveBody, NewBot, OutputFormat, RegisterRequest, TurnsQuery,
+    AnonymousRequest, AutoMatchRequest, BotView, ChallengeBody, DisableRequest, EnvironmentReport,
+    EventsQuery, FormatQuery, LeaderboardQuery, MoveBody, NewBot, OutputFormat, RegisterRequest,
+    TurnsQuery,
 };
 use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::extract::{Admin, ApiJson, ApiQuery, AuthBot, ClientIp, MaybeBot};
@@ -194,6 +195,20 @@ pub(crate) async fn admin_disable(
 ) -> ApiResult<Json<BotView>> {
     let bot = state.arena.find_bot(&name)?;
     let bot = state.arena.set_disabled(bot.id, body.disabled).await?;
+    Ok(Json(BotView::own(&bot, state.arena.is_online(bot.id))))
+}
+
+/// Switches a registered bot's auto-matching on or off (administrator).
+#[utoipa::path(post, path = "/api/v1/admin/bots/{name}/auto-match", tag = ADMIN, security(("bearer" = [])), params(("name" = String, Path)),
+    request_body = AutoMatchRequest, responses((status = 200, body = BotView)))]
+pub(crate) async fn admin_auto_match(
+    State(state): State<AppState>,
+    _admin: Admin,
+    Path(name): Path<String>,
+    ApiJson(body): ApiJson<AutoMatchRequest>,
+) -> ApiResult<Json<BotView>> {
+    let bot = state.arena.find_bot(&name)?;
+    let bot = state.arena.set_auto_match(bot.id, body.enabled).await?;
     Ok(Json(BotView::own(&bot, state.arena.is_online(bot.id))))
 }
 

@@ -1,6 +1,7 @@
 //! The native API over real HTTP: a server on port 0, a fresh database per test and an
 //! injected clock, so every timeout is reached by moving the clock, never by sleeping.
 
+mod automatch;
 mod environment;
 mod errors;
 mod helpers;

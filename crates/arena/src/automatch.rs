@@ -1,0 +1,145 @@
+//! Auto-matching: the arena keeps a few rated `std` games going between idle bots.
+//!
+//! Every few seconds, while fewer than [`ArenaConfig::automatch_rooms`] auto-matched games are
+//! pending or running, an online, idle, registered bot with auto-matching on receives a
+//! challenge as `bot_b`: from the free registered bot whose rating is closest to its own, else
+//! from a house bot. A bot that lets the offer expire (two minutes) or declines it is left out
+//! for ten minutes; a bot that reports practice is left out while it does.
+//!
+//! [`ArenaConfig::automatch_rooms`]: crate::ArenaConfig::automatch_rooms
+
+use std::collections::HashMap;
+
+use arbiter_store::{BotId, BotKind, MatchId, MatchStatus};
+
+use crate::directory::Bot;
+use crate::{Arena, ChallengeRequest, Format, lock};
+
+/// The game mode auto-matching plays.
+const VARIANT: &str = "std";
+
+/// What auto-matching remembers between rounds.
+#[derive(Default)]
+pub(crate) struct AutoMatch {
+    /// Offers made and not yet seen closed: the match and the bot it was offered to.
+    offers: HashMap<MatchId, BotId>,
+    /// Bots left out, until when.
+    excluded: HashMap<BotId, i64>,
+}
+
+impl Arena {
+    /// One round of auto-matching at `now`.
+    pub(crate) async fn automatch(&self, now: i64) {
+        self.settle_offers(now).await;
+        let rooms = self.shared.config.automatch_rooms;
+        while lock(&self.shared.automatch).offers.len() < rooms {
+            let candidates = self.candidates(now);
+            let Some(offered) = candidates.first().cloned() else {
+                return;
+            };
+            let opponent = self.closest(&offered, &candidates[1..]).await;
+            let Some(opponent) = opponent.or_else(|| {
+                self.shared
+                    .directory
+                    .by_name(&self.shared.config.automatch_house)
+            }) else {
+                return;
+            };
+            let request = ChallengeRequest {
+                opponent: offered.id.to_string(),
+                game: "othello".to_owned(),
+                variant: Some(VARIANT.to_owned()),
+                format: Format::Paired,
+                time_control: Default::default(),
+                rated: true,
+            };
+            match self.challenge(&opponent, request).await {
+                Ok(created) => {
+                    if let Some(id) = created["id"].as_i64() {
+                        tracing::info!(match_id = id, bot = %offered.name, opponent = %opponent.name, "auto-match offered");
+                        lock(&self.shared.automatch).offers.insert(id, offered.id);
+                    }
+                }
+                Err(error) => {
+                    // Left out for a while, so that one bot that cannot be matched does not
+                    // stop the others from being offered games.
+                    tracing::debug!(bot = %offered.name, %error, "auto-match offer failed");
+                    let until = now + self.shared.config.automatch_exclusion_ms;
+                    lock(&self.shared.automatch)
+                        .excluded
+                        .insert(offered.id, until);
+                }
+            }
+        }
+    }
+
+    /// Forgets offers whose matches have closed, leaving out the bots that let theirs expire
+    /// or declined them.
+    async fn settle_offers(&self, now: i64) {
+        let offers: Vec<(MatchId, BotId)> = lock(&self.shared.automatch)
+            .offers
+            .iter()
+            .map(|(id, bot)| (*id, *bot))
+            .collect();
+        for (id, bot) in offers {
+            let open = lock(&self.shared.open)
+                .get(&bot)
+                .is_some_and(|matches| matches.contains_key(&id));
+            if open {
+                continue;
+            }
+            let status = self.stored_match(id).await.map(|record| record.status);
+            let mut state = lock(&self.shared.automatch);
+            state.offers.remove(&id);
+            if matches!(status, Ok(MatchStatus::Expired | MatchStatus::Rejected)) {
+                state
+                    .excluded
+                    .insert(bot, now + self.shared.config.automatch_exclusion_ms);
+            }
+        }
+        lock(&self.shared.automatch)
+            .excluded
+            .retain(|_, until| *until > now);
+    }
+
+    /// The bots that may be offered or play an auto-match now, longest-known first.
+    fn candidates(&self, now: i64) -> Vec<Bot> {
+        let excluded = lock(&self.shared.automatch).excluded.clone();
+        let open = lock(&self.shared.open).clone();
+        let mut bots: Vec<Bot> = self
+            .shared
+            .directory
+            .list(now)
+            .into_iter()
+            .filter(|(bot, online)| {
+                *online
+                    && bot.kind == BotKind::Registered
+                    && !bot.disabled
+                    && !bot.deleted
+                    && !bot.profile.auto_match_off
+                    && !bot.practising()
+                    && bot.supports(VARIANT)
+                    && !excluded.contains_key(&bot.id)
+                    && open.get(&bot.id).is_none_or(|matches| matches.is_empty())
+            })
+            .map(|(bot, _)| bot)
+            .collect();
+        bots.sort_by_key(|bot| (bot.created_ms, bot.id));
+        bots
+    }
+
+    /// The bot among `others` whose `std` rating is closest to `bot`'s.
+    async fn closest(&self, bot: &Bot, others: &[Bot]) -> Option<Bot> {
+        let mode = format!("othello:{VARIANT}");
+        let rating = |id| self.shared.ratings.rating(id, &mode);
+        let mine = rating(bot.id).await;
+        let mut best: Option<(f64, &Bot)> = None;
+        for other in others {
+            let distance = (rating(other.id).await - mine).abs();
+            if best.is_none_or(|(d, _)| distance < d) {
+                best = Some((distance, other));
+            }
+        }
+        best.map(|(_, other)| other.clone())
+    }
+}
