@@ -60,6 +60,9 @@ pub enum ArenaError {
     /// A bot is already playing as many matches as it may.
     #[error("{0} is already playing its maximum number of matches")]
     BotBusy(String),
+    /// A change that must wait until the bot has no pending or running match.
+    #[error("{0} has a pending or running match; try again when it has none")]
+    HasOpenMatches(String),
     /// The house bots are already playing their maximum of variant matches.
     #[error("the house bots' variant matches are full; try again shortly")]
     HouseVariantsFull,
@@ -129,6 +132,7 @@ impl ArenaError {
             ArenaError::ChallengeNotPending => "challenge_not_pending",
             ArenaError::NotYourChallenge(_) => "not_your_challenge",
             ArenaError::BotBusy(_) => "bot_busy",
+            ArenaError::HasOpenMatches(_) => "has_open_matches",
             ArenaError::HouseVariantsFull => "site_bot_variant_matches_full",
             ArenaError::MatchNotRunning => "match_not_running",
             ArenaError::NotParticipant => "not_a_participant",

@@ -712,6 +712,57 @@ impl Arena {
         Ok(bot)
     }
 
+    /// Replaces the variants a registered bot offers (administrator; the bot's owner on the
+    /// web). Refused for an empty list or an unknown variant, and while the bot has a pending
+    /// or running match, whose terms were agreed on the old list.
+    pub async fn set_supported_variants(
+        &self,
+        id: BotId,
+        variants: &[String],
+    ) -> Result<Bot, ArenaError> {
+        let known: Vec<&str> = self
+            .shared
+            .kits
+            .iter()
+            .flat_map(|kit| kit.variants().iter().copied())
+            .collect();
+        let mut list: Vec<String> = Vec::new();
+        for variant in variants {
+            if !known.contains(&variant.as_str()) {
+                return Err(ArenaError::InvalidRequest(format!(
+                    "unknown variant {variant:?}; the variants are {}",
+                    known.join(", ")
+                )));
+            }
+            if !list.contains(variant) {
+                list.push(variant.clone());
+            }
+        }
+        if list.is_empty() {
+            return Err(ArenaError::InvalidRequest(
+                "a bot must play at least one variant".to_owned(),
+            ));
+        }
+        let bot = self
+            .shared
+            .directory
+            .get(id)
+            .ok_or_else(|| ArenaError::BotNotFound(id.to_string()))?;
+        let busy = lock(&self.shared.open)
+            .get(&id)
+            .is_some_and(|matches| !matches.is_empty());
+        if busy {
+            return Err(ArenaError::HasOpenMatches(bot.name));
+        }
+        self.update_bot(id, |record| {
+            let mut profile: BotProfile =
+                serde_json::from_value(record.profile.clone()).unwrap_or_default();
+            profile.supported_variants = list;
+            record.profile = serde_json::to_value(&profile).unwrap_or(Value::Null);
+        })
+        .await
+    }
+
     /// Switches a bot's auto-matching on or off (administrator; the bot's owner on the web).
     pub async fn set_auto_match(&self, id: BotId, enabled: bool) -> Result<Bot, ArenaError> {
         self.update_bot(id, |record| {

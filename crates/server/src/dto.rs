@@ -190,6 +190,13 @@ impl RegisterRequest {
     }
 }
 
+/// Replacing the variants a bot offers (administrator).
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct VariantsRequest {
+    /// The Othello variants it plays: `std`, `anti`, `grand`, `octagon`, `reversi`; at least one.
+    pub variants: Vec<String>,
+}
+
 /// Switching a bot's auto-matching (administrator).
 #[derive(Debug, Deserialize, ToSchema)]
 pub struct AutoMatchRequest {

@@ -71,6 +71,7 @@ fn router() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .routes(routes!(routes::admin_rotate))
         .routes(routes!(routes::admin_disable))
         .routes(routes!(routes::admin_auto_match))
+        .routes(routes!(routes::admin_variants))
         .routes(routes!(routes::admin_delete))
         .routes(routes!(routes::create_challenge, routes::my_challenges))
         .routes(routes!(routes::accept))

@@ -11,7 +11,7 @@ use crate::AppState;
 use crate::dto::{
     AnonymousRequest, AutoMatchRequest, BotView, ChallengeBody, DisableRequest, EnvironmentReport,
     EventsQuery, FormatQuery, LeaderboardQuery, MoveBody, NewBot, OutputFormat, RegisterRequest,
-    TurnsQuery,
+    TurnsQuery, VariantsRequest,
 };
 use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::extract::{Admin, ApiJson, ApiQuery, AuthBot, ClientIp, MaybeBot};
@@ -195,6 +195,24 @@ pub(crate) async fn admin_disable(
 ) -> ApiResult<Json<BotView>> {
     let bot = state.arena.find_bot(&name)?;
     let bot = state.arena.set_disabled(bot.id, body.disabled).await?;
+    Ok(Json(BotView::own(&bot, state.arena.is_online(bot.id))))
+}
+
+/// Replaces the variants a registered bot offers (administrator). Refused while the bot has a
+/// pending or running match (409 `has_open_matches`) and for an empty list (400).
+#[utoipa::path(put, path = "/api/v1/admin/bots/{name}/variants", tag = ADMIN, security(("bearer" = [])), params(("name" = String, Path)),
+    request_body = VariantsRequest, responses((status = 200, body = BotView), (status = 400, body = ErrorBody), (status = 409, body = ErrorBody)))]
+pub(crate) async fn admin_variants(
+    State(state): State<AppState>,
+    _admin: Admin,
+    Path(name): Path<String>,
+    ApiJson(body): ApiJson<VariantsRequest>,
+) -> ApiResult<Json<BotView>> {
+    let bot = state.arena.find_bot(&name)?;
+    let bot = state
+        .arena
+        .set_supported_variants(bot.id, &body.variants)
+        .await?;
     Ok(Json(BotView::own(&bot, state.arena.is_online(bot.id))))
 }
 

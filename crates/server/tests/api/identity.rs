@@ -151,3 +151,58 @@ async fn bots_are_listed_with_presence() {
         "house bots are always there"
     );
 }
+
+#[tokio::test]
+async fn the_variants_a_bot_offers_change_only_between_matches_and_never_to_none() {
+    let app = spawn_app().await;
+    let (_, edax) = app.register("Edax").await;
+    let path = "/admin/bots/Edax/variants";
+    let set = |variants: serde_json::Value| {
+        app.call(
+            Method::PUT,
+            path,
+            Some(ADMIN),
+            Some(json!({"variants": variants})),
+        )
+    };
+    let view = set(json!(["std", "anti", "std"])).await.expect(200);
+    assert_eq!(
+        view["supported_variants"],
+        json!(["std", "anti"]),
+        "repeats are dropped"
+    );
+    set(json!([])).await.expect_error(400, "invalid_request");
+    set(json!(["std", "chess"]))
+        .await
+        .expect_error(400, "invalid_request");
+    app.call(
+        Method::PUT,
+        path,
+        Some(&edax),
+        Some(json!({"variants": ["std"]})),
+    )
+    .await
+    .expect_error(403, "admin_only");
+    let id = app
+        .challenge(&edax, "house-random", json!({"variant": "anti"}))
+        .await;
+    set(json!(["std"]))
+        .await
+        .expect_error(409, "has_open_matches");
+    assert_eq!(
+        app.get("/bots/Edax", None).await.expect(200)["supported_variants"],
+        json!(["std", "anti"]),
+        "a refused change changes nothing"
+    );
+    app.post(&format!("/matches/{id}/resign"), Some(&edax), json!({}))
+        .await
+        .expect(200);
+    set(json!(["grand"])).await.expect(200);
+    app.post(
+        "/challenges",
+        Some(&edax),
+        json!({"opponent": "house-random", "variant": "anti"}),
+    )
+    .await
+    .expect_error(409, "unsupported_variant");
+}
