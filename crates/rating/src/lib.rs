@@ -30,8 +30,9 @@ impl Default for RatingConfig {
     fn default() -> RatingConfig {
         RatingConfig {
             tau: 0.5,
-            initial_rating: 1500.0,
-            initial_deviation: 350.0,
+            // FlipSight's starting point, which its bot authors know.
+            initial_rating: 1200.0,
+            initial_deviation: 300.0,
             initial_volatility: 0.06,
             provisional_games: 50,
         }

@@ -26,12 +26,16 @@ async fn a_finished_rated_match_moves_both_ratings_once_and_for_good() {
     assert_eq!(end["status"], "finished", "{end}");
     let result = &end["result"];
     assert_eq!(result["rating_applied"], true, "{result}");
-    assert_eq!(result["rating_before"], json!([1500.0, 1500.0]));
+    assert_eq!(
+        result["rating_before"],
+        json!([1200.0, 1200.0]),
+        "new bots start at 1200"
+    );
     let after = result["rating_after"].as_array().expect("ratings after");
     let (alpha, beta) = (after[0].as_f64().expect("a"), after[1].as_f64().expect("b"));
     match result["winner"].as_u64() {
-        Some(0) => assert!(alpha > 1500.0 && beta < 1500.0, "{result}"),
-        Some(_) => assert!(beta > 1500.0 && alpha < 1500.0, "{result}"),
+        Some(0) => assert!(alpha > 1200.0 && beta < 1200.0, "{result}"),
+        Some(_) => assert!(beta > 1200.0 && alpha < 1200.0, "{result}"),
         None => assert_eq!(alpha, beta, "{result}"),
     }
 
