@@ -107,6 +107,14 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 impl Shared {
+    /// Every variant of every game the arena runs.
+    fn known_variants(&self) -> Vec<&'static str> {
+        self.kits
+            .iter()
+            .flat_map(|kit| kit.variants().iter().copied())
+            .collect()
+    }
+
     /// Called by a match actor whenever its status changes.
     pub(crate) fn note_status(
         &self,
@@ -720,12 +728,7 @@ impl Arena {
         id: BotId,
         variants: &[String],
     ) -> Result<Bot, ArenaError> {
-        let known: Vec<&str> = self
-            .shared
-            .kits
-            .iter()
-            .flat_map(|kit| kit.variants().iter().copied())
-            .collect();
+        let known = self.shared.known_variants();
         let mut list: Vec<String> = Vec::new();
         for variant in variants {
             if !known.contains(&variant.as_str()) {
@@ -842,12 +845,7 @@ impl Arena {
     /// the bot with it. The report is checked first (see [`Environment::checked`]); a refused
     /// one changes nothing. Reports are kept in memory only.
     pub fn report_environment(&self, bot: &Bot, report: Environment) -> Result<Bot, ArenaError> {
-        let known: Vec<&str> = self
-            .shared
-            .kits
-            .iter()
-            .flat_map(|kit| kit.variants().iter().copied())
-            .collect();
+        let known = self.shared.known_variants();
         let environment = report.checked(&known)?;
         self.shared
             .directory
