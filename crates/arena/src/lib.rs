@@ -996,15 +996,18 @@ impl Arena {
         id: MatchId,
         make: impl FnOnce(oneshot::Sender<T>) -> Command,
     ) -> Result<T, ArenaError> {
-        let (commands, _, _) = self
-            .shared
-            .handle(id)
-            .ok_or(ArenaError::MatchNotFound(id))?;
+        // An actor that is gone has retired its match, unless the arena is stopping: then the
+        // match lives on after the restart, and the caller should try again, not give up.
+        let gone = || {
+            if *self.shared.stopping.borrow() {
+                ArenaError::ShuttingDown
+            } else {
+                ArenaError::MatchNotFound(id)
+            }
+        };
+        let (commands, _, _) = self.shared.handle(id).ok_or_else(gone)?;
         let (reply, answer) = oneshot::channel();
-        commands
-            .send(make(reply))
-            .await
-            .map_err(|_| ArenaError::MatchNotFound(id))?;
+        commands.send(make(reply)).await.map_err(|_| gone())?;
         answer.await.map_err(|_| ArenaError::ShuttingDown)
     }
 

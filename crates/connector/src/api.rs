@@ -26,6 +26,24 @@ pub(crate) enum ApiError {
     Connection(String),
 }
 
+impl ApiError {
+    /// Whether trying again soon may succeed: the server was unreachable, stopping, or could
+    /// not store the change (moves are idempotent, so re-sending one is safe).
+    pub(crate) fn is_transient(&self) -> bool {
+        match self {
+            ApiError::Connection(_) => true,
+            ApiError::Refused { status, .. } => *status == 503,
+            ApiError::Unauthorized(_) => false,
+        }
+    }
+
+    /// Whether the server refused a move because the position has moved on without it.
+    pub(crate) fn moved_on(&self) -> bool {
+        matches!(self, ApiError::Refused { code, .. } if matches!(code.as_str(),
+            "stale_revision" | "not_your_turn" | "leg_finished" | "match_not_running"))
+    }
+}
+
 /// A client for one bot.
 #[derive(Clone)]
 pub(crate) struct Api {

@@ -88,11 +88,19 @@ pub(crate) async fn run(
         let latest = turns.borrow_and_update().clone();
         if let Some(turn) = latest.filter(|t| leg.done.is_none_or(|done| t.revision > done)) {
             let revision = turn.revision;
-            tokio::select! {
+            let settled = tokio::select! {
                 () = stop.cancelled() => break,
-                () = leg.play(turn, &mut turns) => {}
+                settled = leg.play(turn, &mut turns) => settled,
+            };
+            if settled {
+                leg.done = Some(revision);
+            } else {
+                // Tried again only when the server sends the decision again.
+                tokio::select! {
+                    () = stop.cancelled() => break,
+                    changed = turns.changed() => if changed.is_err() { break },
+                }
             }
-            leg.done = Some(revision);
             continue;
         }
         tokio::select! {
@@ -129,7 +137,10 @@ struct Leg {
 }
 
 impl Leg {
-    async fn play(&mut self, turn: Turn, turns: &mut watch::Receiver<Option<Turn>>) {
+    /// Plays one decision; returns whether it is settled (answered, or owed no more). A
+    /// decision left unsettled is tried again if the server sends it again, as it does after
+    /// a reconnection.
+    async fn play(&mut self, turn: Turn, turns: &mut watch::Receiver<Option<Turn>>) -> bool {
         let (id, leg, revision) = (turn.match_id, turn.leg, turn.revision);
         let max_think = self.context.max_think;
         let mut pause = Duration::ZERO;
@@ -163,12 +174,12 @@ impl Leg {
                     tracing::warn!(
                         "Giving up on match {id} leg {leg} at revision {revision}: the engine gave no usable move before the clock ran out"
                     );
-                    return;
+                    return false;
                 }
                 None => {
                     // The engine may be half-way through an answer: it starts afresh.
                     self.engine.restart().await;
-                    return;
+                    return true;
                 }
             };
             let answered = match result {
@@ -177,7 +188,7 @@ impl Leg {
                     report(id, leg, &failure.to_string());
                     self.engine.restart().await;
                     if failure.is_permanent() {
-                        return;
+                        return true;
                     }
                     continue;
                 }
@@ -211,7 +222,7 @@ impl Leg {
             match self.post(id, leg, revision, mv).await {
                 Ok(()) => {
                     tracing::debug!("match {id} leg {leg}: played {name} at revision {revision}");
-                    return;
+                    return true;
                 }
                 Err(ApiError::Refused { code, message, .. }) if code == "illegal_move" => {
                     self.refused.insert((revision, mv));
@@ -222,19 +233,19 @@ impl Leg {
                     );
                     self.engine.restart().await;
                 }
-                Err(error @ ApiError::Refused { .. }) => {
-                    // The position moved on (the opponent's flag fell, the match ended, a
-                    // re-sent turn was already answered): nothing is owed any more.
+                Err(error) if error.moved_on() => {
+                    // The opponent's flag fell, the match ended, or another connector of this
+                    // bot answered first: nothing is owed any more.
                     tracing::debug!("match {id} leg {leg}: move {name} not needed: {error}");
-                    return;
+                    return true;
                 }
                 Err(ApiError::Unauthorized(_)) => {
                     self.context.revoked.cancel();
-                    return;
+                    return true;
                 }
                 Err(error) => {
                     tracing::warn!("Match {id} leg {leg}: could not send {name}: {error}");
-                    return;
+                    return false;
                 }
             }
         }
@@ -249,7 +260,7 @@ impl Leg {
         loop {
             match self.context.api.play(id, leg, revision, square).await {
                 Ok(_) => return Ok(()),
-                Err(ApiError::Connection(error)) if attempt < POST_ATTEMPTS => {
+                Err(error) if error.is_transient() && attempt < POST_ATTEMPTS => {
                     tracing::warn!(
                         "Connection/state error: sending the move for match {id} leg {leg} failed ({error}); retrying"
                     );

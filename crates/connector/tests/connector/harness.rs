@@ -46,6 +46,13 @@ pub(crate) struct Server {
 
 impl Server {
     pub(crate) async fn start() -> Server {
+        // What the connector and the server say is shown for a failing test.
+        let _ = tracing_subscriber::fmt()
+            .with_env_filter(tracing_subscriber::EnvFilter::new(
+                "arbiter_connector=debug,arbiter_arena=info",
+            ))
+            .with_test_writer()
+            .try_init();
         let dir = tempfile::tempdir().expect("temp dir");
         Server::start_on(dir, ManualClock::new(1_795_900_000_000), "127.0.0.1:0").await
     }
@@ -206,41 +213,47 @@ impl Server {
         token: &str,
         stop_after: Option<usize>,
     ) -> usize {
-        let mut moves = 0;
-        loop {
-            let (status, turns) = self
-                .call(
-                    reqwest::Method::GET,
-                    &format!("/matches/{id}/turns?wait=30"),
-                    token,
-                    None,
-                )
-                .await;
-            assert_eq!(status, 200, "{turns}");
-            if !matches!(turns["status"].as_str(), Some("pending" | "running")) {
-                return moves;
-            }
-            for turn in turns["turns"].as_array().into_iter().flatten() {
-                let mv = turn["request"]["legal_moves"]
-                    .get(0)
-                    .cloned()
-                    .unwrap_or(json!(-1));
-                let body = json!({"leg": turn["leg"], "revision": turn["revision"], "move": mv});
-                let (status, reply) = self
+        let play = async {
+            let mut moves = 0;
+            loop {
+                let (status, turns) = self
                     .call(
-                        reqwest::Method::POST,
-                        &format!("/matches/{id}/moves"),
+                        reqwest::Method::GET,
+                        &format!("/matches/{id}/turns?wait=30"),
                         token,
-                        Some(body),
+                        None,
                     )
                     .await;
-                assert!(status == 200 || status == 409, "{reply}");
-                moves += 1;
-                if stop_after.is_some_and(|n| moves >= n) {
+                assert_eq!(status, 200, "{turns}");
+                if !matches!(turns["status"].as_str(), Some("pending" | "running")) {
                     return moves;
                 }
+                for turn in turns["turns"].as_array().into_iter().flatten() {
+                    let mv = turn["request"]["legal_moves"]
+                        .get(0)
+                        .cloned()
+                        .unwrap_or(json!(-1));
+                    let body =
+                        json!({"leg": turn["leg"], "revision": turn["revision"], "move": mv});
+                    let (status, reply) = self
+                        .call(
+                            reqwest::Method::POST,
+                            &format!("/matches/{id}/moves"),
+                            token,
+                            Some(body),
+                        )
+                        .await;
+                    assert!(status == 200 || status == 409, "{reply}");
+                    moves += 1;
+                    if stop_after.is_some_and(|n| moves >= n) {
+                        return moves;
+                    }
+                }
             }
-        }
+        };
+        tokio::time::timeout(PATIENCE, play)
+            .await
+            .expect("the opponent's turns keep coming")
     }
 }
 

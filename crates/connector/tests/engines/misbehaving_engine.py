@@ -5,6 +5,7 @@ second hangs, the third prints garbage, the fourth plays an illegal move, the fi
 nothing; from then on it plays the first legal move, one answer per process (a one-shot engine).
 """
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -14,7 +15,11 @@ COUNT = Path(sys.argv[1])
 line = sys.stdin.readline()
 request = json.loads(line)
 count = int(COUNT.read_text()) if COUNT.exists() else 0
-COUNT.write_text(str(count + 1))
+# Written atomically: a process stopped half-way (a slow start under load can overrun the
+# budget) must not leave an empty count behind.
+partial = COUNT.with_suffix(".partial")
+partial.write_text(str(count + 1))
+os.replace(partial, COUNT)
 legal = request["legal_moves"]
 if count == 0:
     print("crashing on purpose", file=sys.stderr, flush=True)
