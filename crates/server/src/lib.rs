@@ -8,6 +8,7 @@
 pub mod dto;
 pub mod error;
 mod extract;
+mod flipsight;
 mod routes;
 mod stream;
 mod text;
@@ -103,6 +104,11 @@ pub fn app(arena: Arena) -> Router {
             axum::routing::get(move || async move {
                 ([("content-type", "application/json")], document).into_response()
             }),
+        )
+        // FlipSight's bot API, for bots written against its documentation.
+        .route(
+            "/flipsight/bot_match_api.php",
+            axum::routing::any(flipsight::action_api),
         )
         .fallback(routes::not_found)
         .method_not_allowed_fallback(routes::method_not_allowed)

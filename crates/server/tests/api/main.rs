@@ -4,6 +4,7 @@
 mod automatch;
 mod environment;
 mod errors;
+mod flipsight;
 mod helpers;
 mod identity;
 mod lifecycle;

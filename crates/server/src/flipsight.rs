@@ -1,0 +1,462 @@
+//! FlipSight's bot API as a dialect of the arena: `POST /flipsight/bot_match_api.php` with an
+//! `action` (`agent_poll`, `agent_challenge`, `agent_accept`, `agent_reject`, `agent_move`),
+//! answering in FlipSight's shapes — `{"ok": true, …, "server_now_ms"}`, or
+//! `{"ok": false, "error": "<FlipSight's error string>", "server_now_ms"}` with its status —
+//! so that bots written against FlipSight's documentation play here unchanged.
+
+use arbiter_arena::directory::{Bot, Environment};
+use arbiter_arena::{ArenaError, ChallengeRequest, Format};
+use arbiter_store::BotKind;
+use axum::body::to_bytes;
+use axum::extract::{Request, State};
+use axum::http::{Method, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde_json::{Map, Value, json};
+
+use crate::{AppState, BODY_LIMIT};
+
+/// FlipSight's failure: a status and one of its error strings.
+struct Failure {
+    status: StatusCode,
+    error: String,
+}
+
+impl Failure {
+    fn new(status: StatusCode, error: &str) -> Failure {
+        Failure {
+            status,
+            error: error.to_owned(),
+        }
+    }
+}
+
+/// The arena's errors in FlipSight's words.
+impl From<ArenaError> for Failure {
+    fn from(error: ArenaError) -> Failure {
+        let conflict = |text: &str| Failure::new(StatusCode::CONFLICT, text);
+        match error {
+            ArenaError::InvalidToken => {
+                Failure::new(StatusCode::UNAUTHORIZED, "invalid bot credential")
+            }
+            ArenaError::AdminOnly
+            | ArenaError::NotParticipant
+            | ArenaError::NotYourChallenge(_) => {
+                Failure::new(StatusCode::FORBIDDEN, "access denied")
+            }
+            ArenaError::InvalidRequest(_)
+            | ArenaError::InvalidEnvironment(_)
+            | ArenaError::NoSuchLeg(_) => {
+                Failure::new(StatusCode::BAD_REQUEST, "JSON object required")
+            }
+            ArenaError::StaleRevision { .. } => conflict("stale_revision"),
+            ArenaError::NotYourTurn => conflict("not_your_turn"),
+            ArenaError::IllegalMove(_) => conflict("illegal_move"),
+            ArenaError::LegFinished(_) => conflict("leg_finished"),
+            ArenaError::MatchNotRunning => conflict("match not running"),
+            ArenaError::InvalidCoordinate(_) => conflict("invalid move coordinate"),
+            ArenaError::OutsideBoard(_) => conflict("move outside board"),
+            ArenaError::UnsupportedVariant(_) => conflict("unsupported game mode"),
+            ArenaError::BotBusy(_) | ArenaError::HasOpenMatches(_) => conflict("bot busy"),
+            ArenaError::BotUnavailable(_) => conflict("bot busy"),
+            ArenaError::ChallengeNotPending => conflict("challenge expired or answered"),
+            ArenaError::HouseVariantsFull => conflict("site bot variant matches are full"),
+            ArenaError::BotNotFound(_) | ArenaError::NameTaken(_) => {
+                conflict("target bot not found")
+            }
+            ArenaError::MatchNotFound(_) => Failure::new(StatusCode::FORBIDDEN, "access denied"),
+            ArenaError::TooManyStreams(_) | ArenaError::RateLimited { .. } => {
+                Failure::new(StatusCode::TOO_MANY_REQUESTS, "too many streams")
+            }
+            ArenaError::Unavailable(_) | ArenaError::ShuttingDown => Failure::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "bot match storage unavailable",
+            ),
+        }
+    }
+}
+
+/// `POST /flipsight/bot_match_api.php`.
+pub(crate) async fn action_api(State(state): State<AppState>, request: Request) -> Response {
+    let now = state.arena.now_ms();
+    match act(&state, request).await {
+        Ok(Value::Object(mut body)) => {
+            body.insert("ok".to_owned(), json!(true));
+            body.insert("server_now_ms".to_owned(), json!(now));
+            (StatusCode::OK, axum::Json(Value::Object(body))).into_response()
+        }
+        Ok(other) => (StatusCode::OK, axum::Json(other)).into_response(),
+        Err(failure) => (
+            failure.status,
+            axum::Json(json!({"ok": false, "error": failure.error, "server_now_ms": now})),
+        )
+            .into_response(),
+    }
+}
+
+async fn act(state: &AppState, request: Request) -> Result<Value, Failure> {
+    if request.method() != Method::POST {
+        return Err(Failure::new(
+            StatusCode::METHOD_NOT_ALLOWED,
+            "POST required",
+        ));
+    }
+    let token = request
+        .headers()
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .map(str::trim)
+        .unwrap_or_default()
+        .to_owned();
+    let bytes = to_bytes(request.into_body(), BODY_LIMIT)
+        .await
+        .map_err(|_| Failure::new(StatusCode::PAYLOAD_TOO_LARGE, "request too large"))?;
+    let body: Map<String, Value> = match serde_json::from_slice(&bytes) {
+        Ok(Value::Object(body)) => body,
+        _ => {
+            return Err(Failure::new(
+                StatusCode::BAD_REQUEST,
+                "JSON object required",
+            ));
+        }
+    };
+    let bot = state.arena.authenticate(&token)?;
+    match body.get("action").and_then(Value::as_str) {
+        Some("agent_poll") => poll(state, &bot, &body).await,
+        Some("agent_challenge") => challenge(state, &bot, &body).await,
+        Some("agent_accept") => answer(state, &bot, &body, true).await,
+        Some("agent_reject") => answer(state, &bot, &body, false).await,
+        Some("agent_move") => play(state, &bot, &body).await,
+        _ => Err(Failure::new(StatusCode::BAD_REQUEST, "unknown action")),
+    }
+}
+
+/// `agent_poll`: every bot, this bot's matches, and the bot itself; takes the environment.
+async fn poll(state: &AppState, bot: &Bot, body: &Map<String, Value>) -> Result<Value, Failure> {
+    let mut bot = bot.clone();
+    if let Some(reported) = body.get("environment").and_then(Value::as_object) {
+        let text = |key: &str| reported.get(key).and_then(Value::as_str).map(str::to_owned);
+        // FlipSight's report has no variants; whatever the bot reported before stays.
+        let report = Environment {
+            engine: text("engine"),
+            cpu: text("cpu"),
+            os: text("os"),
+            practice: reported
+                .get("practice")
+                .and_then(Value::as_bool)
+                .unwrap_or(false),
+            variants: bot.environment.as_ref().and_then(|e| e.variants.clone()),
+        };
+        bot = state.arena.report_environment(&bot, report)?;
+    }
+    let mut bots = Vec::new();
+    for (other, online) in state.arena.list_bots() {
+        if !other.deleted && other.kind != BotKind::Anonymous {
+            bots.push(bot_object(state, &other, online).await);
+        }
+    }
+    let mut matches = Vec::new();
+    for summary in state.arena.open_matches_of(bot.id).await {
+        if let Some(id) = summary["id"].as_i64() {
+            let reader = state.arena.reader_for(id, Some(&bot));
+            if let Ok(snapshot) = state.arena.snapshot(id, reader).await {
+                matches.push(match_object(&snapshot, state.arena.now_ms()));
+            }
+        }
+    }
+    let own = bot_object(state, &bot, state.arena.is_online(bot.id)).await;
+    Ok(json!({"bots": bots, "record_bots": [], "matches": matches, "me": "", "bot": own}))
+}
+
+/// `agent_challenge`: challenges `target_id` or `target_name` in `game_mode` (std by default).
+async fn challenge(
+    state: &AppState,
+    bot: &Bot,
+    body: &Map<String, Value>,
+) -> Result<Value, Failure> {
+    let target = match (
+        body.get("target_id").and_then(Value::as_i64),
+        body.get("target_name").and_then(Value::as_str),
+    ) {
+        (Some(id), _) => id.to_string(),
+        (None, Some(name)) => name.to_owned(),
+        (None, None) => return Err(Failure::new(StatusCode::CONFLICT, "target bot not found")),
+    };
+    let variant = body
+        .get("game_mode")
+        .and_then(Value::as_str)
+        .unwrap_or("std")
+        .to_owned();
+    let request = ChallengeRequest {
+        opponent: target,
+        game: "othello".to_owned(),
+        variant: Some(variant),
+        format: Format::Paired,
+        time_control: Default::default(),
+        rated: true,
+    };
+    let created = state.arena.challenge(bot, request).await?;
+    Ok(json!({"match_id": created["id"]}))
+}
+
+/// `agent_accept` and `agent_reject`.
+async fn answer(
+    state: &AppState,
+    bot: &Bot,
+    body: &Map<String, Value>,
+    accept: bool,
+) -> Result<Value, Failure> {
+    let id = match_id(body)?;
+    let summary = if accept {
+        state.arena.accept(bot, id).await?
+    } else {
+        state.arena.decline(bot, id, false).await?
+    };
+    Ok(json!({"match": short_match(&summary)}))
+}
+
+/// `agent_move`: a square index, a coordinate or a pass, for a leg at a revision.
+async fn play(state: &AppState, bot: &Bot, body: &Map<String, Value>) -> Result<Value, Failure> {
+    let id = match_id(body)?;
+    let leg = body
+        .get("leg")
+        .and_then(Value::as_u64)
+        .and_then(|l| u8::try_from(l).ok())
+        .ok_or_else(|| Failure::new(StatusCode::BAD_REQUEST, "JSON object required"))?;
+    let revision = body
+        .get("revision")
+        .and_then(Value::as_u64)
+        .ok_or_else(|| Failure::new(StatusCode::BAD_REQUEST, "JSON object required"))?;
+    let mv = body.get("move").cloned().unwrap_or(Value::Null);
+    state.arena.submit(bot, id, leg, revision, mv).await?;
+    let reader = state.arena.reader_for(id, Some(bot));
+    let snapshot = state.arena.snapshot(id, reader).await?;
+    Ok(json!({"match": short_match(&snapshot)}))
+}
+
+fn match_id(body: &Map<String, Value>) -> Result<i64, Failure> {
+    body.get("match_id")
+        .and_then(Value::as_i64)
+        .filter(|id| *id != 0)
+        .ok_or_else(|| Failure::new(StatusCode::BAD_REQUEST, "JSON object required"))
+}
+
+/// The two participants' bot ids, from a snapshot (`participants`) or a summary (`bot_a`).
+fn bot_ids(m: &Value) -> [Value; 2] {
+    if m.get("participants").is_some() {
+        [
+            m["participants"][0]["id"].clone(),
+            m["participants"][1]["id"].clone(),
+        ]
+    } else {
+        [m["bot_a"]["id"].clone(), m["bot_b"]["id"].clone()]
+    }
+}
+
+/// `{"id", "status", "bot_a", "bot_b"}`, as the answering actions return it.
+fn short_match(m: &Value) -> Value {
+    let [a, b] = bot_ids(m);
+    json!({"id": m["id"], "status": m["status"], "bot_a": a, "bot_b": b})
+}
+
+/// A bot as `agent_poll` lists it.
+async fn bot_object(state: &AppState, bot: &Bot, online: bool) -> Value {
+    let ratings = state.arena.ratings_of(bot.id).await;
+    let std = &ratings["othello:std"];
+    let rating = |key: &str, default: Value| std.get(key).cloned().unwrap_or(default);
+    let official = std.get("provisional").and_then(Value::as_bool) == Some(false);
+    let games = rating("games", json!(0));
+    let environment = bot.environment.as_ref().map_or(
+        json!({"practice": false}),
+        |e| json!({"cpu": e.cpu, "engine": e.engine, "os": e.os, "practice": e.practice}),
+    );
+    let supported: Vec<&str> = ["std", "anti", "grand", "octagon", "reversi"]
+        .into_iter()
+        .filter(|v| bot.supports(v))
+        .collect();
+    json!({
+        "id": bot.id,
+        "name": bot.name,
+        "owner_id": "",
+        "owner_name": "",
+        "owner": {"player_id": "", "name": "", "photo": "/img/no_profile.gif", "country_code": "", "country_name": "", "country_flag_url": "", "donor": false, "verified_player_id": ""},
+        "engine_level": bot.profile.house_level,
+        "rating": {
+            "rating": rating("rating", json!(1200.0)),
+            "rd": rating("deviation", json!(300.0)),
+            "official": official,
+            "official_progress": {
+                "kind": if official { "official" } else { "provisional" },
+                "current": std["official_progress"].get("games").cloned().unwrap_or(json!(0)),
+                "required": 50,
+            },
+            "color": if official { "pz-rating-official" } else { "pz-rating-unofficial" },
+            "high_rating": rating("high", json!(1200.0)),
+            "wins": rating("wins", json!(0)),
+            "losses": rating("losses", json!(0)),
+            "draws": rating("draws", json!(0)),
+            "streak": rating("streak", json!(0)),
+            "best_streak": rating("best_streak", json!(0)),
+            "games": games,
+        },
+        "supported_games": supported,
+        "auto_match": bot.kind == BotKind::Registered && !bot.profile.auto_match_off,
+        "bio": "",
+        "registered_at": datetime(bot.created_ms),
+        "registered_at_ts": bot.created_ms / 1000,
+        "environment": environment,
+        "is_builtin": bot.kind == BotKind::House,
+        "online": online,
+        "disabled": bot.disabled,
+        "deleted": bot.deleted,
+        "photo": "/img/no_profile.gif",
+    })
+}
+
+/// A match as `agent_poll` lists it, from the arena's snapshot for a participant.
+pub(crate) fn match_object(snapshot: &Value, now_ms: i64) -> Value {
+    let [a, b] = bot_ids(snapshot);
+    let status = snapshot["status"].as_str().unwrap_or("pending");
+    let result = &snapshot["result"];
+    let legs: Vec<Value> = snapshot["legs"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(leg_object)
+        .collect();
+    let mut totals = [0i64; 2];
+    for leg in snapshot["legs"].as_array().into_iter().flatten() {
+        let black = leg["first_seat_participant"].as_u64().unwrap_or(0) as usize % 2;
+        let scores = &leg["end"]["scores"];
+        if scores.is_array() {
+            totals[0] += scores[0].as_i64().unwrap_or(0);
+            totals[1] += scores[1].as_i64().unwrap_or(0);
+        } else {
+            let discs = &leg["view"]["discs"];
+            totals[black] += discs[0].as_i64().unwrap_or(0);
+            totals[1 - black] += discs[1].as_i64().unwrap_or(0);
+        }
+    }
+    let opening: Vec<Value> = snapshot["legs"][0]["view"]["opening"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let opening_history: Vec<Value> = opening
+        .iter()
+        .enumerate()
+        .map(|(i, mv)| json!({"color": if i % 2 == 0 { 1 } else { 2 }, "move": mv}))
+        .collect();
+    let view = &snapshot["legs"][0]["view"];
+    let time_limit_sec = snapshot["time_control"]["initial_ms"]
+        .as_i64()
+        .unwrap_or(60_000)
+        / 1000;
+    let state = json!({
+        "version": 1,
+        "game_mode": snapshot["variant"],
+        "time_limit_sec": time_limit_sec,
+        "status": match status { "finished" => "finished", "aborted" => "aborted", _ => "active" },
+        "revision": snapshot["legs"].as_array().into_iter().flatten().filter_map(|l| l["revision"].as_i64()).sum::<i64>(),
+        "started_ms": snapshot["started_ms"],
+        "last_now_ms": now_ms,
+        "finished_ms": snapshot["ended_ms"],
+        "opening_moves": opening,
+        "opening_history": opening_history,
+        "legs": legs,
+        "totals": result.get("totals").cloned().unwrap_or(json!(totals)),
+        "winner": result.get("winner").cloned().unwrap_or(Value::Null),
+        "finish_reason": result.get("reason").cloned().unwrap_or(Value::Null),
+        "board_size": view["board_size"],
+        "blocked_squares": view["blocked_squares"],
+    });
+    json!({
+        "id": snapshot["id"],
+        "bot_a": a,
+        "bot_b": b,
+        "game_mode": snapshot["variant"],
+        "time_limit_sec": time_limit_sec,
+        "status": status,
+        "state": state,
+        "auto": false,
+        "expires_ms": snapshot["expires_ms"],
+        "ranked": snapshot["rated"],
+        "rating_applied": result.get("rating_applied").cloned().unwrap_or(json!(false)),
+        "rating_before": result.get("rating_before").cloned().unwrap_or(json!([null, null])),
+        "rating_after": result.get("rating_after").cloned().unwrap_or(json!([null, null])),
+        "created_at": snapshot["created_ms"].as_i64().map(datetime),
+    })
+}
+
+/// One leg in FlipSight's shape.
+fn leg_object(leg: &Value) -> Value {
+    let view = &leg["view"];
+    let black = leg["first_seat_participant"].as_u64().unwrap_or(0) % 2;
+    let history: Vec<Value> = view["history"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|played| {
+            let color = played["color"].as_u64().unwrap_or(1);
+            let participant = if color == 1 { black } else { 1 - black };
+            json!({"color": color, "participant": participant, "move": played["move"]})
+        })
+        .collect();
+    let placed = &view["placed"];
+    let mut object = json!({
+        "board": view["board"],
+        "turn": view["to_move"],
+        "black_participant": black,
+        "placed": {"1": placed[0], "2": placed[1]},
+        "clocks_ms": leg["clocks_ms"],
+        "turn_started_ms": leg["turn_started_ms"],
+        "revision": leg["revision"],
+        "history": history,
+        "status": leg["status"],
+        "discs": view["discs"],
+        "finished_ms": Value::Null,
+        "legal_moves": if leg["status"] == "active" { view["legal_moves"].clone() } else { json!([]) },
+    });
+    if leg["status"] == "timeout" {
+        // The settlement scores by colour, which the totals add instead of the discs.
+        let scores = &leg["end"]["scores"];
+        let (b, w) = if black == 0 { (0, 1) } else { (1, 0) };
+        object["result_discs"] = json!([scores[b], scores[w]]);
+    }
+    object
+}
+
+/// `YYYY-MM-DD HH:MM:SS` in UTC, as FlipSight writes times.
+fn datetime(ms: i64) -> String {
+    let seconds = ms.div_euclid(1000);
+    let (days, rest) = (seconds.div_euclid(86_400), seconds.rem_euclid(86_400));
+    // Days since 1970-01-01 to a civil date (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02} {:02}:{:02}:{:02}",
+        rest / 3600,
+        rest % 3600 / 60,
+        rest % 60
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn times_are_written_as_flipsight_writes_them() {
+        assert_eq!(datetime(0), "1970-01-01 00:00:00");
+        // registered_at_ts 1794474000 in seed 000's example is 2026-11-12 18:00:00 in KST;
+        // in UTC it is nine hours earlier.
+        assert_eq!(datetime(1_794_474_000_000), "2026-11-12 09:00:00");
+        assert_eq!(datetime(951_782_400_000), "2000-02-29 00:00:00");
+    }
+}

@@ -1,0 +1,287 @@
+//! FlipSight's action API, driven by a client written from its documentation (seed 000): plain
+//! JSON bodies and the field names it documents, never this server's own types.
+
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+
+use crate::helpers::*;
+
+/// One call of FlipSight's action API: the status and the JSON body.
+async fn action(app: &TestApp, token: Option<&str>, body: Value) -> (StatusCode, Value) {
+    let url = format!(
+        "{}/flipsight/bot_match_api.php",
+        app.base.trim_end_matches("/api/v1")
+    );
+    let mut request = app
+        .client
+        .post(url)
+        .header("content-type", "application/json")
+        .body(body.to_string());
+    if let Some(token) = token {
+        request = request.bearer_auth(token);
+    }
+    let response = request.send().await.expect("request");
+    let status = response.status();
+    let body: Value = response.json().await.expect("a JSON body");
+    assert!(
+        body["server_now_ms"].is_i64(),
+        "every response has server_now_ms: {body}"
+    );
+    (status, body)
+}
+
+async fn ok(app: &TestApp, token: &str, body: Value) -> Value {
+    let (status, reply) = action(app, Some(token), body).await;
+    assert_eq!(
+        (status, &reply["ok"]),
+        (StatusCode::OK, &json!(true)),
+        "{reply}"
+    );
+    reply
+}
+
+async fn fails(app: &TestApp, token: Option<&str>, body: Value, status: u16, error: &str) {
+    let (got, reply) = action(app, token, body).await;
+    assert_eq!(
+        (got.as_u16(), reply["ok"].clone(), reply["error"].as_str()),
+        (status, json!(false), Some(error)),
+        "{reply}"
+    );
+}
+
+#[tokio::test]
+async fn a_bot_polls_challenges_accepts_and_moves_as_flipsight_documents() {
+    let app = spawn_app().await;
+    let (alpha_id, alpha) = app.register("Alpha").await;
+    let (beta_id, beta) = app.register("Beta").await;
+
+    let polled = ok(&app, &alpha, json!({"action": "agent_poll", "environment": {"cpu": "Apple M4", "engine": "MyEngine", "os": "Darwin"}})).await;
+    assert_eq!(polled["bot"]["id"], alpha_id);
+    assert_eq!(
+        polled["bot"]["environment"],
+        json!({"cpu": "Apple M4", "engine": "MyEngine", "os": "Darwin", "practice": false})
+    );
+    assert_eq!(polled["bot"]["rating"]["rating"], 1200.0);
+    assert_eq!(
+        polled["bot"]["rating"]["official_progress"],
+        json!({"kind": "provisional", "current": 0, "required": 50})
+    );
+    let builtin: Vec<&Value> = polled["bots"]
+        .as_array()
+        .expect("bots")
+        .iter()
+        .filter(|b| b["is_builtin"] == true)
+        .collect();
+    assert_eq!(
+        builtin.len(),
+        5,
+        "the house bots are FlipSight's built-in bots"
+    );
+    assert_eq!(
+        builtin[0]["supported_games"],
+        json!(["std", "anti", "grand", "octagon", "reversi"])
+    );
+    assert_eq!(polled["matches"], json!([]));
+
+    let challenged = ok(
+        &app,
+        &alpha,
+        json!({"action": "agent_challenge", "target_name": "Beta"}),
+    )
+    .await;
+    let id = challenged["match_id"].as_i64().expect("match_id");
+    let seen = ok(&app, &beta, json!({"action": "agent_poll"})).await;
+    let pending = &seen["matches"][0];
+    assert_eq!(
+        (pending["id"].as_i64(), pending["status"].as_str()),
+        (Some(id), Some("pending"))
+    );
+    assert_eq!(
+        (pending["bot_a"].as_i64(), pending["bot_b"].as_i64()),
+        (Some(alpha_id), Some(beta_id))
+    );
+    assert!(pending["expires_ms"].is_i64());
+
+    let accepted = ok(
+        &app,
+        &beta,
+        json!({"action": "agent_accept", "match_id": id}),
+    )
+    .await;
+    assert_eq!(
+        accepted["match"],
+        json!({"id": id, "status": "running", "bot_a": alpha_id, "bot_b": beta_id})
+    );
+    let running = ok(&app, &alpha, json!({"action": "agent_poll"})).await["matches"][0].clone();
+    assert_eq!(running["status"], "running");
+    assert_eq!(running["ranked"], true);
+    let legs = running["state"]["legs"].as_array().expect("legs");
+    assert_eq!(legs.len(), 2);
+    // Participant 0 (bot_a) is Black in leg 0 and White in leg 1; Black moves first.
+    assert_eq!(
+        (
+            legs[0]["black_participant"].as_u64(),
+            legs[1]["black_participant"].as_u64()
+        ),
+        (Some(0), Some(1))
+    );
+    assert_eq!(
+        (legs[0]["turn"].as_u64(), legs[0]["status"].as_str()),
+        (Some(1), Some("active"))
+    );
+    assert_eq!(legs[0]["board"].as_array().map(Vec::len), Some(64));
+    assert_eq!(
+        running["state"]["opening_moves"].as_array().map(Vec::len),
+        Some(8),
+        "a random 12-disc opening"
+    );
+
+    let leg = &legs[0];
+    let legal: Vec<i64> = leg["legal_moves"]
+        .as_array()
+        .expect("legal")
+        .iter()
+        .filter_map(Value::as_i64)
+        .collect();
+    let illegal = (0..64)
+        .find(|sq| !legal.contains(sq) && leg["board"][*sq as usize] == 0)
+        .expect("an empty illegal square");
+    let revision = leg["revision"].clone();
+    fails(&app, Some(&alpha), json!({"action": "agent_move", "match_id": id, "leg": 0, "revision": revision, "move": illegal}), 409, "illegal_move").await;
+    fails(&app, Some(&beta), json!({"action": "agent_move", "match_id": id, "leg": 0, "revision": revision, "move": legal[0]}), 409, "not_your_turn").await;
+    let square = legal[0];
+    let coordinate = format!("{}{}", (b'a' + (square % 8) as u8) as char, square / 8 + 1);
+    let moved = ok(&app, &alpha, json!({"action": "agent_move", "match_id": id, "leg": 0, "revision": revision, "move": coordinate})).await;
+    assert_eq!(moved["match"]["status"], "running");
+    // The identical move again is answered as before; another one for the old revision is stale.
+    ok(&app, &alpha, json!({"action": "agent_move", "match_id": id, "leg": 0, "revision": revision, "move": square})).await;
+    fails(&app, Some(&alpha), json!({"action": "agent_move", "match_id": id, "leg": 0, "revision": revision, "move": illegal}), 409, "stale_revision").await;
+    let after =
+        ok(&app, &beta, json!({"action": "agent_poll"})).await["matches"][0]["state"]["legs"][0]
+            .clone();
+    assert_eq!(
+        after["history"][0],
+        json!({"color": 1, "participant": 0, "move": square})
+    );
+    assert_eq!(after["turn"], 2);
+}
+
+#[tokio::test]
+async fn every_documented_error_comes_in_flipsights_words() {
+    let app = spawn_app().await;
+    let (_, alpha) = app.register("Alpha").await;
+    app.register("Beta").await;
+    let only_std = json!({"variants": ["std"]});
+    app.call(
+        reqwest::Method::PUT,
+        "/admin/bots/Beta/variants",
+        Some(ADMIN),
+        Some(only_std),
+    )
+    .await
+    .expect(200);
+    fails(
+        &app,
+        None,
+        json!({"action": "agent_poll"}),
+        401,
+        "invalid bot credential",
+    )
+    .await;
+    fails(
+        &app,
+        Some("arbb_wrong"),
+        json!({"action": "agent_poll"}),
+        401,
+        "invalid bot credential",
+    )
+    .await;
+    fails(
+        &app,
+        Some(&alpha),
+        json!(["agent_poll"]),
+        400,
+        "JSON object required",
+    )
+    .await;
+    fails(
+        &app,
+        Some(&alpha),
+        json!({"action": "agent_dance"}),
+        400,
+        "unknown action",
+    )
+    .await;
+    fails(
+        &app,
+        Some(&alpha),
+        json!({"action": "agent_challenge", "target_name": "Nobody"}),
+        409,
+        "target bot not found",
+    )
+    .await;
+    fails(
+        &app,
+        Some(&alpha),
+        json!({"action": "agent_challenge", "target_name": "Beta", "game_mode": "anti"}),
+        409,
+        "unsupported game mode",
+    )
+    .await;
+    fails(
+        &app,
+        Some(&alpha),
+        json!({"action": "agent_accept", "match_id": 424242}),
+        403,
+        "access denied",
+    )
+    .await;
+    let url = format!(
+        "{}/flipsight/bot_match_api.php",
+        app.base.trim_end_matches("/api/v1")
+    );
+    let response = app
+        .client
+        .get(url)
+        .bearer_auth(&alpha)
+        .send()
+        .await
+        .expect("request");
+    assert_eq!(response.status(), StatusCode::METHOD_NOT_ALLOWED);
+    assert_eq!(
+        response.json::<Value>().await.expect("json")["error"],
+        "POST required"
+    );
+    let big = json!({"action": "agent_poll", "padding": "x".repeat(70 * 1024)});
+    fails(&app, Some(&alpha), big, 413, "request too large").await;
+
+    let id = ok(
+        &app,
+        &alpha,
+        json!({"action": "agent_challenge", "target_name": "Beta"}),
+    )
+    .await["match_id"]
+        .clone();
+    let (_, beta) = app
+        .post("/admin/bots/Beta/rotate-token", Some(ADMIN), json!({}))
+        .await
+        .expect(200)["token"]
+        .as_str()
+        .map(|t| ((), t.to_owned()))
+        .expect("token");
+    let rejected = ok(
+        &app,
+        &beta,
+        json!({"action": "agent_reject", "match_id": id}),
+    )
+    .await;
+    assert_eq!(rejected["match"]["status"], "rejected");
+    fails(
+        &app,
+        Some(&beta),
+        json!({"action": "agent_accept", "match_id": id}),
+        409,
+        "challenge expired or answered",
+    )
+    .await;
+}
