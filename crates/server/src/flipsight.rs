@@ -28,6 +28,24 @@ impl Failure {
             error: error.to_owned(),
         }
     }
+
+    /// `{"ok": false, "error", "server_now_ms"}` with the failure's status.
+    fn respond(self, now_ms: i64) -> Response {
+        let body = json!({"ok": false, "error": self.error, "server_now_ms": now_ms});
+        (self.status, axum::Json(body)).into_response()
+    }
+}
+
+/// The bearer token of a request, or an empty string.
+fn bearer(request: &Request) -> String {
+    request
+        .headers()
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .map(str::trim)
+        .unwrap_or_default()
+        .to_owned()
 }
 
 /// The arena's errors in FlipSight's words.
@@ -85,11 +103,7 @@ pub(crate) async fn action_api(State(state): State<AppState>, request: Request) 
             (StatusCode::OK, axum::Json(Value::Object(body))).into_response()
         }
         Ok(other) => (StatusCode::OK, axum::Json(other)).into_response(),
-        Err(failure) => (
-            failure.status,
-            axum::Json(json!({"ok": false, "error": failure.error, "server_now_ms": now})),
-        )
-            .into_response(),
+        Err(failure) => failure.respond(now),
     }
 }
 
@@ -100,14 +114,7 @@ async fn act(state: &AppState, request: Request) -> Result<Value, Failure> {
             "POST required",
         ));
     }
-    let token = request
-        .headers()
-        .get(header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "))
-        .map(str::trim)
-        .unwrap_or_default()
-        .to_owned();
+    let token = bearer(&request);
     let bytes = to_bytes(request.into_body(), BODY_LIMIT)
         .await
         .map_err(|_| Failure::new(StatusCode::PAYLOAD_TOO_LARGE, "request too large"))?;
@@ -445,6 +452,82 @@ fn datetime(ms: i64) -> String {
         rest % 3600 / 60,
         rest % 60
     )
+}
+
+/// `GET /flipsight_api/bot-stream`: FlipSight's NDJSON stream — `hello`, a `match` with the
+/// whole match object whenever one of the bot's matches changes, and a `ping` every 10 s.
+pub(crate) async fn bot_stream(State(state): State<AppState>, request: Request) -> Response {
+    let now = state.arena.now_ms();
+    let token = bearer(&request);
+    let bot = match state.arena.authenticate(&token) {
+        Ok(bot) => bot,
+        Err(error) => return Failure::from(error).respond(now),
+    };
+    let lines = match state.arena.open_stream(&bot).await {
+        Ok(lines) => lines,
+        Err(error) => return Failure::from(error).respond(now),
+    };
+    let ping_ms = state.arena.config().ping_ms;
+    let hello = ndjson(&json!({"type": "hello", "bot_id": bot.id, "server_now_ms": now}));
+    let start = (lines, state, bot, Some(hello), now + ping_ms);
+    let body = futures::stream::unfold(
+        start,
+        move |(mut lines, state, bot, first, next_ping)| async move {
+            if let Some(hello) = first {
+                return Some((
+                    Ok::<_, std::convert::Infallible>(hello),
+                    (lines, state, bot, None, next_ping),
+                ));
+            }
+            loop {
+                tokio::select! {
+                    // `None`: the stream fell behind or the bot's credentials changed; it ends.
+                    line = lines.next_line() => {
+                        if let Some(event) = translate(&state, &bot, &line?).await {
+                            return Some((Ok(event), (lines, state, bot, None, next_ping)));
+                        }
+                    }
+                    () = state.arena.stopped() => return None,
+                    () = state.arena.sleep_until(next_ping) => {
+                        let now = state.arena.now_ms();
+                        let ping = ndjson(&json!({"type": "ping", "server_now_ms": now}));
+                        return Some((Ok(ping), (lines, state, bot, None, now + ping_ms)));
+                    }
+                }
+            }
+        },
+    );
+    let mut response = axum::body::Body::from_stream(body).into_response();
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        header::HeaderValue::from_static("application/x-ndjson"),
+    );
+    headers.insert(
+        header::CACHE_CONTROL,
+        header::HeaderValue::from_static("no-cache"),
+    );
+    response
+}
+
+/// A native stream line as FlipSight's `match` event: the whole match object, as the bot sees
+/// it now. Lines about no match (the native `hello`) give nothing.
+async fn translate(state: &AppState, bot: &Bot, line: &[u8]) -> Option<bytes::Bytes> {
+    let native: Value = serde_json::from_slice(line).ok()?;
+    let id = native["match_id"]
+        .as_i64()
+        .or_else(|| native["match"]["id"].as_i64())
+        .or_else(|| native["challenge"]["id"].as_i64())?;
+    let reader = state.arena.reader_for(id, Some(bot));
+    let snapshot = state.arena.snapshot(id, reader).await.ok()?;
+    let now = state.arena.now_ms();
+    Some(ndjson(
+        &json!({"type": "match", "match": match_object(&snapshot, now), "server_now_ms": now}),
+    ))
+}
+
+fn ndjson(value: &Value) -> bytes::Bytes {
+    bytes::Bytes::from(format!("{value}\n"))
 }
 
 #[cfg(test)]

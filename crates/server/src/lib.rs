@@ -110,6 +110,10 @@ pub fn app(arena: Arena) -> Router {
             "/flipsight/bot_match_api.php",
             axum::routing::any(flipsight::action_api),
         )
+        .route(
+            "/flipsight_api/bot-stream",
+            axum::routing::get(flipsight::bot_stream),
+        )
         .fallback(routes::not_found)
         .method_not_allowed_fallback(routes::method_not_allowed)
         .layer(DefaultBodyLimit::max(BODY_LIMIT))

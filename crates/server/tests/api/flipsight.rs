@@ -285,3 +285,84 @@ async fn every_documented_error_comes_in_flipsights_words() {
     )
     .await;
 }
+
+#[tokio::test]
+async fn the_bot_stream_says_hello_and_sends_whole_matches_as_they_change() {
+    let app = spawn_app().await;
+    let (alpha_id, alpha) = app.register("Alpha").await;
+    let (_, beta) = app.register("Beta").await;
+    let url = format!(
+        "{}/flipsight_api/bot-stream",
+        app.base.trim_end_matches("/api/v1")
+    );
+    let unauthorized = app.client.get(&url).send().await.expect("request");
+    assert_eq!(unauthorized.status(), StatusCode::UNAUTHORIZED);
+    let response = app
+        .client
+        .get(&url)
+        .bearer_auth(&beta)
+        .send()
+        .await
+        .expect("stream");
+    assert_eq!(response.headers()["content-type"], "application/x-ndjson");
+    let mut stream = Lines::from_response(response);
+    let hello = stream.next().await;
+    assert_eq!(hello["type"], "hello");
+    assert!(hello["bot_id"].is_i64() && hello["server_now_ms"].is_i64());
+    let id = ok(
+        &app,
+        &alpha,
+        json!({"action": "agent_challenge", "target_name": "Beta"}),
+    )
+    .await["match_id"]
+        .clone();
+    let event = stream.next_of("match").await;
+    assert_eq!(
+        (&event["match"]["id"], &event["match"]["bot_a"]),
+        (&id, &json!(alpha_id))
+    );
+    assert_eq!(event["match"]["status"], "pending");
+    ok(
+        &app,
+        &beta,
+        json!({"action": "agent_accept", "match_id": id}),
+    )
+    .await;
+    loop {
+        let event = stream.next_of("match").await;
+        if event["match"]["status"] == "running" {
+            assert_eq!(
+                event["match"]["state"]["legs"].as_array().map(Vec::len),
+                Some(2)
+            );
+            break;
+        }
+    }
+    app.advance(10_000).await;
+    assert_eq!(stream.next_of("ping").await["type"], "ping");
+
+    // Three streams per bot; the fourth is refused.
+    let mut open = Vec::new();
+    for _ in 0..2 {
+        open.push(
+            app.client
+                .get(&url)
+                .bearer_auth(&beta)
+                .send()
+                .await
+                .expect("stream"),
+        );
+    }
+    let fourth = app
+        .client
+        .get(&url)
+        .bearer_auth(&beta)
+        .send()
+        .await
+        .expect("request");
+    assert_eq!(fourth.status(), StatusCode::TOO_MANY_REQUESTS);
+    assert_eq!(
+        fourth.json::<Value>().await.expect("json")["error"],
+        "too many streams"
+    );
+}

@@ -248,10 +248,7 @@ impl TestApp {
             .expect("stream");
         assert_eq!(response.status(), 200, "stream refused");
         assert_eq!(response.headers()["content-type"], "application/x-ndjson");
-        Lines {
-            bytes: Box::pin(response.bytes_stream()),
-            buffer: Vec::new(),
-        }
+        Lines::from_response(response)
     }
 }
 
@@ -270,6 +267,14 @@ pub(crate) struct Lines {
 }
 
 impl Lines {
+    /// Reads `response`'s body as NDJSON.
+    pub(crate) fn from_response(response: reqwest::Response) -> Lines {
+        Lines {
+            bytes: Box::pin(response.bytes_stream()),
+            buffer: Vec::new(),
+        }
+    }
+
     /// The next line as JSON; fails the test if none arrives within two seconds.
     pub(crate) async fn next(&mut self) -> Value {
         loop {
