@@ -129,3 +129,80 @@ async fn two_connected_bots_play_each_other_and_challenges_are_accepted_automati
     assert_eq!(a.stop().await, Exit::Normal);
     assert_eq!(b.stop().await, Exit::Normal);
 }
+
+/// One FlipSight-dialect call, written from FlipSight's documentation.
+async fn flipsight(server: &Server, token: &str, body: serde_json::Value) -> serde_json::Value {
+    let reply: serde_json::Value = reqwest::Client::new()
+        .post(format!("{}/flipsight/bot_match_api.php", server.url))
+        .bearer_auth(token)
+        .body(body.to_string())
+        .send()
+        .await
+        .expect("request")
+        .json()
+        .await
+        .expect("json");
+    assert_eq!(reply["ok"], true, "{reply}");
+    reply
+}
+
+#[tokio::test]
+async fn the_connector_plays_a_bot_that_speaks_flipsights_dialect() {
+    let server = Server::start().await;
+    let token = server.mint("native").await;
+    let native_id = server.me(&token).await["id"].clone();
+    let fs = server.mint("flipsight").await;
+    let connector = Connector::start(Connector::options(&server, &token, EngineSpec::Practice));
+    server.connected(&token).await;
+    let id = flipsight(
+        &server,
+        &fs,
+        json!({"action": "agent_challenge", "target_id": native_id}),
+    )
+    .await["match_id"]
+        .clone();
+    // The FlipSight bot's loop, as its documentation describes: poll, and move wherever it is
+    // this bot's colour's turn in an active leg.
+    let play = async {
+        loop {
+            let polled = flipsight(&server, &fs, json!({"action": "agent_poll"})).await;
+            let Some(game) = polled["matches"]
+                .as_array()
+                .and_then(|m| m.iter().find(|m| m["id"] == id))
+                .cloned()
+            else {
+                return;
+            };
+            let me = if game["bot_a"] == polled["bot"]["id"] {
+                0
+            } else {
+                1
+            };
+            for (leg_no, leg) in game["state"]["legs"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .enumerate()
+            {
+                let my_colour = if leg["black_participant"] == me { 1 } else { 2 };
+                if leg["status"] == "active" && leg["turn"] == my_colour {
+                    let mv = leg["legal_moves"].get(0).cloned().unwrap_or(json!(-1));
+                    let _ = reqwest::Client::new()
+                        .post(format!("{}/flipsight/bot_match_api.php", server.url))
+                        .bearer_auth(&fs)
+                        .body(json!({"action": "agent_move", "match_id": id, "leg": leg_no, "revision": leg["revision"], "move": mv}).to_string())
+                        .send()
+                        .await;
+                }
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+        }
+    };
+    tokio::time::timeout(PATIENCE, play)
+        .await
+        .expect("the match ends");
+    let end = server.ended(id.as_i64().expect("id")).await;
+    assert_eq!(end["status"], "finished", "{end}");
+    assert!(moves_played(&end) >= 16, "{end}");
+    assert_eq!(connector.stop().await, Exit::Normal);
+}
