@@ -1260,6 +1260,24 @@ impl Arena {
         out
     }
 
+    /// The bot's matches that have ended and are still held in memory (up to ten minutes),
+    /// most recent first: what a poll shows so that a bot sees how its last matches ended.
+    pub fn recently_closed_of(&self, bot: BotId) -> Vec<MatchId> {
+        let closed: Vec<MatchId> = lock(&self.shared.closed)
+            .iter()
+            .map(|(_, id)| *id)
+            .collect();
+        closed
+            .into_iter()
+            .rev()
+            .filter(|id| {
+                self.shared
+                    .handle(*id)
+                    .is_some_and(|(_, _, bots)| bots.contains(&bot))
+            })
+            .collect()
+    }
+
     // ----- streams -----
 
     /// Opens an event stream for a bot; the first lines re-send its pending challenges and

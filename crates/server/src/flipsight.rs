@@ -162,13 +162,18 @@ async fn poll(state: &AppState, bot: &Bot, body: &Map<String, Value>) -> Result<
             bots.push(bot_object(state, &other, online).await);
         }
     }
+    // Open matches, then those that ended in the last minutes, so that a bot sees how they
+    // ended.
+    let open = state.arena.open_matches_of(bot.id).await;
+    let ids = open
+        .iter()
+        .filter_map(|summary| summary["id"].as_i64())
+        .chain(state.arena.recently_closed_of(bot.id));
     let mut matches = Vec::new();
-    for summary in state.arena.open_matches_of(bot.id).await {
-        if let Some(id) = summary["id"].as_i64() {
-            let reader = state.arena.reader_for(id, Some(&bot));
-            if let Ok(snapshot) = state.arena.snapshot(id, reader).await {
-                matches.push(match_object(&snapshot, state.arena.now_ms()));
-            }
+    for id in ids {
+        let reader = state.arena.reader_for(id, Some(&bot));
+        if let Ok(snapshot) = state.arena.snapshot(id, reader).await {
+            matches.push(match_object(&snapshot, state.arena.now_ms()));
         }
     }
     let own = bot_object(state, &bot, state.arena.is_online(bot.id)).await;

@@ -173,6 +173,9 @@ async fn the_connector_plays_a_bot_that_speaks_flipsights_dialect() {
             else {
                 return;
             };
+            if !matches!(game["status"].as_str(), Some("pending" | "running")) {
+                return;
+            }
             let me = if game["bot_a"] == polled["bot"]["id"] {
                 0
             } else {

@@ -366,3 +366,73 @@ async fn the_bot_stream_says_hello_and_sends_whole_matches_as_they_change() {
         "too many streams"
     );
 }
+
+#[tokio::test]
+async fn flags_fall_with_result_discs_and_the_rating_is_applied() {
+    let app = spawn_app().await;
+    let (alpha_id, alpha) = app.register("Alpha").await;
+    let (_, beta) = app.register("Beta").await;
+    let id = ok(
+        &app,
+        &alpha,
+        json!({"action": "agent_challenge", "target_name": "Beta"}),
+    )
+    .await["match_id"]
+        .clone();
+    ok(
+        &app,
+        &beta,
+        json!({"action": "agent_accept", "match_id": id}),
+    )
+    .await;
+    // Each side makes its first move; then Alpha, to move in both legs, lets its clocks run out.
+    app.play_first_moves(id.as_i64().expect("id"), &alpha).await;
+    app.play_first_moves(id.as_i64().expect("id"), &beta).await;
+    app.play_first_moves(id.as_i64().expect("id"), &beta).await;
+    app.advance(61_000).await;
+    let polled = ok(&app, &beta, json!({"action": "agent_poll"})).await;
+    let game = polled["matches"]
+        .as_array()
+        .expect("matches")
+        .iter()
+        .find(|m| m["id"] == id)
+        .cloned()
+        .expect("the ended match is still listed");
+    assert_eq!(game["status"], "finished", "{game}");
+    assert_eq!(game["state"]["status"], "finished");
+    assert_eq!(game["state"]["finish_reason"], "double_timeout");
+    assert_eq!(game["state"]["winner"], 1, "Beta, participant 1, wins");
+    for leg in game["state"]["legs"].as_array().expect("legs") {
+        assert_eq!(leg["status"], "timeout", "{leg}");
+        let black = leg["black_participant"].as_u64().expect("black");
+        // Alpha (participant 0) lost on time: 0 for its colour, 64 for the other.
+        let expected = if black == 0 {
+            json!([0, 64])
+        } else {
+            json!([64, 0])
+        };
+        assert_eq!(leg["result_discs"], expected, "{leg}");
+        assert_eq!(leg["legal_moves"], json!([]));
+    }
+    assert_eq!(game["state"]["totals"], json!([0, 128]));
+    assert_eq!(
+        (game["ranked"].as_bool(), game["rating_applied"].as_bool()),
+        (Some(true), Some(true))
+    );
+    assert_eq!(game["rating_before"], json!([1200.0, 1200.0]));
+    let after = game["rating_after"].as_array().expect("after");
+    assert!(
+        after[0].as_f64() < Some(1200.0) && after[1].as_f64() > Some(1200.0),
+        "{game}"
+    );
+    let alpha_view = ok(&app, &alpha, json!({"action": "agent_poll"})).await["bot"].clone();
+    assert_eq!(alpha_view["id"], alpha_id);
+    assert_eq!(
+        (
+            alpha_view["rating"]["losses"].as_u64(),
+            alpha_view["rating"]["streak"].as_i64()
+        ),
+        (Some(1), Some(-1))
+    );
+    assert_eq!(alpha_view["rating"]["official_progress"]["current"], 1);
+}
