@@ -74,15 +74,18 @@ impl From<ArenaError> for Failure {
             ArenaError::InvalidCoordinate(_) => conflict("invalid move coordinate"),
             ArenaError::OutsideBoard(_) => conflict("move outside board"),
             ArenaError::UnsupportedVariant(_) => conflict("unsupported game mode"),
-            ArenaError::BotBusy(_) | ArenaError::HasOpenMatches(_) => conflict("bot busy"),
-            ArenaError::BotUnavailable(_) => conflict("bot busy"),
+            // Too many pending challenges is a busy bot too: FlipSight's only 429 is for streams.
+            ArenaError::BotBusy(_)
+            | ArenaError::HasOpenMatches(_)
+            | ArenaError::BotUnavailable(_)
+            | ArenaError::RateLimited { .. } => conflict("bot busy"),
             ArenaError::ChallengeNotPending => conflict("challenge expired or answered"),
             ArenaError::HouseVariantsFull => conflict("site bot variant matches are full"),
             ArenaError::BotNotFound(_) | ArenaError::NameTaken(_) => {
                 conflict("target bot not found")
             }
             ArenaError::MatchNotFound(_) => Failure::new(StatusCode::FORBIDDEN, "access denied"),
-            ArenaError::TooManyStreams(_) | ArenaError::RateLimited { .. } => {
+            ArenaError::TooManyStreams(_) => {
                 Failure::new(StatusCode::TOO_MANY_REQUESTS, "too many streams")
             }
             ArenaError::Unavailable(_) | ArenaError::ShuttingDown => Failure::new(
@@ -170,7 +173,9 @@ async fn poll(state: &AppState, bot: &Bot, body: &Map<String, Value>) -> Result<
         .filter_map(|summary| summary["id"].as_i64())
         .chain(state.arena.recently_closed_of(bot.id));
     let mut matches = Vec::new();
-    for id in ids {
+    let mut seen = std::collections::HashSet::new();
+    // A match that closes between the two lists is in both; it is listed once.
+    for id in ids.filter(|id| seen.insert(*id)) {
         let reader = state.arena.reader_for(id, Some(&bot));
         if let Ok(snapshot) = state.arena.snapshot(id, reader).await {
             matches.push(match_object(&snapshot, state.arena.now_ms()));
