@@ -436,3 +436,65 @@ async fn flags_fall_with_result_discs_and_the_rating_is_applied() {
     );
     assert_eq!(alpha_view["rating"]["official_progress"]["current"], 1);
 }
+
+#[tokio::test]
+async fn no_first_move_aborts_unrated_and_practice_reported_in_a_poll_unrates() {
+    let app = spawn_app().await;
+    let (_, alpha) = app.register("Alpha").await;
+    let (_, beta) = app.register("Beta").await;
+    let id = ok(
+        &app,
+        &alpha,
+        json!({"action": "agent_challenge", "target_name": "Beta"}),
+    )
+    .await["match_id"]
+        .clone();
+    ok(
+        &app,
+        &beta,
+        json!({"action": "agent_accept", "match_id": id}),
+    )
+    .await;
+    app.advance(31_000).await;
+    let polled = ok(&app, &alpha, json!({"action": "agent_poll"})).await;
+    let game = polled["matches"]
+        .as_array()
+        .expect("matches")
+        .iter()
+        .find(|m| m["id"] == id)
+        .cloned()
+        .expect("listed");
+    assert_eq!(
+        (game["status"].as_str(), game["state"]["status"].as_str()),
+        (Some("aborted"), Some("aborted")),
+        "{game}"
+    );
+    assert_eq!(game["state"]["finish_reason"], "no_first_move");
+    assert_eq!(game["rating_applied"], false);
+    assert_eq!(game["rating_before"], json!([null, null]));
+
+    // A bot that says it is practising plays unrated.
+    let polled = ok(
+        &app,
+        &alpha,
+        json!({"action": "agent_poll", "environment": {"engine": "practice", "practice": true}}),
+    )
+    .await;
+    assert_eq!(polled["bot"]["environment"]["practice"], true);
+    let id = ok(
+        &app,
+        &alpha,
+        json!({"action": "agent_challenge", "target_name": "Beta"}),
+    )
+    .await["match_id"]
+        .clone();
+    let seen = ok(&app, &beta, json!({"action": "agent_poll"})).await;
+    let pending = seen["matches"]
+        .as_array()
+        .expect("matches")
+        .iter()
+        .find(|m| m["id"] == id)
+        .cloned()
+        .expect("listed");
+    assert_eq!(pending["ranked"], false, "{pending}");
+}
