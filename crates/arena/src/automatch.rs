@@ -52,6 +52,7 @@ impl Arena {
                 format: Format::Paired,
                 time_control: Default::default(),
                 rated: true,
+                auto: true,
             };
             match self.challenge(&opponent, request).await {
                 Ok(created) => {

@@ -63,6 +63,8 @@ pub struct ChallengeRequest {
     /// Whether the result should count for ratings (only between registered bots, and never
     /// while either bot reports practice).
     pub rated: bool,
+    /// Whether auto-matching makes it (shown on the match; only the arena sets it).
+    pub auto: bool,
 }
 
 /// The channels of one match, for the arena's bookkeeping.
@@ -387,6 +389,7 @@ impl Arena {
             format: parse(record, "format")?,
             time_control: parse(record, "time_control")?,
             rated: details["rated"].as_bool().unwrap_or(false),
+            auto: details["auto"].as_bool().unwrap_or(false),
             created_ms: record.created_ms,
             seed: ServerSeed::from_revealed(&record.seed),
             config: self.shared.config.clone(),
@@ -933,6 +936,7 @@ impl Arena {
             format: request.format,
             time_control: request.time_control,
             rated,
+            auto: request.auto,
             created_ms: now,
             seed,
             config: self.shared.config.clone(),

@@ -54,6 +54,8 @@ pub(crate) struct Setup {
     pub(crate) format: Format,
     pub(crate) time_control: TimeControl,
     pub(crate) rated: bool,
+    /// Whether auto-matching made the match.
+    pub(crate) auto: bool,
     pub(crate) created_ms: i64,
     pub(crate) seed: ServerSeed,
     pub(crate) config: ArenaConfig,
@@ -97,6 +99,7 @@ impl Setup {
             "format": self.format,
             "time_control": self.time_control,
             "rated": self.rated,
+            "auto": self.auto,
             "commitment": self.seed.commitment().as_hex(),
             "expires_ms": progress.expires_ms,
             "started_ms": progress.started_ms,
@@ -1221,6 +1224,7 @@ pub(crate) fn snapshot(setup: &Setup, progress: &Progress, reader: Reader, now_m
         "variant": setup.variant,
         "format": setup.format,
         "rated": setup.rated,
+        "auto": setup.auto,
         "self_play": setup.self_play(),
         "time_control": setup.time_control,
         "participants": setup.bots.iter().enumerate().map(|(i, b)| {

@@ -211,6 +211,7 @@ async fn challenge(
         format: Format::Paired,
         time_control: Default::default(),
         rated: true,
+        auto: false,
     };
     let created = state.arena.challenge(bot, request).await?;
     Ok(json!({"match_id": created["id"]}))
@@ -394,7 +395,7 @@ pub(crate) fn match_object(snapshot: &Value, now_ms: i64) -> Value {
         "time_limit_sec": time_limit_sec,
         "status": status,
         "state": state,
-        "auto": false,
+        "auto": snapshot["auto"].as_bool().unwrap_or(false),
         "expires_ms": snapshot["expires_ms"],
         "ranked": snapshot["rated"],
         "rating_applied": result.get("rating_applied").cloned().unwrap_or(json!(false)),

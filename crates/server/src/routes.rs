@@ -270,6 +270,7 @@ pub(crate) async fn create_challenge(
         format: body.format,
         time_control: body.time_control,
         rated: body.rated,
+        auto: false,
     };
     let created = state.arena.challenge(&bot, request).await?;
     if query.format == OutputFormat::Text {

@@ -32,6 +32,7 @@ fn setup(format: Format, time_control: TimeControl) -> Setup {
         format,
         time_control,
         rated: true,
+        auto: false,
         created_ms: T0,
         seed: ServerSeed::from_revealed("a-test-seed"),
         config: ArenaConfig::default(),

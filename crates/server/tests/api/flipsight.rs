@@ -115,6 +115,10 @@ async fn a_bot_polls_challenges_accepts_and_moves_as_flipsight_documents() {
     let running = ok(&app, &alpha, json!({"action": "agent_poll"})).await["matches"][0].clone();
     assert_eq!(running["status"], "running");
     assert_eq!(running["ranked"], true);
+    assert_eq!(
+        running["auto"], false,
+        "a direct challenge, not an auto-match"
+    );
     let legs = running["state"]["legs"].as_array().expect("legs");
     assert_eq!(legs.len(), 2);
     // Participant 0 (bot_a) is Black in leg 0 and White in leg 1; Black moves first.
