@@ -502,3 +502,45 @@ async fn no_first_move_aborts_unrated_and_practice_reported_in_a_poll_unrates() 
         .expect("listed");
     assert_eq!(pending["ranked"], false, "{pending}");
 }
+
+#[tokio::test]
+async fn a_bot_gone_while_the_other_keeps_its_stream_loses_by_disconnect() {
+    let app = spawn_app().await;
+    let (id, alpha, beta) = app.running_match().await;
+    app.play_first_moves(id, &alpha).await;
+    app.play_first_moves(id, &beta).await;
+    // Alpha stays connected through FlipSight's stream; Beta goes quiet.
+    let url = format!(
+        "{}/flipsight_api/bot-stream",
+        app.base.trim_end_matches("/api/v1")
+    );
+    let response = app
+        .client
+        .get(&url)
+        .bearer_auth(&alpha)
+        .send()
+        .await
+        .expect("stream");
+    let mut stream = Lines::from_response(response);
+    assert_eq!(stream.next().await["type"], "hello");
+    app.advance(40_000).await;
+    let polled = ok(&app, &alpha, json!({"action": "agent_poll"})).await;
+    let game = polled["matches"]
+        .as_array()
+        .expect("matches")
+        .iter()
+        .find(|m| m["id"] == id)
+        .cloned()
+        .expect("listed");
+    assert_eq!(game["status"], "finished", "{game}");
+    assert_eq!(game["state"]["finish_reason"], "disconnect");
+    assert_eq!(
+        (
+            game["state"]["winner"].as_u64(),
+            game["rating_applied"].as_bool()
+        ),
+        (Some(0), Some(true))
+    );
+    let event = stream.next_of("match").await;
+    assert_eq!(event["match"]["id"], id);
+}
