@@ -49,6 +49,36 @@ async fn fails(app: &TestApp, token: Option<&str>, body: Value, status: u16, err
     );
 }
 
+/// A GET of `url` with `token`.
+async fn get(app: &TestApp, url: &str, token: &str) -> reqwest::Response {
+    app.client
+        .get(url)
+        .bearer_auth(token)
+        .send()
+        .await
+        .expect("request")
+}
+
+/// Match `id` as `token`'s bot sees it in `agent_poll`.
+async fn polled_match(app: &TestApp, token: &str, id: &Value) -> Value {
+    let polled = ok(app, token, json!({"action": "agent_poll"})).await;
+    polled["matches"]
+        .as_array()
+        .expect("matches")
+        .iter()
+        .find(|m| &m["id"] == id)
+        .cloned()
+        .expect("the match is listed")
+}
+
+/// Alpha challenges Beta, who accepts; the match id.
+async fn challenge_accepted(app: &TestApp, alpha: &str, beta: &str) -> Value {
+    let challenge = json!({"action": "agent_challenge", "target_name": "Beta"});
+    let id = ok(app, alpha, challenge).await["match_id"].clone();
+    ok(app, beta, json!({"action": "agent_accept", "match_id": id})).await;
+    id
+}
+
 #[tokio::test]
 async fn a_bot_polls_challenges_accepts_and_moves_as_flipsight_documents() {
     let app = spawn_app().await;
@@ -244,13 +274,7 @@ async fn every_documented_error_comes_in_flipsights_words() {
         "{}/flipsight/bot_match_api.php",
         app.base.trim_end_matches("/api/v1")
     );
-    let response = app
-        .client
-        .get(url)
-        .bearer_auth(&alpha)
-        .send()
-        .await
-        .expect("request");
+    let response = get(&app, url.as_str(), &alpha).await;
     assert_eq!(response.status(), StatusCode::METHOD_NOT_ALLOWED);
     assert_eq!(
         response.json::<Value>().await.expect("json")["error"],
@@ -301,13 +325,7 @@ async fn the_bot_stream_says_hello_and_sends_whole_matches_as_they_change() {
     );
     let unauthorized = app.client.get(&url).send().await.expect("request");
     assert_eq!(unauthorized.status(), StatusCode::UNAUTHORIZED);
-    let response = app
-        .client
-        .get(&url)
-        .bearer_auth(&beta)
-        .send()
-        .await
-        .expect("stream");
+    let response = get(&app, url.as_str(), &beta).await;
     assert_eq!(response.headers()["content-type"], "application/x-ndjson");
     let mut stream = Lines::from_response(response);
     let hello = stream.next().await;
@@ -357,13 +375,7 @@ async fn the_bot_stream_says_hello_and_sends_whole_matches_as_they_change() {
                 .expect("stream"),
         );
     }
-    let fourth = app
-        .client
-        .get(&url)
-        .bearer_auth(&beta)
-        .send()
-        .await
-        .expect("request");
+    let fourth = get(&app, url.as_str(), &beta).await;
     assert_eq!(fourth.status(), StatusCode::TOO_MANY_REQUESTS);
     assert_eq!(
         fourth.json::<Value>().await.expect("json")["error"],
@@ -376,32 +388,13 @@ async fn flags_fall_with_result_discs_and_the_rating_is_applied() {
     let app = spawn_app().await;
     let (alpha_id, alpha) = app.register("Alpha").await;
     let (_, beta) = app.register("Beta").await;
-    let id = ok(
-        &app,
-        &alpha,
-        json!({"action": "agent_challenge", "target_name": "Beta"}),
-    )
-    .await["match_id"]
-        .clone();
-    ok(
-        &app,
-        &beta,
-        json!({"action": "agent_accept", "match_id": id}),
-    )
-    .await;
+    let id = challenge_accepted(&app, &alpha, &beta).await;
     // Each side makes its first move; then Alpha, to move in both legs, lets its clocks run out.
     app.play_first_moves(id.as_i64().expect("id"), &alpha).await;
     app.play_first_moves(id.as_i64().expect("id"), &beta).await;
     app.play_first_moves(id.as_i64().expect("id"), &beta).await;
     app.advance(61_000).await;
-    let polled = ok(&app, &beta, json!({"action": "agent_poll"})).await;
-    let game = polled["matches"]
-        .as_array()
-        .expect("matches")
-        .iter()
-        .find(|m| m["id"] == id)
-        .cloned()
-        .expect("the ended match is still listed");
+    let game = polled_match(&app, &beta, &id).await;
     assert_eq!(game["status"], "finished", "{game}");
     assert_eq!(game["state"]["status"], "finished");
     assert_eq!(game["state"]["finish_reason"], "double_timeout");
@@ -446,28 +439,9 @@ async fn no_first_move_aborts_unrated_and_practice_reported_in_a_poll_unrates() 
     let app = spawn_app().await;
     let (_, alpha) = app.register("Alpha").await;
     let (_, beta) = app.register("Beta").await;
-    let id = ok(
-        &app,
-        &alpha,
-        json!({"action": "agent_challenge", "target_name": "Beta"}),
-    )
-    .await["match_id"]
-        .clone();
-    ok(
-        &app,
-        &beta,
-        json!({"action": "agent_accept", "match_id": id}),
-    )
-    .await;
+    let id = challenge_accepted(&app, &alpha, &beta).await;
     app.advance(31_000).await;
-    let polled = ok(&app, &alpha, json!({"action": "agent_poll"})).await;
-    let game = polled["matches"]
-        .as_array()
-        .expect("matches")
-        .iter()
-        .find(|m| m["id"] == id)
-        .cloned()
-        .expect("listed");
+    let game = polled_match(&app, &alpha, &id).await;
     assert_eq!(
         (game["status"].as_str(), game["state"]["status"].as_str()),
         (Some("aborted"), Some("aborted")),
@@ -492,14 +466,7 @@ async fn no_first_move_aborts_unrated_and_practice_reported_in_a_poll_unrates() 
     )
     .await["match_id"]
         .clone();
-    let seen = ok(&app, &beta, json!({"action": "agent_poll"})).await;
-    let pending = seen["matches"]
-        .as_array()
-        .expect("matches")
-        .iter()
-        .find(|m| m["id"] == id)
-        .cloned()
-        .expect("listed");
+    let pending = polled_match(&app, &beta, &id).await;
     assert_eq!(pending["ranked"], false, "{pending}");
 }
 
@@ -514,24 +481,11 @@ async fn a_bot_gone_while_the_other_keeps_its_stream_loses_by_disconnect() {
         "{}/flipsight_api/bot-stream",
         app.base.trim_end_matches("/api/v1")
     );
-    let response = app
-        .client
-        .get(&url)
-        .bearer_auth(&alpha)
-        .send()
-        .await
-        .expect("stream");
+    let response = get(&app, url.as_str(), &alpha).await;
     let mut stream = Lines::from_response(response);
     assert_eq!(stream.next().await["type"], "hello");
     app.advance(40_000).await;
-    let polled = ok(&app, &alpha, json!({"action": "agent_poll"})).await;
-    let game = polled["matches"]
-        .as_array()
-        .expect("matches")
-        .iter()
-        .find(|m| m["id"] == id)
-        .cloned()
-        .expect("listed");
+    let game = polled_match(&app, &alpha, &json!(id)).await;
     assert_eq!(game["status"], "finished", "{game}");
     assert_eq!(game["state"]["finish_reason"], "disconnect");
     assert_eq!(
