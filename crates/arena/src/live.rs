@@ -1213,6 +1213,8 @@ pub(crate) fn snapshot(setup: &Setup, progress: &Progress, reader: Reader, now_m
                 "turn_started_ms": leg.turn_started_ms,
                 "remaining_ms": mover.map(|(seat, _)| leg.remaining_ms(seat, now_ms).max(0)),
                 "end": leg.ended.as_ref().map(|e| json!({"reason": e.reason, "scores": e.scores})),
+                // When each accepted move arrived, in the order the rules' history lists them.
+                "moves_at_ms": leg.moves.iter().map(|m| m.at_ms).collect::<Vec<_>>(),
                 "view": leg.state.view(viewer),
             })
         })

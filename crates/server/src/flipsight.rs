@@ -74,11 +74,11 @@ impl From<ArenaError> for Failure {
             ArenaError::InvalidCoordinate(_) => conflict("invalid move coordinate"),
             ArenaError::OutsideBoard(_) => conflict("move outside board"),
             ArenaError::UnsupportedVariant(_) => conflict("unsupported game mode"),
+            ArenaError::BotBusy(_) => conflict("bot already has an active match"),
             // Too many pending challenges is a busy bot too: FlipSight's only 429 is for streams.
-            ArenaError::BotBusy(_)
-            | ArenaError::HasOpenMatches(_)
-            | ArenaError::BotUnavailable(_)
-            | ArenaError::RateLimited { .. } => conflict("bot busy"),
+            ArenaError::HasOpenMatches(_) | ArenaError::RateLimited { .. } => conflict("bot busy"),
+            // A disabled bot cannot connect.
+            ArenaError::BotUnavailable(_) => conflict("both bots must be connected"),
             ArenaError::ChallengeNotPending => conflict("challenge expired or answered"),
             ArenaError::HouseVariantsFull => conflict("site bot variant matches are full"),
             ArenaError::BotNotFound(_) | ArenaError::NameTaken(_) => {
@@ -199,6 +199,15 @@ async fn challenge(
         (None, Some(name)) => name.to_owned(),
         (None, None) => return Err(Failure::new(StatusCode::CONFLICT, "target bot not found")),
     };
+    // FlipSight matches bots that are both connected; the challenger is, as it is calling.
+    if let Ok(opponent) = state.arena.find_bot(&target)
+        && !state.arena.is_online(opponent.id)
+    {
+        return Err(Failure::new(
+            StatusCode::CONFLICT,
+            "both bots must be connected",
+        ));
+    }
     let variant = body
         .get("game_mode")
         .and_then(Value::as_str)
@@ -224,7 +233,7 @@ async fn answer(
     body: &Map<String, Value>,
     accept: bool,
 ) -> Result<Value, Failure> {
-    let id = match_id(body)?;
+    let id = resolve(state, bot, body).await?;
     let summary = if accept {
         state.arena.accept(bot, id).await?
     } else {
@@ -235,7 +244,7 @@ async fn answer(
 
 /// `agent_move`: a square index, a coordinate or a pass, for a leg at a revision.
 async fn play(state: &AppState, bot: &Bot, body: &Map<String, Value>) -> Result<Value, Failure> {
-    let id = match_id(body)?;
+    let id = resolve(state, bot, body).await?;
     let leg = body
         .get("leg")
         .and_then(Value::as_u64)
@@ -246,35 +255,106 @@ async fn play(state: &AppState, bot: &Bot, body: &Map<String, Value>) -> Result<
         .and_then(Value::as_u64)
         .ok_or_else(|| Failure::new(StatusCode::BAD_REQUEST, "JSON object required"))?;
     let mv = body.get("move").cloned().unwrap_or(Value::Null);
-    state.arena.submit(bot, id, leg, revision, mv).await?;
     let reader = state.arena.reader_for(id, Some(bot));
+    match state.arena.submit(bot, id, leg, revision, mv).await {
+        Ok(_) => {}
+        // A move for a leg whose flag has fallen is late, in FlipSight's words.
+        Err(error @ (ArenaError::LegFinished(_) | ArenaError::MatchNotRunning)) => {
+            let snapshot = state.arena.snapshot(id, reader).await?;
+            return Err(
+                if snapshot["legs"][usize::from(leg)]["status"] == "timeout" {
+                    Failure::new(StatusCode::CONFLICT, "match timed out")
+                } else {
+                    error.into()
+                },
+            );
+        }
+        Err(error) => return Err(error.into()),
+    }
     let snapshot = state.arena.snapshot(id, reader).await?;
     Ok(json!({"match": short_match(&snapshot)}))
 }
 
-fn match_id(body: &Map<String, Value>) -> Result<i64, Failure> {
-    body.get("match_id")
+/// The round of a human match: each of our rooms holds one game.
+const ROUND_NO: i64 = 1;
+
+/// The arena's match named by `match_id`. A negative id names a human match by its room
+/// (FlipSight numbers those apart from bot matches); its `round_no` and `room_created_at`,
+/// when given, must be this room's, or the bot is acting on a position it no longer has.
+async fn resolve(state: &AppState, bot: &Bot, body: &Map<String, Value>) -> Result<i64, Failure> {
+    let id = body
+        .get("match_id")
         .and_then(Value::as_i64)
         .filter(|id| *id != 0)
-        .ok_or_else(|| Failure::new(StatusCode::BAD_REQUEST, "JSON object required"))
+        .ok_or_else(|| Failure::new(StatusCode::BAD_REQUEST, "JSON object required"))?;
+    if id > 0 {
+        return Ok(id);
+    }
+    let room = id
+        .checked_neg()
+        .ok_or_else(|| Failure::new(StatusCode::FORBIDDEN, "access denied"))?;
+    let reader = state.arena.reader_for(room, Some(bot));
+    let snapshot = state.arena.snapshot(room, reader).await?;
+    check_room(&snapshot, bot.id, body)?;
+    Ok(room)
 }
 
-/// The two participants' bot ids, from a snapshot (`participants`) or a summary (`bot_a`).
-fn bot_ids(m: &Value) -> [Value; 2] {
-    if m.get("participants").is_some() {
-        [
-            m["participants"][0]["id"].clone(),
-            m["participants"][1]["id"].clone(),
-        ]
-    } else {
-        [m["bot_a"]["id"].clone(), m["bot_b"]["id"].clone()]
+/// Checks that `snapshot` is a human match `bot` plays in, at the round and room `body` names.
+fn check_room(snapshot: &Value, bot: i64, body: &Map<String, Value>) -> Result<(), Failure> {
+    let plays = participants(snapshot).iter().any(|p| p["id"] == json!(bot));
+    if !is_human(snapshot) || !plays {
+        return Err(Failure::new(StatusCode::FORBIDDEN, "access denied"));
     }
+    let created = snapshot["created_ms"].as_i64().map(datetime);
+    let stale_round = body
+        .get("round_no")
+        .is_some_and(|r| !r.is_null() && r.as_i64() != Some(ROUND_NO));
+    let stale_room = body
+        .get("room_created_at")
+        .is_some_and(|c| !c.is_null() && c.as_str() != created.as_deref());
+    if stale_round || stale_room {
+        return Err(Failure::new(StatusCode::CONFLICT, "stale room revision"));
+    }
+    Ok(())
+}
+
+/// The two participants, from a snapshot (`participants`) or a summary (`bot_a`, `bot_b`).
+fn participants(m: &Value) -> [&Value; 2] {
+    if m.get("participants").is_some() {
+        [&m["participants"][0], &m["participants"][1]]
+    } else {
+        [&m["bot_a"], &m["bot_b"]]
+    }
+}
+
+/// Whether a human plays in the match.
+fn is_human(m: &Value) -> bool {
+    participants(m).iter().any(|p| p["kind"] == "human")
+}
+
+/// The match's id as FlipSight shows it: a human match is minus its room number.
+fn flipsight_id(m: &Value) -> Value {
+    match m["id"].as_i64() {
+        Some(id) if is_human(m) => json!(-id),
+        _ => m["id"].clone(),
+    }
+}
+
+/// The participants' bot ids; a human is 0.
+fn bot_ids(m: &Value) -> [Value; 2] {
+    participants(m).map(|p| {
+        if p["kind"] == "human" {
+            json!(0)
+        } else {
+            p["id"].clone()
+        }
+    })
 }
 
 /// `{"id", "status", "bot_a", "bot_b"}`, as the answering actions return it.
 fn short_match(m: &Value) -> Value {
     let [a, b] = bot_ids(m);
-    json!({"id": m["id"], "status": m["status"], "bot_a": a, "bot_b": b})
+    json!({"id": flipsight_id(m), "status": m["status"], "bot_a": a, "bot_b": b})
 }
 
 /// A bot as `agent_poll` lists it.
@@ -387,8 +467,13 @@ pub(crate) fn match_object(snapshot: &Value, now_ms: i64) -> Value {
         "board_size": view["board_size"],
         "blocked_squares": view["blocked_squares"],
     });
+    let human = is_human(snapshot);
     json!({
-        "id": snapshot["id"],
+        "id": flipsight_id(snapshot),
+        "kind": if human { "human" } else { "bot" },
+        "room_id": if human { snapshot["id"].clone() } else { Value::Null },
+        "round_no": human.then_some(ROUND_NO),
+        "room_created_at": if human { snapshot["created_ms"].as_i64().map(datetime) } else { None },
         "bot_a": a,
         "bot_b": b,
         "game_mode": snapshot["variant"],
@@ -413,10 +498,12 @@ fn leg_object(leg: &Value) -> Value {
         .as_array()
         .into_iter()
         .flatten()
-        .map(|played| {
+        .zip(0..)
+        .map(|(played, i)| {
             let color = played["color"].as_u64().unwrap_or(1);
             let participant = if color == 1 { black } else { 1 - black };
-            json!({"color": color, "participant": participant, "move": played["move"]})
+            let at_ms = &leg["moves_at_ms"][i];
+            json!({"color": color, "participant": participant, "move": played["move"], "at_ms": at_ms})
         })
         .collect();
     let placed = &view["placed"];
@@ -532,9 +619,18 @@ async fn translate(state: &AppState, bot: &Bot, line: &[u8]) -> Option<bytes::By
     let reader = state.arena.reader_for(id, Some(bot));
     let snapshot = state.arena.snapshot(id, reader).await.ok()?;
     let now = state.arena.now_ms();
-    Some(ndjson(
-        &json!({"type": "match", "match": match_object(&snapshot, now), "server_now_ms": now}),
-    ))
+    Some(ndjson(&match_event(&snapshot, now)))
+}
+
+/// A stream's `match` event: the whole match object for a bot match; for a human match only
+/// its id, kind and room, as FlipSight sends them, and the bot polls for the rest.
+fn match_event(snapshot: &Value, now_ms: i64) -> Value {
+    let object = if is_human(snapshot) {
+        json!({"id": flipsight_id(snapshot), "kind": "human", "room_id": snapshot["id"]})
+    } else {
+        match_object(snapshot, now_ms)
+    };
+    json!({"type": "match", "match": object, "server_now_ms": now_ms})
 }
 
 fn ndjson(value: &Value) -> bytes::Bytes {
@@ -552,5 +648,116 @@ mod tests {
         // in UTC it is nine hours earlier.
         assert_eq!(datetime(1_794_474_000_000), "2026-11-12 09:00:00");
         assert_eq!(datetime(951_782_400_000), "2000-02-29 00:00:00");
+    }
+
+    /// A running one-leg match between a human (participant 0) and bot 7, as the arena's
+    /// snapshot shows it to the bot.
+    fn human_snapshot() -> Value {
+        json!({
+            "id": 45, "status": "running", "variant": "std", "rated": false, "auto": false,
+            "created_ms": 1_794_474_000_000i64, "started_ms": 1_794_474_001_000i64,
+            "time_control": {"initial_ms": 300_000},
+            "participants": [
+                {"id": 3, "name": "guest", "kind": "human", "participant": 0},
+                {"id": 7, "name": "Alpha", "kind": "registered", "participant": 1},
+            ],
+            "legs": [{
+                "leg": 0, "status": "active", "first_seat_participant": 0, "revision": 1,
+                "to_move": 1, "clocks_ms": [299_000, 300_000],
+                "turn_started_ms": 1_794_474_002_000i64, "moves_at_ms": [1_794_474_002_000i64],
+                "view": {"board": [], "to_move": 2, "discs": [4, 1], "placed": [1, 0],
+                         "legal_moves": [29], "history": [{"color": 1, "move": 19}],
+                         "board_size": 8, "blocked_squares": [], "opening": []},
+            }],
+        })
+    }
+
+    #[test]
+    fn a_human_match_is_a_room_under_a_negative_id() {
+        let snapshot = human_snapshot();
+        let object = match_object(&snapshot, 1_794_474_003_000);
+        assert_eq!(
+            (&object["id"], &object["kind"], &object["room_id"]),
+            (&json!(-45), &json!("human"), &json!(45))
+        );
+        assert_eq!(
+            (&object["round_no"], &object["room_created_at"]),
+            (&json!(ROUND_NO), &json!("2026-11-12 09:00:00"))
+        );
+        assert_eq!((&object["bot_a"], &object["bot_b"]), (&json!(0), &json!(7)));
+        let legs = object["state"]["legs"].as_array().expect("legs");
+        assert_eq!(legs.len(), 1, "one leg with a human");
+        assert_eq!(
+            legs[0]["history"],
+            json!([{"color": 1, "participant": 0, "move": 19, "at_ms": 1_794_474_002_000i64}])
+        );
+        // The stream names a human match only; the bot polls for the rest.
+        assert_eq!(
+            match_event(&snapshot, 1)["match"],
+            json!({"id": -45, "kind": "human", "room_id": 45})
+        );
+        assert_eq!(
+            short_match(&snapshot),
+            json!({"id": -45, "status": "running", "bot_a": 0, "bot_b": 7})
+        );
+    }
+
+    #[test]
+    fn a_bot_match_has_no_room() {
+        let mut snapshot = human_snapshot();
+        snapshot["participants"][0] = json!({"id": 3, "name": "Beta", "kind": "registered"});
+        let object = match_object(&snapshot, 0);
+        assert_eq!(
+            (&object["id"], &object["kind"], &object["bot_a"]),
+            (&json!(45), &json!("bot"), &json!(3))
+        );
+        for field in ["room_id", "round_no", "room_created_at"] {
+            assert_eq!(object[field], Value::Null, "{field}");
+        }
+        assert_eq!(match_event(&snapshot, 0)["match"], object);
+    }
+
+    #[test]
+    fn a_move_in_a_room_must_name_its_round_and_room() {
+        let snapshot = human_snapshot();
+        let body = |extra: Value| {
+            let mut body = json!({"action": "agent_move", "match_id": -45, "leg": 0});
+            body.as_object_mut()
+                .expect("object")
+                .extend(extra.as_object().expect("object").clone());
+            body.as_object().expect("object").clone()
+        };
+        let outcome = |bot: i64, extra: Value| {
+            check_room(&snapshot, bot, &body(extra)).map_err(|f| (f.status.as_u16(), f.error))
+        };
+        let stale = Err((409, "stale room revision".to_owned()));
+        let denied = Err((403, "access denied".to_owned()));
+        let cases = [
+            (7, json!({}), Ok(())),
+            (
+                7,
+                json!({"round_no": 1, "room_created_at": "2026-11-12 09:00:00"}),
+                Ok(()),
+            ),
+            (
+                7,
+                json!({"round_no": null, "room_created_at": null}),
+                Ok(()),
+            ),
+            (7, json!({"round_no": 2}), stale.clone()),
+            (7, json!({"round_no": "1"}), stale.clone()),
+            (7, json!({"room_created_at": "2026-11-12 09:00:01"}), stale),
+            (8, json!({}), denied.clone()),
+        ];
+        for (bot, extra, expected) in cases {
+            assert_eq!(outcome(bot, extra.clone()), expected, "{bot} {extra}");
+        }
+        let mut bots_only = human_snapshot();
+        bots_only["participants"][0]["kind"] = json!("registered");
+        assert_eq!(
+            check_room(&bots_only, 7, &body(json!({}))).map_err(|f| (f.status.as_u16(), f.error)),
+            denied,
+            "a bot match is not a room"
+        );
     }
 }

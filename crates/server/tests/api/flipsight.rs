@@ -1,6 +1,7 @@
 //! FlipSight's action API, driven by a client written from its documentation (seed 000): plain
 //! JSON bodies and the field names it documents, never this server's own types.
 
+use arbiter_arena::ArenaConfig;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
@@ -71,8 +72,9 @@ async fn polled_match(app: &TestApp, token: &str, id: &Value) -> Value {
         .expect("the match is listed")
 }
 
-/// Alpha challenges Beta, who accepts; the match id.
+/// Alpha challenges Beta, who is connected (it has just polled) and accepts; the match id.
 async fn challenge_accepted(app: &TestApp, alpha: &str, beta: &str) -> Value {
+    ok(app, beta, json!({"action": "agent_poll"})).await;
     let challenge = json!({"action": "agent_challenge", "target_name": "Beta"});
     let id = ok(app, alpha, challenge).await["match_id"].clone();
     ok(app, beta, json!({"action": "agent_accept", "match_id": id})).await;
@@ -113,6 +115,8 @@ async fn a_bot_polls_challenges_accepts_and_moves_as_flipsight_documents() {
     );
     assert_eq!(polled["matches"], json!([]));
 
+    // Beta connects by polling: FlipSight matches connected bots only.
+    ok(&app, &beta, json!({"action": "agent_poll"})).await;
     let challenged = ok(
         &app,
         &alpha,
@@ -195,16 +199,21 @@ async fn a_bot_polls_challenges_accepts_and_moves_as_flipsight_documents() {
             .clone();
     assert_eq!(
         after["history"][0],
-        json!({"color": 1, "participant": 0, "move": square})
+        json!({"color": 1, "participant": 0, "move": square, "at_ms": moved["server_now_ms"]})
     );
     assert_eq!(after["turn"], 2);
 }
 
 #[tokio::test]
 async fn every_documented_error_comes_in_flipsights_words() {
-    let app = spawn_app().await;
+    // One match at a time per bot, so that a second one finds the bot busy.
+    let app = spawn_app_with(ArenaConfig {
+        default_concurrency: 1,
+        ..ArenaConfig::default()
+    })
+    .await;
     let (_, alpha) = app.register("Alpha").await;
-    app.register("Beta").await;
+    let (_, beta) = app.register("Beta").await;
     let only_std = json!({"variants": ["std"]});
     app.call(
         reqwest::Method::PUT,
@@ -254,6 +263,15 @@ async fn every_documented_error_comes_in_flipsights_words() {
         "target bot not found",
     )
     .await;
+    fails(
+        &app,
+        Some(&alpha),
+        json!({"action": "agent_challenge", "target_name": "Beta"}),
+        409,
+        "both bots must be connected",
+    )
+    .await;
+    ok(&app, &beta, json!({"action": "agent_poll"})).await;
     fails(
         &app,
         Some(&alpha),
@@ -310,6 +328,26 @@ async fn every_documented_error_comes_in_flipsights_words() {
         json!({"action": "agent_accept", "match_id": id}),
         409,
         "challenge expired or answered",
+    )
+    .await;
+
+    let id = challenge_accepted(&app, &alpha, &beta).await;
+    fails(
+        &app,
+        Some(&alpha),
+        json!({"action": "agent_challenge", "target_name": "house-greedy"}),
+        409,
+        "bot already has an active match",
+    )
+    .await;
+    // A negative id names a human match's room; a bot match is not one.
+    let negative = -id.as_i64().expect("id");
+    fails(
+        &app,
+        Some(&alpha),
+        json!({"action": "agent_move", "match_id": negative, "leg": 0, "revision": 0, "move": -1}),
+        403,
+        "access denied",
     )
     .await;
 }
@@ -432,6 +470,9 @@ async fn flags_fall_with_result_discs_and_the_rating_is_applied() {
         (Some(1), Some(-1))
     );
     assert_eq!(alpha_view["rating"]["official_progress"]["current"], 1);
+    // A move for a leg whose flag fell is late.
+    let leg = &game["state"]["legs"][0];
+    fails(&app, Some(&alpha), json!({"action": "agent_move", "match_id": id, "leg": 0, "revision": leg["revision"], "move": -1}), 409, "match timed out").await;
 }
 
 #[tokio::test]
@@ -459,6 +500,7 @@ async fn no_first_move_aborts_unrated_and_practice_reported_in_a_poll_unrates() 
     )
     .await;
     assert_eq!(polled["bot"]["environment"]["practice"], true);
+    ok(&app, &beta, json!({"action": "agent_poll"})).await;
     let id = ok(
         &app,
         &alpha,
@@ -497,4 +539,208 @@ async fn a_bot_gone_while_the_other_keeps_its_stream_loses_by_disconnect() {
     );
     let event = stream.next_of("match").await;
     assert_eq!(event["match"]["id"], id);
+}
+
+/// The squares `color` flips by playing `square` on an 8×8 `board` (0 empty, 1 Black,
+/// 2 White), by the rules seed 000 states.
+fn flips(board: &[i64], square: usize, color: i64) -> Vec<usize> {
+    let (row, column) = ((square / 8) as i64, (square % 8) as i64);
+    let mut flipped = Vec::new();
+    if board[square] != 0 {
+        return flipped;
+    }
+    for (dr, dc) in [
+        (-1, -1),
+        (-1, 0),
+        (-1, 1),
+        (0, -1),
+        (0, 1),
+        (1, -1),
+        (1, 0),
+        (1, 1),
+    ] {
+        let mut line = Vec::new();
+        let (mut r, mut c) = (row + dr, column + dc);
+        while (0..8).contains(&r) && (0..8).contains(&c) && board[(r * 8 + c) as usize] == 3 - color
+        {
+            line.push((r * 8 + c) as usize);
+            (r, c) = (r + dr, c + dc);
+        }
+        if !line.is_empty()
+            && (0..8).contains(&r)
+            && (0..8).contains(&c)
+            && board[(r * 8 + c) as usize] == color
+        {
+            flipped.extend(line);
+        }
+    }
+    flipped
+}
+
+/// `board` after `color` plays `square`.
+fn played(board: &[i64], square: usize, color: i64) -> Vec<i64> {
+    let mut next = board.to_vec();
+    for flipped in flips(board, square, color) {
+        next[flipped] = color;
+    }
+    next[square] = color;
+    next
+}
+
+/// The squares `color` may play.
+fn moves(board: &[i64], color: i64) -> Vec<usize> {
+    (0..64)
+        .filter(|&s| !flips(board, s, color).is_empty())
+        .collect()
+}
+
+/// A move that hands the board to the opponent: after the reply that flips most (what a greedy
+/// opponent plays), `color` has as few moves as possible. Such a bot is soon left without a
+/// move and must pass.
+fn self_smothering_move(board: &[i64], legal: &[usize], color: i64) -> usize {
+    let mobility_after = |square: usize| {
+        let after = played(board, square, color);
+        let reply = moves(&after, 3 - color)
+            .into_iter()
+            .max_by_key(|&s| flips(&after, s, 3 - color).len());
+        reply.map_or(64, |r| moves(&played(&after, r, 3 - color), color).len())
+    };
+    *legal
+        .iter()
+        .min_by_key(|&&s| mobility_after(s))
+        .expect("a legal move")
+}
+
+#[tokio::test]
+async fn a_bot_written_from_the_document_plays_rated_auto_matched_games_with_passes() {
+    let app = spawn_app_with(ArenaConfig {
+        automatch_house: "house-greedy".to_owned(),
+        ..ArenaConfig::default()
+    })
+    .await;
+    let (me, token) = app.register("Alpha").await;
+    let url = format!(
+        "{}/flipsight_api/bot-stream",
+        app.base.trim_end_matches("/api/v1")
+    );
+    let mut stream = Lines::from_response(get(&app, url.as_str(), &token).await);
+    assert_eq!(stream.next().await["type"], "hello");
+    // Each of FlipSight's ways to write a pass, in turn.
+    let pass_spellings = [
+        json!(-1),
+        json!("pass"),
+        json!("PA"),
+        json!("PS"),
+        json!("--"),
+    ];
+    let mut passes = 0;
+    let mut games = Vec::new();
+    // Auto-matching offers a game every round while the bot is idle; the bot plays until it has
+    // had to pass. Its strategy leaves it without a move in about half of its games, so thirty
+    // games without a pass would mean passes are broken.
+    while passes == 0 && games.len() < 30 {
+        app.advance(5_000).await;
+        let offer = loop {
+            let polled = ok(&app, &token, json!({"action": "agent_poll"})).await;
+            let pending = polled["matches"]
+                .as_array()
+                .expect("matches")
+                .iter()
+                .find(|m| m["status"] == "pending" && m["bot_b"] == me)
+                .cloned();
+            match pending {
+                Some(offer) => break offer,
+                None => {
+                    stream.next_of("match").await;
+                }
+            }
+        };
+        assert_eq!(
+            (&offer["auto"], &offer["ranked"], &offer["game_mode"]),
+            (&json!(true), &json!(true), &json!("std")),
+            "{offer}"
+        );
+        let id = offer["id"].clone();
+        ok(
+            &app,
+            &token,
+            json!({"action": "agent_accept", "match_id": id}),
+        )
+        .await;
+        let finished = loop {
+            let game = polled_match(&app, &token, &id).await;
+            if game["status"] != "running" {
+                break game;
+            }
+            let mut moved = false;
+            for (leg, state) in game["state"]["legs"]
+                .as_array()
+                .expect("legs")
+                .iter()
+                .enumerate()
+            {
+                // Participant 1 (bot_b) is Black where black_participant is 1.
+                let mine = if state["black_participant"] == 1 {
+                    1
+                } else {
+                    2
+                };
+                if state["status"] != "active" || state["turn"] != mine {
+                    continue;
+                }
+                let legal: Vec<usize> = state["legal_moves"]
+                    .as_array()
+                    .expect("legal_moves")
+                    .iter()
+                    .map(|m| m.as_u64().expect("a square") as usize)
+                    .collect();
+                let board: Vec<i64> = state["board"]
+                    .as_array()
+                    .expect("board")
+                    .iter()
+                    .map(|c| c.as_i64().expect("a colour"))
+                    .collect();
+                assert_eq!(
+                    legal,
+                    moves(&board, mine),
+                    "the server's legal moves are the rules'"
+                );
+                let choice = if legal.is_empty() {
+                    passes += 1;
+                    pass_spellings[(games.len() + passes) % pass_spellings.len()].clone()
+                } else {
+                    json!(self_smothering_move(&board, &legal, mine))
+                };
+                let reply = ok(&app, &token, json!({"action": "agent_move", "match_id": id, "leg": leg, "revision": state["revision"], "move": choice})).await;
+                assert_eq!(reply["match"]["id"], id);
+                moved = true;
+            }
+            if !moved {
+                stream.next_of("match").await;
+            }
+        };
+        assert_eq!(finished["status"], "finished", "{finished}");
+        games.push(finished);
+    }
+    assert!(passes > 0, "the bot never passed in {} games", games.len());
+    for game in &games {
+        assert_eq!(game["state"]["finish_reason"], "discs", "{game}");
+        assert_eq!(
+            (game["ranked"].as_bool(), game["rating_applied"].as_bool()),
+            (Some(true), Some(true)),
+            "{game}"
+        );
+        let before = game["rating_before"][1].as_f64().expect("rated before");
+        let after = game["rating_after"][1].as_f64().expect("rated after");
+        let totals = &game["state"]["totals"];
+        let won = totals[1].as_i64() > totals[0].as_i64();
+        let lost = totals[1].as_i64() < totals[0].as_i64();
+        assert!(!won || after > before, "a win raises the rating: {game}");
+        assert!(!lost || after < before, "a loss lowers it: {game}");
+    }
+    let own = ok(&app, &token, json!({"action": "agent_poll"})).await["bot"]["rating"].clone();
+    assert_eq!(own["games"], json!(games.len()), "{own}");
+    assert_eq!(own["official_progress"]["current"], json!(games.len()));
+    let last = games.last().expect("a game");
+    assert_eq!(own["rating"], last["rating_after"][1], "{own}");
 }
