@@ -131,6 +131,8 @@ pub(crate) struct LegEnd {
     pub(crate) reason: String,
     /// Per participant.
     pub(crate) scores: [i64; 2],
+    /// When it ended.
+    pub(crate) at_ms: i64,
 }
 
 /// A move as accepted, kept to answer a repeated submission with the original result.
@@ -745,6 +747,7 @@ fn end_leg(
     leg.ended = Some(LegEnd {
         reason: reason.to_owned(),
         scores,
+        at_ms: now_ms,
     });
     leg.score_order = order;
     let payload = json!({"leg": leg_index, "reason": reason, "scores": scores});
@@ -780,6 +783,7 @@ fn finish(setup: &Setup, progress: &mut Progress, reason: &str, loser: Option<us
             leg.ended = Some(LegEnd {
                 reason: "stopped".to_owned(),
                 scores,
+                at_ms: now_ms,
             });
         }
         order = leg.score_order;
@@ -1212,7 +1216,7 @@ pub(crate) fn snapshot(setup: &Setup, progress: &Progress, reader: Reader, now_m
                 "clocks_ms": leg.clocks_ms,
                 "turn_started_ms": leg.turn_started_ms,
                 "remaining_ms": mover.map(|(seat, _)| leg.remaining_ms(seat, now_ms).max(0)),
-                "end": leg.ended.as_ref().map(|e| json!({"reason": e.reason, "scores": e.scores})),
+                "end": leg.ended.as_ref().map(|e| json!({"reason": e.reason, "scores": e.scores, "at_ms": e.at_ms})),
                 // When each accepted move arrived, in the order the rules' history lists them.
                 "moves_at_ms": leg.moves.iter().map(|m| m.at_ms).collect::<Vec<_>>(),
                 "view": leg.state.view(viewer),

@@ -518,7 +518,7 @@ fn leg_object(leg: &Value) -> Value {
         "history": history,
         "status": leg["status"],
         "discs": view["discs"],
-        "finished_ms": Value::Null,
+        "finished_ms": leg["end"]["at_ms"],
         "legal_moves": if leg["status"] == "active" { view["legal_moves"].clone() } else { json!([]) },
     });
     if leg["status"] == "timeout" {

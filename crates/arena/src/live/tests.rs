@@ -317,7 +317,8 @@ fn a_flag_fall_forfeits_one_leg_while_the_other_plays_on() {
         end,
         LegEnd {
             reason: "timeout".into(),
-            scores: [0, 64]
+            scores: [0, 64],
+            at_ms: T0 + 60_501,
         }
     );
     assert!(

@@ -1,7 +1,10 @@
 //! FlipSight's action API, driven by a client written from its documentation (seed 000): plain
 //! JSON bodies and the field names it documents, never this server's own types.
 
-use arbiter_arena::ArenaConfig;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+use arbiter_arena::{ArenaConfig, ManualClock};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
@@ -187,6 +190,15 @@ async fn a_bot_polls_challenges_accepts_and_moves_as_flipsight_documents() {
     let revision = leg["revision"].clone();
     fails(&app, Some(&alpha), json!({"action": "agent_move", "match_id": id, "leg": 0, "revision": revision, "move": illegal}), 409, "illegal_move").await;
     fails(&app, Some(&beta), json!({"action": "agent_move", "match_id": id, "leg": 0, "revision": revision, "move": legal[0]}), 409, "not_your_turn").await;
+    for (spelling, error) in [
+        (json!("zz"), "invalid move coordinate"),
+        (json!("d"), "invalid move coordinate"),
+        (json!(64), "move outside board"),
+        (json!("i1"), "move outside board"),
+        (json!("a9"), "move outside board"),
+    ] {
+        fails(&app, Some(&alpha), json!({"action": "agent_move", "match_id": id, "leg": 0, "revision": revision, "move": spelling}), 409, error).await;
+    }
     let square = legal[0];
     let coordinate = format!("{}{}", (b'a' + (square % 8) as u8) as char, square / 8 + 1);
     let moved = ok(&app, &alpha, json!({"action": "agent_move", "match_id": id, "leg": 0, "revision": revision, "move": coordinate})).await;
@@ -308,6 +320,14 @@ async fn every_documented_error_comes_in_flipsights_words() {
     )
     .await["match_id"]
         .clone();
+    fails(
+        &app,
+        Some(&alpha),
+        json!({"action": "agent_move", "match_id": id, "leg": 0, "revision": 0, "move": 19}),
+        409,
+        "match not running",
+    )
+    .await;
     let (_, beta) = app
         .post("/admin/bots/Beta/rotate-token", Some(ADMIN), json!({}))
         .await
@@ -350,6 +370,50 @@ async fn every_documented_error_comes_in_flipsights_words() {
         "access denied",
     )
     .await;
+}
+
+#[tokio::test]
+async fn busy_bots_full_house_bots_and_a_failing_store_are_refused_in_flipsights_words() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let store = Arc::new(FlakyStore::open(&dir).await);
+    let config = ArenaConfig {
+        max_pending_challenges: 1,
+        house_variant_matches: 1,
+        ..ArenaConfig::default()
+    };
+    let app = start_with_store(dir, ManualClock::new(T0), config, store.clone()).await;
+    let mut tokens = Vec::new();
+    for name in ["Alpha", "Beta", "Gamma"] {
+        let (_, token) = app.register(name).await;
+        ok(&app, &token, json!({"action": "agent_poll"})).await;
+        tokens.push(token);
+    }
+    let [alpha, _, gamma] = &tokens[..] else {
+        unreachable!("three bots")
+    };
+    let to = |target: &str, mode: &str| json!({"action": "agent_challenge", "target_name": target, "game_mode": mode});
+    ok(&app, alpha, to("Beta", "std")).await;
+    fails(&app, Some(alpha), to("Gamma", "std"), 409, "bot busy").await;
+    ok(&app, gamma, to("house-greedy", "anti")).await;
+    fails(
+        &app,
+        Some(gamma),
+        to("house-greedy", "grand"),
+        409,
+        "site bot variant matches are full",
+    )
+    .await;
+    store.failing.store(true, Ordering::SeqCst);
+    fails(
+        &app,
+        Some(gamma),
+        to("house-greedy", "std"),
+        503,
+        "bot match storage unavailable",
+    )
+    .await;
+    store.failing.store(false, Ordering::SeqCst);
+    ok(&app, gamma, to("house-greedy", "std")).await;
 }
 
 #[tokio::test]
@@ -447,6 +511,11 @@ async fn flags_fall_with_result_discs_and_the_rating_is_applied() {
             json!([64, 0])
         };
         assert_eq!(leg["result_discs"], expected, "{leg}");
+        let ended = leg["finished_ms"].as_i64().expect("when the flag fell");
+        assert!(
+            Some(ended) <= game["state"]["finished_ms"].as_i64(),
+            "{game}"
+        );
         assert_eq!(leg["legal_moves"], json!([]));
     }
     assert_eq!(game["state"]["totals"], json!([0, 128]));
@@ -634,11 +703,13 @@ async fn a_bot_written_from_the_document_plays_rated_auto_matched_games_with_pas
         json!("--"),
     ];
     let mut passes = 0;
+    // Whether a move was sent to a leg that ended while the other leg played on.
+    let mut late_move_refused = false;
     let mut games = Vec::new();
     // Auto-matching offers a game every round while the bot is idle; the bot plays until it has
     // had to pass. Its strategy leaves it without a move in about half of its games, so thirty
     // games without a pass would mean passes are broken.
-    while passes == 0 && games.len() < 30 {
+    while (passes == 0 || !late_move_refused) && games.len() < 30 {
         app.advance(5_000).await;
         let offer = loop {
             let polled = ok(&app, &token, json!({"action": "agent_poll"})).await;
@@ -685,6 +756,17 @@ async fn a_bot_written_from_the_document_plays_rated_auto_matched_games_with_pas
                 } else {
                     2
                 };
+                if state["status"] == "finished" && !late_move_refused {
+                    let late = json!({"action": "agent_move", "match_id": id, "leg": leg, "revision": state["revision"], "move": -1});
+                    let (status, reply) = action(&app, Some(&token), late).await;
+                    assert_eq!(status, StatusCode::CONFLICT, "{reply}");
+                    // The other leg may have ended the match since the poll.
+                    match reply["error"].as_str() {
+                        Some("leg_finished") => late_move_refused = true,
+                        Some("match not running") => {}
+                        _ => panic!("a move for a finished leg: {reply}"),
+                    }
+                }
                 if state["status"] != "active" || state["turn"] != mine {
                     continue;
                 }
@@ -723,6 +805,7 @@ async fn a_bot_written_from_the_document_plays_rated_auto_matched_games_with_pas
         games.push(finished);
     }
     assert!(passes > 0, "the bot never passed in {} games", games.len());
+    assert!(late_move_refused, "no leg ended before the other");
     for game in &games {
         assert_eq!(game["state"]["finish_reason"], "discs", "{game}");
         assert_eq!(
