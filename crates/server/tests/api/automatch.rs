@@ -92,7 +92,9 @@ async fn a_bot_that_lets_an_offer_expire_or_declines_it_is_left_out_for_ten_minu
                 .await
                 .expect(200);
         } else {
-            app.advance(120_000).await;
+            app.advance(119_999).await;
+            assert_eq!(app.snapshot(id).await["status"], "pending");
+            app.advance(1).await;
             assert_eq!(app.snapshot(id).await["status"], "expired");
         }
         for _ in 0..(600_000 / ROUND - 2) {
