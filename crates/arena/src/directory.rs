@@ -29,6 +29,11 @@ pub struct BotProfile {
     pub house_level: Option<String>,
     /// Set when the bot's owner switched auto-matching off.
     pub auto_match_off: bool,
+    /// The account that registered the bot on the web pages; `None` for bots the
+    /// administrator registered, anonymous bots and house bots.
+    pub owner: Option<arbiter_store::AccountId>,
+    /// When the bot's picture was last uploaded, if it has one; names its version in URLs.
+    pub photo_ms: Option<i64>,
 }
 
 /// The longest `engine`, `cpu` or `os` text an environment report may carry, in characters.

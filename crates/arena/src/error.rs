@@ -29,6 +29,12 @@ pub enum ArenaError {
     /// Only the administrator may do this.
     #[error("this needs the administrator token")]
     AdminOnly,
+    /// Signing in failed: no such account, or not its password (which one is not said).
+    #[error("wrong name or password")]
+    WrongPassword,
+    /// The bot belongs to another account.
+    #[error("{0} belongs to another account")]
+    NotYourBot(String),
     /// The request is malformed; the text says how.
     #[error("{0}")]
     InvalidRequest(String),
@@ -122,6 +128,8 @@ impl ArenaError {
         match self {
             ArenaError::InvalidToken => "invalid_token",
             ArenaError::AdminOnly => "admin_only",
+            ArenaError::WrongPassword => "wrong_password",
+            ArenaError::NotYourBot(_) => "not_your_bot",
             ArenaError::InvalidRequest(_) => "invalid_request",
             ArenaError::InvalidEnvironment(_) => "invalid_environment",
             ArenaError::BotNotFound(_) => "bot_not_found",
@@ -156,8 +164,9 @@ impl ArenaError {
             ArenaError::InvalidRequest(_)
             | ArenaError::InvalidEnvironment(_)
             | ArenaError::NoSuchLeg(_) => ErrorClass::BadRequest,
-            ArenaError::InvalidToken => ErrorClass::Unauthenticated,
+            ArenaError::InvalidToken | ArenaError::WrongPassword => ErrorClass::Unauthenticated,
             ArenaError::AdminOnly
+            | ArenaError::NotYourBot(_)
             | ArenaError::NotParticipant
             | ArenaError::NotYourChallenge(_) => ErrorClass::Forbidden,
             ArenaError::BotNotFound(_) | ArenaError::MatchNotFound(_) => ErrorClass::NotFound,

@@ -9,6 +9,7 @@
 //!
 //! The arena knows no HTTP: the server crate translates requests into calls on [`Arena`].
 
+mod accounts;
 mod actor;
 mod automatch;
 pub mod clock;
@@ -34,6 +35,7 @@ use arbiter_store::{
 use serde_json::{Value, json};
 use tokio::sync::{mpsc, oneshot};
 
+pub use accounts::{Account, PASSWORD_MIN, SESSION_MS};
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use config::{ArenaConfig, TimeControl};
 pub use directory::{Bot, BotProfile, Environment};
@@ -85,6 +87,7 @@ pub(crate) struct Shared {
     pub(crate) directory: Directory,
     pub(crate) feeds: Feeds,
     pub(crate) ratings: ratings::Ratings,
+    pub(crate) accounts: accounts::Accounts,
     automatch: Mutex<automatch::AutoMatch>,
     kits: Vec<&'static dyn GameKit>,
     matches: RwLock<HashMap<MatchId, Handle>>,
@@ -256,6 +259,11 @@ impl Arena {
         let last_heartbeat = store.last_heartbeat().await?;
         let open_matches = store.open_matches().await?;
         let ratings = ratings::Ratings::load(store.ratings().await?);
+        let accounts = accounts::Accounts::new(
+            store.accounts().await?,
+            store.sessions(clock.now_ms()).await?,
+            ids.account,
+        );
         let (writer, _writer_task) = Writer::start(store.clone());
         let shared = Arc::new(Shared {
             directory: Directory::new(bots, config.presence_ms),
@@ -265,6 +273,7 @@ impl Arena {
             writer,
             feeds: Feeds::default(),
             ratings,
+            accounts,
             automatch: Mutex::default(),
             kits: kit::kits(),
             matches: RwLock::new(HashMap::new()),

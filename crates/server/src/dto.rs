@@ -184,8 +184,7 @@ impl RegisterRequest {
         BotProfile {
             supported_variants: self.supported_variants.clone(),
             concurrency: self.concurrency,
-            house_level: None,
-            auto_match_off: false,
+            ..BotProfile::default()
         }
     }
 }

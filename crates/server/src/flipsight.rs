@@ -53,10 +53,11 @@ impl From<ArenaError> for Failure {
     fn from(error: ArenaError) -> Failure {
         let conflict = |text: &str| Failure::new(StatusCode::CONFLICT, text);
         match error {
-            ArenaError::InvalidToken => {
+            ArenaError::InvalidToken | ArenaError::WrongPassword => {
                 Failure::new(StatusCode::UNAUTHORIZED, "invalid bot credential")
             }
             ArenaError::AdminOnly
+            | ArenaError::NotYourBot(_)
             | ArenaError::NotParticipant
             | ArenaError::NotYourChallenge(_) => {
                 Failure::new(StatusCode::FORBIDDEN, "access denied")

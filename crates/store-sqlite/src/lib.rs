@@ -13,8 +13,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use arbiter_store::{
-    Audience, BotKind, BotRecord, EventRecord, MatchRecord, MatchStatus, MaxIds, RatingRecord,
-    Store, StoreError, StoreFuture, Write,
+    AccountRecord, Audience, BotKind, BotRecord, EventRecord, MatchRecord, MatchStatus, MaxIds,
+    PhotoRecord, RatingRecord, SessionRecord, Store, StoreError, StoreFuture, Write,
 };
 use serde_json::Value;
 use sqlx::sqlite::{
@@ -191,6 +191,50 @@ fn batch_query(writes: &[Write]) -> QueryBuilder<Sqlite> {
                     ") ON CONFLICT (bot_id, mode) DO UPDATE SET rating = excluded.rating, updated_ms = excluded.updated_ms;\n",
                 );
             }
+            Write::PutAccount(a) => {
+                query.push(
+                    "INSERT INTO accounts (id, name, name_key, password_hash, created_ms) VALUES (",
+                );
+                query
+                    .separated(", ")
+                    .push_bind(a.id)
+                    .push_bind(&a.name)
+                    .push_bind(a.name.to_lowercase())
+                    .push_bind(&a.password_hash)
+                    .push_bind(a.created_ms);
+                query.push(
+                    ") ON CONFLICT (id) DO UPDATE SET name = excluded.name, name_key = excluded.name_key,
+                       password_hash = excluded.password_hash, created_ms = excluded.created_ms;\n",
+                );
+            }
+            Write::PutSession(session) => {
+                query.push(
+                    "INSERT INTO sessions (token_hash, account_id, created_ms, expires_ms) VALUES (",
+                );
+                query
+                    .separated(", ")
+                    .push_bind(&session.token_hash)
+                    .push_bind(session.account)
+                    .push_bind(session.created_ms)
+                    .push_bind(session.expires_ms);
+                query.push(");\n");
+            }
+            Write::DeleteSession(hash) => {
+                query.push("DELETE FROM sessions WHERE token_hash = ");
+                query.push_bind(hash);
+                query.push(";\n");
+            }
+            Write::PutPhoto(photo) => {
+                query.push("INSERT INTO bot_photos (bot_id, png, updated_ms) VALUES (");
+                query
+                    .separated(", ")
+                    .push_bind(photo.bot)
+                    .push_bind(&photo.png)
+                    .push_bind(photo.updated_ms);
+                query.push(
+                    ") ON CONFLICT (bot_id) DO UPDATE SET png = excluded.png, updated_ms = excluded.updated_ms;\n",
+                );
+            }
         }
     }
     for chunk in events.chunks(EVENT_ROWS_PER_STATEMENT) {
@@ -220,6 +264,10 @@ fn batch_query(writes: &[Write]) -> QueryBuilder<Sqlite> {
 
 fn corrupt(what: &str) -> StoreError {
     StoreError::Corrupt(what.to_owned())
+}
+
+fn corrupt_field(error: sqlx::Error) -> StoreError {
+    StoreError::Corrupt(error.to_string())
 }
 
 impl SqliteStore {
@@ -394,7 +442,8 @@ impl Store for SqliteStore {
     fn max_ids(&self) -> StoreFuture<'_, MaxIds> {
         Box::pin(async move {
             let row = sqlx::query(
-                "SELECT (SELECT coalesce(max(id), 0) FROM bots) AS bot, (SELECT coalesce(max(id), 0) FROM matches) AS m",
+                "SELECT (SELECT coalesce(max(id), 0) FROM bots) AS bot, (SELECT coalesce(max(id), 0) FROM matches) AS m,
+                        (SELECT coalesce(max(id), 0) FROM accounts) AS account",
             )
             .fetch_one(&self.reader)
             .await
@@ -403,6 +452,7 @@ impl Store for SqliteStore {
             Ok(MaxIds {
                 bot: row.try_get("bot").map_err(get)?,
                 r#match: row.try_get("m").map_err(get)?,
+                account: row.try_get("account").map_err(get)?,
             })
         })
     }
@@ -428,6 +478,82 @@ impl Store for SqliteStore {
                     })
                 })
                 .collect()
+        })
+    }
+
+    fn closed_matches(&self, bot: Option<i64>, limit: u32) -> StoreFuture<'_, Vec<MatchRecord>> {
+        Box::pin(async move {
+            let rows = sqlx::query(
+                "SELECT * FROM matches WHERE status NOT IN ('pending', 'running')
+                   AND ($1 IS NULL OR bot_a = $1 OR bot_b = $1) ORDER BY id DESC LIMIT $2",
+            )
+            .bind(bot)
+            .bind(i64::from(limit))
+            .fetch_all(&self.reader)
+            .await
+            .map_err(unavailable)?;
+            rows.iter().map(match_from).collect()
+        })
+    }
+
+    fn accounts(&self) -> StoreFuture<'_, Vec<AccountRecord>> {
+        Box::pin(async move {
+            let rows =
+                sqlx::query("SELECT id, name, password_hash, created_ms FROM accounts ORDER BY id")
+                    .fetch_all(&self.reader)
+                    .await
+                    .map_err(unavailable)?;
+            rows.iter()
+                .map(|row| {
+                    Ok(AccountRecord {
+                        id: row.try_get("id").map_err(corrupt_field)?,
+                        name: row.try_get("name").map_err(corrupt_field)?,
+                        password_hash: row.try_get("password_hash").map_err(corrupt_field)?,
+                        created_ms: row.try_get("created_ms").map_err(corrupt_field)?,
+                    })
+                })
+                .collect()
+        })
+    }
+
+    fn sessions(&self, now_ms: i64) -> StoreFuture<'_, Vec<SessionRecord>> {
+        Box::pin(async move {
+            let rows = sqlx::query(
+                "SELECT token_hash, account_id, created_ms, expires_ms FROM sessions
+                  WHERE expires_ms > $1 ORDER BY created_ms",
+            )
+            .bind(now_ms)
+            .fetch_all(&self.reader)
+            .await
+            .map_err(unavailable)?;
+            rows.iter()
+                .map(|row| {
+                    Ok(SessionRecord {
+                        token_hash: row.try_get("token_hash").map_err(corrupt_field)?,
+                        account: row.try_get("account_id").map_err(corrupt_field)?,
+                        created_ms: row.try_get("created_ms").map_err(corrupt_field)?,
+                        expires_ms: row.try_get("expires_ms").map_err(corrupt_field)?,
+                    })
+                })
+                .collect()
+        })
+    }
+
+    fn photo(&self, bot: i64) -> StoreFuture<'_, Option<PhotoRecord>> {
+        Box::pin(async move {
+            let row = sqlx::query("SELECT png, updated_ms FROM bot_photos WHERE bot_id = $1")
+                .bind(bot)
+                .fetch_optional(&self.reader)
+                .await
+                .map_err(unavailable)?;
+            row.map(|row| {
+                Ok(PhotoRecord {
+                    bot,
+                    png: row.try_get("png").map_err(corrupt_field)?,
+                    updated_ms: row.try_get("updated_ms").map_err(corrupt_field)?,
+                })
+            })
+            .transpose()
         })
     }
 

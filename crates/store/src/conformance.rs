@@ -5,8 +5,8 @@ use std::sync::Arc;
 use serde_json::json;
 
 use crate::{
-    Audience, BotKind, BotRecord, EventRecord, MatchRecord, MatchStatus, MaxIds, RatingRecord,
-    Store, Write, Writer,
+    AccountRecord, Audience, BotKind, BotRecord, EventRecord, MatchRecord, MatchStatus, MaxIds,
+    PhotoRecord, RatingRecord, SessionRecord, Store, Write, Writer,
 };
 
 fn bot(id: i64, name: &str) -> BotRecord {
@@ -65,6 +65,8 @@ fn event(match_id: i64, seq: i64) -> EventRecord {
 pub async fn check_all(store: Arc<dyn Store>) {
     round_trips(store.as_ref()).await;
     ratings_are_kept_per_bot_and_mode(store.as_ref()).await;
+    closed_matches_come_newest_first(store.as_ref()).await;
+    accounts_sessions_and_photos_round_trip(store.as_ref()).await;
     batches_are_atomic(store.as_ref()).await;
     the_writer_commits_in_order(store).await;
 }
@@ -88,7 +90,11 @@ async fn round_trips(store: &dyn Store) {
     assert_eq!(bots, vec![bot(1, "Alpha"), bot(2, "beta")]);
     assert_eq!(
         store.max_ids().await.expect("max ids"),
-        MaxIds { bot: 2, r#match: 9 }
+        MaxIds {
+            bot: 2,
+            r#match: 9,
+            account: 0
+        }
     );
     assert_eq!(store.last_heartbeat().await.expect("heartbeat"), Some(42));
     assert_eq!(
@@ -155,6 +161,102 @@ async fn ratings_are_kept_per_bot_and_mode(store: &dyn Store) {
             rating(2, "othello:std", 1510.5),
         ]
     );
+}
+
+async fn closed_matches_come_newest_first(store: &dyn Store) {
+    // After `round_trips`: 7 and 8 are finished, 9 is pending; 10 is bots 2 and 3's.
+    let mut other = a_match(10, MatchStatus::Expired);
+    other.bot_a = 3;
+    store
+        .write_batch(&[Write::PutMatch(other)])
+        .await
+        .expect("batch");
+    let ids = |matches: Vec<MatchRecord>| matches.iter().map(|m| m.id).collect::<Vec<_>>();
+    let closed = |bot, limit| store.closed_matches(bot, limit);
+    assert_eq!(ids(closed(None, 10).await.expect("closed")), vec![10, 8, 7]);
+    assert_eq!(ids(closed(None, 2).await.expect("closed")), vec![10, 8]);
+    assert_eq!(ids(closed(Some(1), 10).await.expect("closed")), vec![8, 7]);
+    assert_eq!(ids(closed(Some(3), 10).await.expect("closed")), vec![10]);
+    assert!(closed(Some(4), 10).await.expect("closed").is_empty());
+}
+
+async fn accounts_sessions_and_photos_round_trip(store: &dyn Store) {
+    let account = |id: i64, name: &str| AccountRecord {
+        id,
+        name: name.to_owned(),
+        password_hash: format!("$argon2id$v=19$m=19456,t=2,p=1$salt{id}$hash"),
+        created_ms: 3_000 + id,
+    };
+    let session = |hash: &str, account: i64, expires_ms: i64| SessionRecord {
+        token_hash: hash.to_owned(),
+        account,
+        created_ms: 4_000,
+        expires_ms,
+    };
+    let photo = |bot: i64, png: &[u8]| PhotoRecord {
+        bot,
+        png: png.to_vec(),
+        updated_ms: 6_000 + i64::from(png[0]),
+    };
+    assert!(store.accounts().await.expect("accounts").is_empty());
+    store
+        .write_batch(&[
+            Write::PutAccount(account(1, "Ada")),
+            Write::PutAccount(account(2, "grace")),
+            Write::PutSession(session("s1", 1, 9_000)),
+            Write::PutSession(session("s2", 2, 8_000)),
+            Write::PutSession(session("s3", 1, 9_500)),
+            Write::PutPhoto(Arc::new(photo(1, &[1, 2, 3]))),
+        ])
+        .await
+        .expect("batch");
+    assert_eq!(
+        store.accounts().await.expect("accounts"),
+        vec![account(1, "Ada"), account(2, "grace")]
+    );
+    assert_eq!(store.max_ids().await.expect("max ids").account, 2);
+    // A name is unique whatever its case.
+    assert!(
+        store
+            .write_batch(&[Write::PutAccount(account(3, "ADA"))])
+            .await
+            .is_err()
+    );
+    let live = |now| async move {
+        let mut hashes: Vec<String> = store
+            .sessions(now)
+            .await
+            .expect("sessions")
+            .into_iter()
+            .map(|s| s.token_hash)
+            .collect();
+        hashes.sort();
+        hashes
+    };
+    assert_eq!(live(8_500).await, vec!["s1", "s3"], "s2 has ended");
+    store
+        .write_batch(&[Write::DeleteSession("s1".to_owned())])
+        .await
+        .expect("batch");
+    assert_eq!(live(0).await, vec!["s2", "s3"]);
+    assert_eq!(
+        store.sessions(0).await.expect("sessions")[0],
+        session("s2", 2, 8_000)
+    );
+
+    assert_eq!(
+        store.photo(1).await.expect("photo"),
+        Some(photo(1, &[1, 2, 3]))
+    );
+    store
+        .write_batch(&[Write::PutPhoto(Arc::new(photo(1, &[9, 9])))])
+        .await
+        .expect("batch");
+    assert_eq!(
+        store.photo(1).await.expect("photo"),
+        Some(photo(1, &[9, 9]))
+    );
+    assert_eq!(store.photo(2).await.expect("photo"), None);
 }
 
 async fn batches_are_atomic(store: &dyn Store) {

@@ -1,7 +1,7 @@
 //! The persistence interface of the arena.
 //!
-//! The arena keeps three kinds of record: bots, matches and the per-match event log. A
-//! backend implements [`Store`]: reads return records, and every write goes through
+//! The arena keeps bots, matches and the per-match event log, ratings, and the web pages'
+//! accounts, sessions and bot pictures. A backend implements [`Store`]: reads return records, and every write goes through
 //! [`Store::write_batch`], which must apply a whole batch atomically and durably. The
 //! [`Writer`] in front of it is the single writer of the process: it gathers the writes of
 //! many matches into one batch (group commit), so durability costs one transaction per batch
@@ -26,6 +26,45 @@ pub use writer::{Writer, WriterError};
 pub type BotId = i64;
 /// A match's identifier (positive; FlipSight's human matches use negative ids).
 pub type MatchId = i64;
+/// An account's identifier.
+pub type AccountId = i64;
+
+/// A person's account on the web pages.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AccountRecord {
+    /// Identifier.
+    pub id: AccountId,
+    /// The name the person signs in with; unique case-insensitively.
+    pub name: String,
+    /// The password's Argon2id hash in PHC string form; never the password.
+    pub password_hash: String,
+    /// Creation time, milliseconds since the Unix epoch.
+    pub created_ms: i64,
+}
+
+/// A signed-in browser: the hash of its session cookie and whose it is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SessionRecord {
+    /// SHA-256 of the session cookie's value, in hex; never the value.
+    pub token_hash: String,
+    /// The account signed in.
+    pub account: AccountId,
+    /// Sign-in time, milliseconds since the Unix epoch.
+    pub created_ms: i64,
+    /// When the session ends, milliseconds since the Unix epoch.
+    pub expires_ms: i64,
+}
+
+/// A bot's picture, as the server re-encoded it (never the uploaded bytes).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PhotoRecord {
+    /// The bot.
+    pub bot: BotId,
+    /// The picture as PNG.
+    pub png: Vec<u8>,
+    /// When it was uploaded, milliseconds since the Unix epoch; it names the version in URLs.
+    pub updated_ms: i64,
+}
 
 /// What kind of principal a bot is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -217,6 +256,14 @@ pub enum Write {
     Heartbeat(i64),
     /// Insert a bot's rating in a game mode, or replace the one it had there.
     PutRating(RatingRecord),
+    /// Insert an account, or replace the account with the same id.
+    PutAccount(AccountRecord),
+    /// Insert a session.
+    PutSession(SessionRecord),
+    /// End the session with this token hash (nothing happens if there is none).
+    DeleteSession(String),
+    /// Insert a bot's picture, or replace the one it had.
+    PutPhoto(std::sync::Arc<PhotoRecord>),
 }
 
 /// One bot's rating in one game mode. The rating itself is the rating system's business; the
@@ -257,6 +304,8 @@ pub struct MaxIds {
     pub bot: BotId,
     /// The largest match id, 0 if none.
     pub r#match: MatchId,
+    /// The largest account id, 0 if none.
+    pub account: AccountId,
 }
 
 /// A persistence backend.
@@ -284,4 +333,13 @@ pub trait Store: Send + Sync + 'static {
 
     /// Every rating, by bot and then mode.
     fn ratings(&self) -> StoreFuture<'_, Vec<RatingRecord>>;
+    /// The closed matches (finished, aborted, rejected, expired), newest first: all of them,
+    /// or those `bot` took part in; at most `limit`.
+    fn closed_matches(&self, bot: Option<BotId>, limit: u32) -> StoreFuture<'_, Vec<MatchRecord>>;
+    /// Every account.
+    fn accounts(&self) -> StoreFuture<'_, Vec<AccountRecord>>;
+    /// Every session that has not ended at `now_ms`.
+    fn sessions(&self, now_ms: i64) -> StoreFuture<'_, Vec<SessionRecord>>;
+    /// A bot's picture, if it has one.
+    fn photo(&self, bot: BotId) -> StoreFuture<'_, Option<PhotoRecord>>;
 }

@@ -381,4 +381,20 @@ impl Store for FlakyStore {
     fn ratings(&self) -> StoreFuture<'_, Vec<arbiter_store::RatingRecord>> {
         self.inner.ratings()
     }
+
+    fn closed_matches(&self, bot: Option<i64>, limit: u32) -> StoreFuture<'_, Vec<MatchRecord>> {
+        self.inner.closed_matches(bot, limit)
+    }
+
+    fn accounts(&self) -> StoreFuture<'_, Vec<arbiter_store::AccountRecord>> {
+        self.inner.accounts()
+    }
+
+    fn sessions(&self, now_ms: i64) -> StoreFuture<'_, Vec<arbiter_store::SessionRecord>> {
+        self.inner.sessions(now_ms)
+    }
+
+    fn photo(&self, bot: i64) -> StoreFuture<'_, Option<arbiter_store::PhotoRecord>> {
+        self.inner.photo(bot)
+    }
 }

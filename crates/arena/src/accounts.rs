@@ -1,0 +1,434 @@
+//! People's accounts, for the web pages: signing up and in with a password kept only as an
+//! Argon2id hash, sessions kept only as the SHA-256 of their cookie, a limit on failed
+//! sign-ins per name and per address, and the bots each account owns.
+
+use std::collections::{HashMap, VecDeque};
+use std::net::IpAddr;
+use std::sync::{Mutex, OnceLock};
+
+use arbiter_store::{AccountId, AccountRecord, SessionRecord, Write};
+use argon2::Argon2;
+use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
+use rand::TryRng;
+
+use crate::directory::Bot;
+use crate::{Arena, ArenaError, BotProfile, lock, token};
+
+/// The prefix of a session cookie's value.
+const SESSION_PREFIX: &str = "arbs_";
+/// How long a session lasts.
+pub const SESSION_MS: i64 = 30 * 24 * 3_600_000;
+/// The window in which failed sign-ins are counted.
+const FAILURE_WINDOW_MS: i64 = 15 * 60_000;
+/// Failed sign-ins allowed per account name in the window.
+const FAILURES_PER_NAME: usize = 5;
+/// Failed sign-ins allowed per client address in the window.
+const FAILURES_PER_ADDRESS: usize = 20;
+/// The shortest password accepted, in characters.
+pub const PASSWORD_MIN: usize = 8;
+/// The longest password accepted, in bytes (hashing cost is linear in it).
+const PASSWORD_MAX_BYTES: usize = 1_024;
+
+/// A person's account, as the pages see it (never the password's hash).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Account {
+    /// Identifier.
+    pub id: AccountId,
+    /// The name the person signs in with.
+    pub name: String,
+    /// Creation time, milliseconds since the Unix epoch.
+    pub created_ms: i64,
+}
+
+impl From<&AccountRecord> for Account {
+    fn from(record: &AccountRecord) -> Account {
+        Account {
+            id: record.id,
+            name: record.name.clone(),
+            created_ms: record.created_ms,
+        }
+    }
+}
+
+/// Every account and live session, in memory.
+pub(crate) struct Accounts {
+    inner: Mutex<Inner>,
+}
+
+#[derive(Default)]
+struct Inner {
+    by_id: HashMap<AccountId, AccountRecord>,
+    by_name: HashMap<String, AccountId>,
+    sessions: HashMap<String, SessionRecord>,
+    next_id: AccountId,
+    /// Names being created, so that two sign-ups cannot both take one.
+    reserved: Vec<String>,
+    /// Recent failed sign-ins, by lower-cased name and by address.
+    failures_by_name: HashMap<String, VecDeque<i64>>,
+    failures_by_address: HashMap<IpAddr, VecDeque<i64>>,
+}
+
+impl Accounts {
+    pub(crate) fn new(
+        accounts: Vec<AccountRecord>,
+        sessions: Vec<SessionRecord>,
+        max_id: AccountId,
+    ) -> Accounts {
+        let mut inner = Inner {
+            next_id: max_id,
+            ..Inner::default()
+        };
+        for account in accounts {
+            inner
+                .by_name
+                .insert(account.name.to_lowercase(), account.id);
+            inner.by_id.insert(account.id, account);
+        }
+        for session in sessions {
+            inner.sessions.insert(session.token_hash.clone(), session);
+        }
+        Accounts {
+            inner: Mutex::new(inner),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
+        lock(&self.inner)
+    }
+}
+
+/// Checks an account name: 2 to 24 letters, digits, `_`, `-` or `.`.
+fn validate_name(name: &str) -> Result<String, ArenaError> {
+    let name = name.trim();
+    if !(2..=24).contains(&name.chars().count()) {
+        return Err(ArenaError::InvalidRequest(
+            "a name has 2 to 24 characters".to_owned(),
+        ));
+    }
+    if !name
+        .chars()
+        .all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.'))
+    {
+        return Err(ArenaError::InvalidRequest(
+            "a name may contain only letters, digits, '_', '-' and '.'".to_owned(),
+        ));
+    }
+    Ok(name.to_owned())
+}
+
+fn validate_password(password: &str) -> Result<(), ArenaError> {
+    if password.chars().count() < PASSWORD_MIN {
+        return Err(ArenaError::InvalidRequest(format!(
+            "a password has at least {PASSWORD_MIN} characters"
+        )));
+    }
+    if password.len() > PASSWORD_MAX_BYTES {
+        return Err(ArenaError::InvalidRequest(format!(
+            "a password has at most {PASSWORD_MAX_BYTES} bytes"
+        )));
+    }
+    Ok(())
+}
+
+fn unavailable(error: impl std::fmt::Display) -> ArenaError {
+    ArenaError::Unavailable(error.to_string())
+}
+
+/// The password's Argon2id hash (default parameters: 19 MiB, 2 passes) in PHC form, with a
+/// fresh random salt.
+fn hash_password(password: &str) -> Result<String, ArenaError> {
+    let mut salt = [0u8; 16];
+    rand::rngs::SysRng
+        .try_fill_bytes(&mut salt)
+        .map_err(unavailable)?;
+    let salt = SaltString::encode_b64(&salt).map_err(unavailable)?;
+    Argon2::default()
+        .hash_password(password.as_bytes(), &salt)
+        .map(|hash| hash.to_string())
+        .map_err(unavailable)
+}
+
+/// Whether `password` matches the PHC `hash`.
+fn verify_password(password: &str, hash: &str) -> bool {
+    PasswordHash::new(hash).is_ok_and(|parsed| {
+        Argon2::default()
+            .verify_password(password.as_bytes(), &parsed)
+            .is_ok()
+    })
+}
+
+/// A hash no password matches, verified against when the name is unknown so that a wrong
+/// name takes as long as a wrong password and names cannot be discovered by timing.
+fn decoy_hash() -> &'static str {
+    static DECOY: OnceLock<String> = OnceLock::new();
+    DECOY.get_or_init(|| hash_password("not a password anyone has").unwrap_or_default())
+}
+
+/// Runs CPU-heavy password work off the async runtime.
+async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, ArenaError> {
+    tokio::task::spawn_blocking(work).await.map_err(unavailable)
+}
+
+/// Drops entries older than the window and tells whether fewer than `limit` remain; if not,
+/// how many seconds until one leaves the window.
+fn under_limit(recent: &mut VecDeque<i64>, limit: usize, now: i64) -> Result<(), u64> {
+    while recent
+        .front()
+        .is_some_and(|&at| at <= now - FAILURE_WINDOW_MS)
+    {
+        recent.pop_front();
+    }
+    if recent.len() < limit {
+        return Ok(());
+    }
+    let oldest = recent.front().copied().unwrap_or(now);
+    let wait_ms = oldest + FAILURE_WINDOW_MS - now;
+    Err(u64::try_from((wait_ms + 999) / 1_000).unwrap_or(1).max(1))
+}
+
+impl Arena {
+    /// Creates an account and signs it in; returns the account and the session cookie's
+    /// value, which exists only in this reply.
+    pub async fn sign_up(
+        &self,
+        name: &str,
+        password: &str,
+    ) -> Result<(Account, String), ArenaError> {
+        let name = validate_name(name)?;
+        validate_password(password)?;
+        let key = name.to_lowercase();
+        {
+            let mut inner = self.shared.accounts.lock();
+            if inner.by_name.contains_key(&key) || inner.reserved.contains(&key) {
+                return Err(ArenaError::NameTaken(name));
+            }
+            inner.reserved.push(key.clone());
+        }
+        let result = self.create_account(name, password.to_owned()).await;
+        self.shared.accounts.lock().reserved.retain(|k| *k != key);
+        result
+    }
+
+    async fn create_account(
+        &self,
+        name: String,
+        password: String,
+    ) -> Result<(Account, String), ArenaError> {
+        let password_hash = blocking(move || hash_password(&password)).await??;
+        let now = self.now();
+        let id = {
+            let mut inner = self.shared.accounts.lock();
+            inner.next_id += 1;
+            inner.next_id
+        };
+        let record = AccountRecord {
+            id,
+            name,
+            password_hash,
+            created_ms: now,
+        };
+        let (session, secret) = self.new_session(id)?;
+        self.shared
+            .writer
+            .write(vec![
+                Write::PutAccount(record.clone()),
+                Write::PutSession(session.clone()),
+            ])
+            .await?;
+        let account = Account::from(&record);
+        let mut inner = self.shared.accounts.lock();
+        inner.by_name.insert(record.name.to_lowercase(), id);
+        inner.by_id.insert(id, record);
+        inner.sessions.insert(session.token_hash.clone(), session);
+        Ok((account, secret))
+    }
+
+    fn new_session(&self, account: AccountId) -> Result<(SessionRecord, String), ArenaError> {
+        let new = token::generate(SESSION_PREFIX).map_err(unavailable)?;
+        let now = self.now();
+        let session = SessionRecord {
+            token_hash: new.hash,
+            account,
+            created_ms: now,
+            expires_ms: now + SESSION_MS,
+        };
+        Ok((session, new.secret))
+    }
+
+    /// Signs in with a name and password from `client`; returns the account and a new
+    /// session cookie's value. Failures are counted per name and per address, and beyond
+    /// the limit sign-ins are refused for a while, right password or not.
+    pub async fn sign_in(
+        &self,
+        name: &str,
+        password: &str,
+        client: IpAddr,
+    ) -> Result<(Account, String), ArenaError> {
+        let key = name.trim().to_lowercase();
+        let now = self.now();
+        let stored = {
+            let mut inner = self.shared.accounts.lock();
+            let by_name = inner.failures_by_name.entry(key.clone()).or_default();
+            let name_ok = under_limit(by_name, FAILURES_PER_NAME, now);
+            let by_address = inner.failures_by_address.entry(client).or_default();
+            let address_ok = under_limit(by_address, FAILURES_PER_ADDRESS, now);
+            if let Err(retry_after_s) = name_ok.and(address_ok) {
+                return Err(ArenaError::RateLimited { retry_after_s });
+            }
+            inner
+                .by_name
+                .get(&key)
+                .and_then(|id| inner.by_id.get(id))
+                .cloned()
+        };
+        let hash = stored
+            .as_ref()
+            .map_or_else(|| decoy_hash().to_owned(), |r| r.password_hash.clone());
+        let password = password.to_owned();
+        let matches = blocking(move || verify_password(&password, &hash)).await?;
+        let Some(record) = stored.filter(|_| matches) else {
+            let mut inner = self.shared.accounts.lock();
+            inner
+                .failures_by_name
+                .entry(key)
+                .or_default()
+                .push_back(now);
+            inner
+                .failures_by_address
+                .entry(client)
+                .or_default()
+                .push_back(now);
+            return Err(ArenaError::WrongPassword);
+        };
+        let (session, secret) = self.new_session(record.id)?;
+        self.shared
+            .writer
+            .write(vec![Write::PutSession(session.clone())])
+            .await?;
+        self.shared
+            .accounts
+            .lock()
+            .sessions
+            .insert(session.token_hash.clone(), session);
+        Ok((Account::from(&record), secret))
+    }
+
+    /// The account a session cookie's value belongs to, while the session lasts.
+    pub fn session(&self, secret: &str) -> Option<Account> {
+        let hash = token::hash(secret);
+        let now = self.now();
+        let inner = self.shared.accounts.lock();
+        let session = inner.sessions.get(&hash).filter(|s| s.expires_ms > now)?;
+        inner.by_id.get(&session.account).map(Account::from)
+    }
+
+    /// Ends a session; the cookie stops working at once.
+    pub async fn sign_out(&self, secret: &str) -> Result<(), ArenaError> {
+        let hash = token::hash(secret);
+        self.shared
+            .writer
+            .write(vec![Write::DeleteSession(hash.clone())])
+            .await?;
+        self.shared.accounts.lock().sessions.remove(&hash);
+        Ok(())
+    }
+
+    /// An account by id.
+    pub fn account(&self, id: AccountId) -> Option<Account> {
+        self.shared
+            .accounts
+            .lock()
+            .by_id
+            .get(&id)
+            .map(Account::from)
+    }
+
+    /// Registers a bot owned by `account`; returns it and its token, shown only now.
+    pub async fn register_bot_for(
+        &self,
+        account: &Account,
+        name: &str,
+        variants: Vec<String>,
+    ) -> Result<(Bot, String), ArenaError> {
+        let known = self.shared.known_variants();
+        if let Some(unknown) = variants.iter().find(|v| !known.contains(&v.as_str())) {
+            return Err(ArenaError::InvalidRequest(format!(
+                "unknown variant {unknown:?}; the variants are {}",
+                known.join(", ")
+            )));
+        }
+        if variants.is_empty() {
+            return Err(ArenaError::InvalidRequest(
+                "a bot must play at least one variant".to_owned(),
+            ));
+        }
+        let profile = BotProfile {
+            supported_variants: variants,
+            owner: Some(account.id),
+            ..BotProfile::default()
+        };
+        self.register_bot(name, profile).await
+    }
+
+    /// The bots `account` owns, deleted ones left out, with whether each is online.
+    pub fn bots_of(&self, account: &Account) -> Vec<(Bot, bool)> {
+        self.list_bots()
+            .into_iter()
+            .filter(|(bot, _)| bot.profile.owner == Some(account.id) && !bot.deleted)
+            .collect()
+    }
+
+    /// The bot named `name` if `account` owns it.
+    pub fn owned_bot(&self, account: &Account, name: &str) -> Result<Bot, ArenaError> {
+        let bot = self.find_bot(name)?;
+        if bot.deleted {
+            return Err(ArenaError::BotNotFound(name.to_owned()));
+        }
+        if bot.profile.owner != Some(account.id) {
+            return Err(ArenaError::NotYourBot(bot.name));
+        }
+        Ok(bot)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn passwords_are_hashed_with_argon2id_and_verified() {
+        let hash = hash_password("correct horse").expect("hash");
+        assert!(hash.starts_with("$argon2id$"), "{hash}");
+        assert!(!hash.contains("correct horse"));
+        assert!(verify_password("correct horse", &hash));
+        assert!(!verify_password("correct horsE", &hash));
+        assert!(!verify_password("correct horse", "not a hash"));
+        assert_ne!(
+            hash,
+            hash_password("correct horse").expect("hash"),
+            "salted"
+        );
+        assert!(!verify_password("", decoy_hash()));
+    }
+
+    #[test]
+    fn names_and_passwords_are_checked() {
+        assert_eq!(validate_name("  ada.l "), Ok("ada.l".to_owned()));
+        for bad in ["a", "x".repeat(25).as_str(), "ada lovelace", "<b>"] {
+            assert!(validate_name(bad).is_err(), "{bad:?}");
+        }
+        assert!(validate_password("seven77").is_err());
+        assert!(validate_password("eight888").is_ok());
+        assert!(validate_password(&"x".repeat(1_025)).is_err());
+    }
+
+    #[test]
+    fn failures_age_out_of_the_window() {
+        let mut recent = VecDeque::from([0, 1_000]);
+        assert_eq!(under_limit(&mut recent, 2, 2_000), Err(898));
+        assert_eq!(under_limit(&mut recent, 2, FAILURE_WINDOW_MS + 1), Ok(()));
+        assert_eq!(recent, VecDeque::from([1_000]));
+    }
+}
