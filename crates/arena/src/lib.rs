@@ -769,21 +769,121 @@ impl Arena {
         if busy {
             return Err(ArenaError::HasOpenMatches(bot.name));
         }
-        self.update_bot(id, |record| {
-            let mut profile: BotProfile =
-                serde_json::from_value(record.profile.clone()).unwrap_or_default();
-            profile.supported_variants = list;
-            record.profile = serde_json::to_value(&profile).unwrap_or(Value::Null);
-        })
-        .await
+        self.update_profile(id, |profile| profile.supported_variants = list)
+            .await
     }
 
     /// Switches a bot's auto-matching on or off (administrator; the bot's owner on the web).
     pub async fn set_auto_match(&self, id: BotId, enabled: bool) -> Result<Bot, ArenaError> {
+        self.update_profile(id, |profile| profile.auto_match_off = !enabled)
+            .await
+    }
+
+    /// Sets how many matches a bot may play at once (`None`: the server's default), from 1
+    /// to 16 (administrator; the bot's owner on the web).
+    pub async fn set_concurrency(&self, id: BotId, limit: Option<u32>) -> Result<Bot, ArenaError> {
+        if limit.is_some_and(|n| !(1..=16).contains(&n)) {
+            return Err(ArenaError::InvalidRequest(
+                "a bot plays 1 to 16 matches at once".to_owned(),
+            ));
+        }
+        self.update_profile(id, |profile| profile.concurrency = limit)
+            .await
+    }
+
+    /// Replaces a bot's picture with `png`, which the caller has decoded and re-encoded.
+    pub async fn set_photo(&self, id: BotId, png: Vec<u8>) -> Result<Bot, ArenaError> {
+        let now = self.now();
+        let mut record = self
+            .shared
+            .directory
+            .record(id)
+            .ok_or_else(|| ArenaError::BotNotFound(id.to_string()))?;
+        let mut profile: BotProfile =
+            serde_json::from_value(record.profile.clone()).unwrap_or_default();
+        profile.photo_ms = Some(now);
+        record.profile = serde_json::to_value(&profile).unwrap_or(Value::Null);
+        let photo = arbiter_store::PhotoRecord {
+            bot: id,
+            png,
+            updated_ms: now,
+        };
+        self.shared
+            .writer
+            .write(vec![
+                Write::PutPhoto(Arc::new(photo)),
+                Write::PutBot(record.clone()),
+            ])
+            .await?;
+        self.shared.directory.put(record);
+        self.shared
+            .directory
+            .get(id)
+            .ok_or_else(|| ArenaError::BotNotFound(id.to_string()))
+    }
+
+    /// A bot's picture as PNG, if it has one.
+    pub async fn photo(&self, id: BotId) -> Result<Option<Vec<u8>>, ArenaError> {
+        Ok(self.shared.store.photo(id).await?.map(|p| p.png))
+    }
+
+    /// Closed matches, newest first (all, or those of `bot`), at most `limit`: id, status,
+    /// game, variant, both bots' ids and names, rated, creation and end times, and result.
+    pub async fn closed_matches(
+        &self,
+        bot: Option<BotId>,
+        limit: u32,
+    ) -> Result<Vec<Value>, ArenaError> {
+        let records = self.shared.store.closed_matches(bot, limit).await?;
+        let name = |id: BotId| self.shared.directory.get(id).map(|b| b.name);
+        Ok(records
+            .iter()
+            .map(|m| {
+                let d = &m.details;
+                json!({
+                    "id": m.id,
+                    "status": m.status,
+                    "game": m.game,
+                    "variant": d["variant"],
+                    "rated": d["rated"],
+                    "bot_a": {"id": m.bot_a, "name": name(m.bot_a)},
+                    "bot_b": {"id": m.bot_b, "name": name(m.bot_b)},
+                    "created_ms": m.created_ms,
+                    "ended_ms": d["ended_ms"],
+                    "result": d["result"],
+                })
+            })
+            .collect())
+    }
+
+    /// Every running match as a spectator sees it, newest first, at most `limit`.
+    pub async fn running_matches(&self, limit: usize) -> Vec<Value> {
+        let mut ids: Vec<MatchId> = lock(&self.shared.open)
+            .values()
+            .flat_map(|m| m.iter())
+            .filter(|(_, status)| **status == MatchStatus::Running)
+            .map(|(id, _)| *id)
+            .collect();
+        ids.sort_unstable_by(|a, b| b.cmp(a));
+        ids.dedup();
+        let mut out = Vec::new();
+        for id in ids.into_iter().take(limit) {
+            if let Ok(snapshot) = self.snapshot(id, Reader::SPECTATOR).await {
+                out.push(snapshot);
+            }
+        }
+        out
+    }
+
+    async fn update_profile(
+        &self,
+        id: BotId,
+        change: impl FnOnce(&mut BotProfile),
+    ) -> Result<Bot, ArenaError> {
         self.update_bot(id, |record| {
             let mut profile: BotProfile =
                 serde_json::from_value(record.profile.clone()).unwrap_or_default();
-            profile.auto_match_off = !enabled;
+            change(&mut profile);
             record.profile = serde_json::to_value(&profile).unwrap_or(Value::Null);
         })
         .await

@@ -1,4 +1,5 @@
-//! The HTTP server: the native bot API v1 over the arena.
+//! The HTTP server: the native bot API v1, the FlipSight dialect and the web pages over the
+//! arena.
 //!
 //! [`app`] builds the router (so tests can drive it in-process or serve it on port 0);
 //! [`serve`] runs it on a listener until shutdown. Every error is one JSON shape
@@ -98,6 +99,7 @@ pub fn openapi() -> utoipa::openapi::OpenApi {
 pub fn app(arena: Arena) -> Router {
     let (router, api) = router();
     let document = api.to_pretty_json().unwrap_or_default();
+    let pages = arbiter_web::router(arena.clone());
     router
         .route(
             "/api/v1/openapi.json",
@@ -114,6 +116,8 @@ pub fn app(arena: Arena) -> Router {
             "/flipsight_api/bot-stream",
             axum::routing::get(flipsight::bot_stream),
         )
+        .with_state(AppState { arena })
+        .merge(pages)
         .fallback(routes::not_found)
         .method_not_allowed_fallback(routes::method_not_allowed)
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
@@ -125,7 +129,6 @@ pub fn app(arena: Arena) -> Router {
             )
             .into_response()
         }))
-        .with_state(AppState { arena })
 }
 
 /// Serves the application on `listener` until `shutdown` completes, then stops the arena

@@ -1,0 +1,471 @@
+//! The web pages over real HTTP, as a browser without scripts uses them: a cookie jar per
+//! visitor, forms posted with the CSRF value the page carried, and pictures uploaded as files.
+
+use std::io::Cursor;
+
+use reqwest::multipart::{Form, Part};
+use reqwest::{Client, StatusCode};
+
+#[allow(dead_code)]
+#[path = "../api/helpers.rs"]
+mod helpers;
+
+use helpers::*;
+
+/// One browser: its own cookies, not following redirects so that tests see them.
+struct Browser {
+    client: Client,
+    origin: String,
+}
+
+/// A page as it arrived.
+struct Page {
+    status: StatusCode,
+    location: Option<String>,
+    cache_control: Option<String>,
+    html: String,
+}
+
+impl Browser {
+    fn new(app: &TestApp) -> Browser {
+        Browser {
+            client: Client::builder()
+                .cookie_store(true)
+                .redirect(reqwest::redirect::Policy::none())
+                .build()
+                .expect("client"),
+            origin: app.base.trim_end_matches("/api/v1").to_owned(),
+        }
+    }
+
+    async fn read(response: reqwest::Response) -> Page {
+        let header = |name| {
+            response
+                .headers()
+                .get(name)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned)
+        };
+        let (location, cache_control) = (header("location"), header("cache-control"));
+        Page {
+            status: response.status(),
+            location,
+            cache_control,
+            html: response.text().await.expect("body"),
+        }
+    }
+
+    async fn get(&self, path: &str) -> Page {
+        let response = self
+            .client
+            .get(format!("{}{path}", self.origin))
+            .send()
+            .await
+            .expect("GET");
+        Browser::read(response).await
+    }
+
+    async fn post(&self, path: &str, fields: &[(&str, &str)]) -> Page {
+        let response = self
+            .client
+            .post(format!("{}{path}", self.origin))
+            .form(fields)
+            .send()
+            .await
+            .expect("POST");
+        Browser::read(response).await
+    }
+
+    async fn upload(&self, path: &str, form: Form) -> Page {
+        let response = self
+            .client
+            .post(format!("{}{path}", self.origin))
+            .multipart(form)
+            .send()
+            .await
+            .expect("POST");
+        Browser::read(response).await
+    }
+
+    /// The CSRF value the pages give this browser.
+    async fn csrf(&self) -> String {
+        let page = self.get("/signin").await;
+        hidden(&page.html, "csrf").expect("a CSRF field")
+    }
+
+    /// Signs up and returns the CSRF value.
+    async fn sign_up(&self, name: &str) -> String {
+        let csrf = self.csrf().await;
+        let page = self
+            .post(
+                "/signup",
+                &[
+                    ("name", name),
+                    ("password", "correct horse"),
+                    ("csrf", &csrf),
+                ],
+            )
+            .await;
+        assert_eq!(page.status, StatusCode::SEE_OTHER, "{}", page.html);
+        csrf
+    }
+
+    /// Registers a bot with the given picture; returns the registration's answer.
+    async fn register(&self, csrf: &str, name: &str, photo: Option<(Vec<u8>, &str)>) -> Page {
+        let mut form = Form::new()
+            .text("csrf", csrf.to_owned())
+            .text("name", name.to_owned())
+            .text("variant", "std")
+            .text("variant", "anti");
+        if let Some((bytes, file)) = photo {
+            form = form.part("photo", Part::bytes(bytes).file_name(file.to_owned()));
+        }
+        self.upload("/my/bots", form).await
+    }
+}
+
+/// The value of the hidden or read-only input named or identified `name`.
+fn hidden(html: &str, name: &str) -> Option<String> {
+    for marker in [
+        format!("name=\"{name}\" value=\""),
+        format!("id=\"{name}\" readonly value=\""),
+    ] {
+        if let Some(start) = html.find(&marker) {
+            let rest = &html[start + marker.len()..];
+            return rest.split('"').next().map(str::to_owned);
+        }
+    }
+    None
+}
+
+fn picture(width: u32, height: u32) -> Vec<u8> {
+    let image = image::RgbImage::from_fn(width, height, |x, y| {
+        image::Rgb([(x % 256) as u8, (y % 256) as u8, 90])
+    });
+    let mut bytes = Vec::new();
+    image::DynamicImage::ImageRgb8(image)
+        .write_to(&mut Cursor::new(&mut bytes), image::ImageFormat::Png)
+        .expect("png");
+    bytes
+}
+
+#[tokio::test]
+async fn a_newcomer_signs_up_registers_a_bot_and_sees_its_token_once() {
+    let app = spawn_app().await;
+    let browser = Browser::new(&app);
+    let csrf = browser.sign_up("ada").await;
+    let mine = browser.get("/my/bots").await;
+    assert_eq!(mine.status, StatusCode::OK);
+    assert!(mine.html.contains("Register a bot"));
+    assert!(
+        mine.html.contains("name=\"variant\" value=\"std\" checked"),
+        "std is pre-checked"
+    );
+
+    let registered = browser
+        .register(&csrf, "Flippy", Some((picture(200, 200), "me.png")))
+        .await;
+    assert_eq!(
+        registered.status,
+        StatusCode::SEE_OTHER,
+        "{}",
+        registered.html
+    );
+    let location = registered.location.expect("to the token page");
+    assert!(
+        !location.contains("arbb_"),
+        "the token is never in an address"
+    );
+    let shown = browser.get(&location).await;
+    assert_eq!(shown.cache_control.as_deref(), Some("no-store"));
+    let token = hidden(&shown.html, "token").expect("the token, shown now");
+    assert!(token.starts_with("arbb_"), "{token}");
+    // The token works for the bot API, and is shown no more.
+    let me = app.get("/bots/me", Some(&token)).await.expect(200);
+    assert_eq!(me["name"], "Flippy");
+    let again = browser.get(&location).await;
+    assert!(hidden(&again.html, "token").is_none());
+    assert!(again.html.contains("shown once and is gone"));
+
+    // The bot is listed with its picture, offline until it connects.
+    let listed = browser.get("/bots").await;
+    assert!(listed.html.contains("href=\"/bots/Flippy\""));
+    let photo = browser.get("/bots/Flippy/photo").await;
+    assert_eq!(photo.status, StatusCode::OK);
+    // A request made it online for a while; once that has passed it is offline until it
+    // connects.
+    app.advance(11_000).await;
+    let profile = browser.get("/bots/Flippy").await;
+    assert!(profile.html.contains("title=\"offline\""));
+    let _online = app.stream(&token).await;
+    let profile = browser.get("/bots/Flippy").await;
+    assert!(profile.html.contains("title=\"online\""));
+    assert!(
+        profile.html.contains("Manage Flippy"),
+        "its owner manages it"
+    );
+
+    // A second visitor sees the bot but neither its token nor its manage menu.
+    let stranger = Browser::new(&app);
+    let seen = stranger.get("/bots/Flippy").await;
+    assert!(!seen.html.contains("Manage Flippy"));
+    assert!(!seen.html.contains(&token));
+    assert!(hidden(&stranger.get(&location).await.html, "token").is_none());
+}
+
+#[tokio::test]
+async fn forms_without_the_visitors_csrf_value_are_refused() {
+    let app = spawn_app().await;
+    let browser = Browser::new(&app);
+    let csrf = browser.sign_up("ada").await;
+    let other = Browser::new(&app).csrf().await;
+    for sent in ["", "forged", other.as_str()] {
+        let page = browser
+            .post(
+                "/signup",
+                &[
+                    ("name", "bob"),
+                    ("password", "correct horse"),
+                    ("csrf", sent),
+                ],
+            )
+            .await;
+        assert_eq!(page.status, StatusCode::FORBIDDEN, "{sent:?}");
+        assert!(page.html.contains("invalid csrf"));
+        let page = browser.register(sent, "Forged", None).await;
+        assert_eq!(page.status, StatusCode::FORBIDDEN, "{sent:?}");
+    }
+    assert!(app.arena.find_bot("Forged").is_err(), "nothing was created");
+    // Signing out needs it too.
+    assert_eq!(
+        browser.post("/signout", &[("csrf", "forged")]).await.status,
+        StatusCode::FORBIDDEN
+    );
+    assert_eq!(browser.get("/my/bots").await.status, StatusCode::OK);
+    let out = browser.post("/signout", &[("csrf", &csrf)]).await;
+    assert_eq!(out.status, StatusCode::SEE_OTHER);
+    assert_eq!(
+        browser.get("/my/bots").await.location.as_deref(),
+        Some("/signin")
+    );
+}
+
+#[tokio::test]
+async fn sign_in_checks_the_password_and_slows_down_guessing() {
+    let app = spawn_app().await;
+    let browser = Browser::new(&app);
+    browser.sign_up("ada").await;
+    let guesser = Browser::new(&app);
+    let csrf = guesser.csrf().await;
+    for _ in 0..5 {
+        let page = guesser
+            .post(
+                "/signin",
+                &[
+                    ("name", "ada"),
+                    ("password", "wrong guess"),
+                    ("csrf", &csrf),
+                ],
+            )
+            .await;
+        assert_eq!(page.status, StatusCode::UNAUTHORIZED);
+        assert!(page.html.contains("wrong name or password"));
+    }
+    // An unknown name fails the same way.
+    let unknown = guesser
+        .post(
+            "/signin",
+            &[
+                ("name", "nobody"),
+                ("password", "wrong guess"),
+                ("csrf", &csrf),
+            ],
+        )
+        .await;
+    assert_eq!(unknown.status, StatusCode::UNAUTHORIZED);
+    assert!(unknown.html.contains("wrong name or password"));
+    let right = [
+        ("name", "ada"),
+        ("password", "correct horse"),
+        ("csrf", csrf.as_str()),
+    ];
+    let limited = guesser.post("/signin", &right).await;
+    assert_eq!(
+        limited.status,
+        StatusCode::TOO_MANY_REQUESTS,
+        "even the right password"
+    );
+    app.advance(15 * 60_000).await;
+    let signed_in = guesser.post("/signin", &right).await;
+    assert_eq!(signed_in.status, StatusCode::SEE_OTHER);
+    assert_eq!(guesser.get("/my/bots").await.status, StatusCode::OK);
+}
+
+#[tokio::test]
+async fn pictures_are_checked_before_anything_is_created() {
+    let app = spawn_app().await;
+    let browser = Browser::new(&app);
+    let csrf = browser.sign_up("ada").await;
+    let too_big = {
+        let mut bytes = picture(200, 200);
+        bytes.resize(6 * 1024 * 1024, 0);
+        bytes
+    };
+    let cases = [
+        (picture(100, 100), "small.png", "at least 175×175"),
+        (too_big, "big.png", "larger than 5 MB"),
+        (b"hello, I am text".to_vec(), "text.png", "GIF, JPEG or PNG"),
+    ];
+    for (bytes, file, reason) in cases {
+        let page = browser.register(&csrf, "Flippy", Some((bytes, file))).await;
+        assert_eq!(page.status, StatusCode::BAD_REQUEST, "{file}");
+        assert!(page.html.contains(reason), "{file}: {}", page.html);
+        assert!(
+            page.html.contains("value=\"Flippy\""),
+            "the form keeps what was typed"
+        );
+        assert!(
+            app.arena.find_bot("Flippy").is_err(),
+            "{file}: no bot was created"
+        );
+    }
+}
+
+#[tokio::test]
+async fn owners_manage_their_bots_and_nobody_else_can() {
+    let app = spawn_app().await;
+    let owner = Browser::new(&app);
+    let csrf = owner.sign_up("ada").await;
+    let registered = owner.register(&csrf, "Flippy", None).await;
+    let first = hidden(
+        &owner
+            .get(&registered.location.expect("token page"))
+            .await
+            .html,
+        "token",
+    )
+    .expect("token");
+
+    // A new token replaces the old one at once.
+    let rotated = owner.post("/bots/Flippy/token", &[("csrf", &csrf)]).await;
+    let second = hidden(
+        &owner.get(&rotated.location.expect("token page")).await.html,
+        "token",
+    )
+    .expect("token");
+    assert_ne!(first, second);
+    app.get("/bots/me", Some(&first)).await.expect(401);
+    app.get("/bots/me", Some(&second)).await.expect(200);
+
+    let manage = |path: &'static str, fields: Vec<(&'static str, &'static str)>| {
+        let mut fields = fields;
+        fields.push(("csrf", csrf.as_str()));
+        let owner = &owner;
+        async move { owner.post(path, &fields).await }
+    };
+    let saved = manage(
+        "/bots/Flippy/variants",
+        vec![("variant", "std"), ("variant", "grand")],
+    )
+    .await;
+    assert_eq!(saved.status, StatusCode::SEE_OTHER);
+    let bot = app.arena.find_bot("Flippy").expect("bot");
+    assert_eq!(bot.profile.supported_variants, ["std", "grand"]);
+    let none = manage("/bots/Flippy/variants", vec![]).await;
+    assert_eq!(none.status, StatusCode::BAD_REQUEST);
+    assert!(none.html.contains("at least one variant"));
+    manage("/bots/Flippy/auto-match", vec![("on", "false")]).await;
+    manage("/bots/Flippy/concurrency", vec![("concurrency", "3")]).await;
+    let bot = app.arena.find_bot("Flippy").expect("bot");
+    assert!(bot.profile.auto_match_off);
+    assert_eq!(bot.profile.concurrency, Some(3));
+    assert_eq!(
+        manage("/bots/Flippy/concurrency", vec![("concurrency", "99")])
+            .await
+            .status,
+        StatusCode::BAD_REQUEST
+    );
+
+    // While a match is pending, the games it plays stay as they are.
+    let (_, rival) = app.register("Rival").await;
+    app.challenge(&rival, "Flippy", serde_json::json!({})).await;
+    let refused = manage("/bots/Flippy/variants", vec![("variant", "std")]).await;
+    assert_eq!(refused.status, StatusCode::CONFLICT);
+
+    // Another account can change nothing.
+    let stranger = Browser::new(&app);
+    let theirs = stranger.sign_up("eve").await;
+    for path in [
+        "/bots/Flippy/token",
+        "/bots/Flippy/disable",
+        "/bots/Flippy/delete",
+    ] {
+        let page = stranger
+            .post(path, &[("csrf", &theirs), ("on", "true")])
+            .await;
+        assert_eq!(page.status, StatusCode::FORBIDDEN, "{path}");
+    }
+    app.get("/bots/me", Some(&second)).await.expect(200);
+
+    manage("/bots/Flippy/disable", vec![("on", "true")]).await;
+    app.get("/bots/me", Some(&second)).await.expect(401);
+    let deleted = manage("/bots/Flippy/delete", vec![]).await;
+    assert_eq!(deleted.location.as_deref(), Some("/my/bots"));
+    assert_eq!(
+        owner.get("/bots/Flippy").await.status,
+        StatusCode::NOT_FOUND
+    );
+}
+
+#[tokio::test]
+async fn the_home_page_and_leaderboards_list_matches_and_ratings() {
+    let app = spawn_app().await;
+    let (id, alpha, _beta) = app.running_match().await;
+    let browser = Browser::new(&app);
+    let home = browser.get("/").await;
+    assert!(
+        home.html.contains(&format!("#{id}")),
+        "the running match is listed"
+    );
+    app.post(
+        &format!("/matches/{id}/resign"),
+        Some(&alpha),
+        serde_json::json!({}),
+    )
+    .await
+    .expect(200);
+    let home = browser.get("/").await;
+    assert!(home.html.contains("Recent results"));
+    assert!(home.html.contains("resign"), "{}", home.html);
+    let board = browser.get("/leaderboard?variant=std").await;
+    assert_eq!(board.status, StatusCode::OK);
+    assert!(board.html.contains("aria-current=\"page\">Othello"));
+    assert_eq!(
+        browser.get("/leaderboard?variant=chess").await.status,
+        StatusCode::NOT_FOUND
+    );
+}
+
+#[tokio::test]
+async fn what_bots_report_is_shown_as_text() {
+    let app = spawn_app().await;
+    let (_, token) = app.register("Alpha").await;
+    let script = "<script>alert('x')</script>";
+    app.post(
+        "/bots/me/environment",
+        Some(&token),
+        serde_json::json!({"engine": script, "cpu": "\"><img src=x onerror=alert(1)>"}),
+    )
+    .await
+    .expect(200);
+    let browser = Browser::new(&app);
+    for path in ["/bots", "/bots/Alpha"] {
+        let page = browser.get(path).await;
+        assert!(!page.html.contains("<script>alert"), "{path}");
+        assert!(!page.html.contains("<img src=x"), "{path}");
+        assert!(
+            page.html.contains("&#60;script&#62;alert"),
+            "{path}: shown, escaped"
+        );
+    }
+}

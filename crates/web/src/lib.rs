@@ -1,0 +1,76 @@
+//! The web pages: accounts, registering and managing bots, the list of bots, leaderboards and
+//! matches, as server-rendered HTML over the arena.
+//!
+//! [`router`] builds the pages' routes; the server merges them beside its APIs. Templates are
+//! askama files under `templates/`, checked at compile time and escaped by default; the style
+//! sheet and the little script are compiled in, so the pages need nothing from the internet.
+//! Every form carries the visitor's CSRF token, and every state-changing request is refused
+//! without it.
+
+mod error;
+mod pages;
+mod photo;
+mod session;
+mod view;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use arbiter_arena::Arena;
+use axum::Router;
+use axum::extract::DefaultBodyLimit;
+use axum::routing::{get, post};
+
+/// The largest photo upload request accepted, in bytes: room for a 5 MB picture and the form
+/// around it. Larger pictures are refused with a page that says why.
+const UPLOAD_LIMIT: usize = 8 * 1024 * 1024;
+
+/// What the pages' handlers share.
+#[derive(Clone)]
+pub(crate) struct WebState {
+    pub(crate) arena: Arena,
+    /// Tokens waiting to be shown once, by the SHA-256 of the session they were issued to;
+    /// taken out when shown. They are in memory only.
+    pub(crate) tokens: Arc<Mutex<HashMap<String, (String, String)>>>,
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    // The token map stays consistent even if a holder panicked.
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// The pages' routes, with their state.
+pub fn router(arena: Arena) -> Router {
+    let state = WebState {
+        arena,
+        tokens: Arc::default(),
+    };
+    let uploads = Router::new()
+        .route("/my/bots", post(pages::register_bot))
+        .route("/bots/{name}/photo", post(pages::upload_photo))
+        .layer(DefaultBodyLimit::max(UPLOAD_LIMIT));
+    Router::new()
+        .route("/", get(pages::home))
+        .route("/signup", get(pages::sign_up_form).post(pages::sign_up))
+        .route("/signin", get(pages::sign_in_form).post(pages::sign_in))
+        .route("/signout", post(pages::sign_out))
+        .route("/bots", get(pages::bots))
+        .route("/my/bots", get(pages::my_bots))
+        .route("/my/bots/{name}/token", get(pages::token_once))
+        .route("/bots/{name}", get(pages::bot_page))
+        .route("/bots/{name}/photo", get(pages::photo))
+        .route("/bots/{name}/token", post(pages::rotate_token))
+        .route("/bots/{name}/variants", post(pages::set_variants))
+        .route("/bots/{name}/auto-match", post(pages::set_auto_match))
+        .route("/bots/{name}/concurrency", post(pages::set_concurrency))
+        .route("/bots/{name}/disable", post(pages::set_disabled))
+        .route("/bots/{name}/delete", post(pages::delete_bot))
+        .route("/leaderboard", get(pages::leaderboard))
+        .route("/static/style.css", get(pages::style))
+        .route("/static/app.js", get(pages::script))
+        .merge(uploads)
+        .layer(axum::middleware::from_fn(session::csrf_cookie))
+        .with_state(state)
+}

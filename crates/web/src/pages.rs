@@ -1,0 +1,718 @@
+//! One handler per page or form.
+
+use arbiter_arena::{ArenaError, PASSWORD_MIN, SESSION_MS};
+use askama::Template;
+use axum::extract::{Multipart, Path, Query, State};
+use axum::http::{StatusCode, header};
+use axum::response::{Html, IntoResponse, Redirect, Response};
+use axum_extra::extract::Form;
+use axum_extra::extract::cookie::{Cookie, CookieJar};
+use serde::Deserialize;
+
+use crate::WebState;
+use crate::error::{WebError, status_of};
+use crate::photo;
+use crate::session::{ClientAddress, SESSION_COOKIE, Visitor, cookie};
+use crate::view::{BotRow, MatchRow, Standing, VARIANTS};
+
+/// What every page's layout shows: the title, who is signed in, and the CSRF value for the
+/// sign-out form.
+pub(crate) struct Page {
+    pub(crate) title: String,
+    pub(crate) account: Option<String>,
+    pub(crate) csrf: String,
+}
+
+fn page(visitor: &Visitor, title: &str) -> Page {
+    Page {
+        title: title.to_owned(),
+        account: visitor.account.as_ref().map(|a| a.name.clone()),
+        csrf: visitor.csrf.clone(),
+    }
+}
+
+fn render(template: &impl Template) -> Result<Html<String>, WebError> {
+    Ok(Html(template.render()?))
+}
+
+/// A page shown with a status other than 200 (a form with an error).
+fn render_with(status: StatusCode, template: &impl Template) -> Response {
+    match template.render() {
+        Ok(html) => (status, Html(html)).into_response(),
+        Err(error) => WebError::Render(error).into_response(),
+    }
+}
+
+// ----- home -----
+
+#[derive(Template)]
+#[template(path = "home.html")]
+struct HomePage {
+    page: Page,
+    running: Vec<MatchRow>,
+    recent: Vec<MatchRow>,
+}
+
+/// `GET /`: live matches and recent results.
+pub(crate) async fn home(
+    State(state): State<WebState>,
+    visitor: Visitor,
+) -> Result<Html<String>, WebError> {
+    let running = state.arena.running_matches(20).await;
+    let recent = state.arena.closed_matches(None, 20).await?;
+    render(&HomePage {
+        page: page(&visitor, "Arbiter"),
+        running: running.iter().map(MatchRow::of).collect(),
+        recent: recent.iter().map(MatchRow::of).collect(),
+    })
+}
+
+// ----- accounts -----
+
+#[derive(Template)]
+#[template(path = "account.html")]
+struct AccountPage {
+    page: Page,
+    /// `signup` or `signin`: the form's address.
+    action: &'static str,
+    error: Option<String>,
+    name: String,
+    password_min: usize,
+}
+
+fn account_page(
+    visitor: &Visitor,
+    action: &'static str,
+    error: Option<String>,
+    name: String,
+) -> AccountPage {
+    let title = if action == "signup" {
+        "Sign up"
+    } else {
+        "Sign in"
+    };
+    AccountPage {
+        page: page(visitor, title),
+        action,
+        error,
+        name,
+        password_min: PASSWORD_MIN,
+    }
+}
+
+/// A sign-up or sign-in form.
+#[derive(Deserialize)]
+pub(crate) struct AccountForm {
+    #[serde(default)]
+    name: String,
+    #[serde(default)]
+    password: String,
+    #[serde(default)]
+    csrf: String,
+}
+
+/// `GET /signup`.
+pub(crate) async fn sign_up_form(visitor: Visitor) -> Result<Html<String>, WebError> {
+    render(&account_page(&visitor, "signup", None, String::new()))
+}
+
+/// `GET /signin`.
+pub(crate) async fn sign_in_form(visitor: Visitor) -> Result<Html<String>, WebError> {
+    render(&account_page(&visitor, "signin", None, String::new()))
+}
+
+/// The session cookie for a new session, and the way to the visitor's bots.
+fn signed_in(visitor: &Visitor, secret: String) -> Response {
+    let jar = CookieJar::new().add(cookie(SESSION_COOKIE, secret, visitor.secure, SESSION_MS));
+    (jar, Redirect::to("/my/bots")).into_response()
+}
+
+/// `POST /signup`.
+pub(crate) async fn sign_up(
+    State(state): State<WebState>,
+    visitor: Visitor,
+    Form(form): Form<AccountForm>,
+) -> Result<Response, WebError> {
+    visitor.check(&form.csrf)?;
+    match state.arena.sign_up(&form.name, &form.password).await {
+        Ok((_, secret)) => Ok(signed_in(&visitor, secret)),
+        Err(error) => Ok(render_with(
+            status_of(&error),
+            &account_page(&visitor, "signup", Some(error.to_string()), form.name),
+        )),
+    }
+}
+
+/// `POST /signin`.
+pub(crate) async fn sign_in(
+    State(state): State<WebState>,
+    visitor: Visitor,
+    ClientAddress(client): ClientAddress,
+    Form(form): Form<AccountForm>,
+) -> Result<Response, WebError> {
+    visitor.check(&form.csrf)?;
+    match state
+        .arena
+        .sign_in(&form.name, &form.password, client)
+        .await
+    {
+        Ok((_, secret)) => Ok(signed_in(&visitor, secret)),
+        Err(error) => Ok(render_with(
+            status_of(&error),
+            &account_page(&visitor, "signin", Some(error.to_string()), form.name),
+        )),
+    }
+}
+
+/// A form that carries only the CSRF value.
+#[derive(Deserialize)]
+pub(crate) struct CsrfForm {
+    #[serde(default)]
+    csrf: String,
+}
+
+/// `POST /signout`.
+pub(crate) async fn sign_out(
+    State(state): State<WebState>,
+    visitor: Visitor,
+    Form(form): Form<CsrfForm>,
+) -> Result<Response, WebError> {
+    visitor.check(&form.csrf)?;
+    if let Some(session) = &visitor.session {
+        state.arena.sign_out(session).await?;
+    }
+    let jar = CookieJar::new().remove(Cookie::build(SESSION_COOKIE).path("/"));
+    Ok((jar, Redirect::to("/")).into_response())
+}
+
+// ----- bots -----
+
+#[derive(Template)]
+#[template(path = "bots.html")]
+struct BotsPage {
+    page: Page,
+    bots: Vec<BotRow>,
+}
+
+/// `GET /bots`: every bot that can play, online ones first.
+pub(crate) async fn bots(
+    State(state): State<WebState>,
+    visitor: Visitor,
+) -> Result<Html<String>, WebError> {
+    let mut listed = state.arena.list_bots();
+    listed.retain(|(bot, _)| !bot.deleted && !bot.disabled && bot.kind.as_str() != "anonymous");
+    listed.sort_by_key(|(bot, online)| (!online, bot.name.to_lowercase()));
+    let mut rows = Vec::with_capacity(listed.len());
+    for (bot, online) in &listed {
+        rows.push(BotRow::of(&state.arena, bot, *online).await);
+    }
+    render(&BotsPage {
+        page: page(&visitor, "Bots"),
+        bots: rows,
+    })
+}
+
+#[derive(Template)]
+#[template(path = "my_bots.html")]
+struct MyBotsPage {
+    page: Page,
+    bots: Vec<BotRow>,
+    error: Option<String>,
+    name: String,
+    variants: [(&'static str, &'static str); 5],
+    chosen: Vec<String>,
+}
+
+impl MyBotsPage {
+    fn chose(&self, variant: &&str) -> bool {
+        self.chosen.iter().any(|c| c == variant)
+    }
+}
+
+async fn my_bots_page(
+    state: &WebState,
+    visitor: &Visitor,
+    error: Option<String>,
+    name: String,
+    chosen: Vec<String>,
+) -> Result<MyBotsPage, WebError> {
+    let account = visitor.account()?;
+    let mut rows = Vec::new();
+    for (bot, online) in state.arena.bots_of(account) {
+        rows.push(BotRow::of(&state.arena, &bot, online).await);
+    }
+    Ok(MyBotsPage {
+        page: page(visitor, "My bots"),
+        bots: rows,
+        error,
+        name,
+        variants: VARIANTS,
+        chosen,
+    })
+}
+
+/// `GET /my/bots`: the visitor's bots and the form to register one.
+pub(crate) async fn my_bots(
+    State(state): State<WebState>,
+    visitor: Visitor,
+) -> Result<Html<String>, WebError> {
+    let page = my_bots_page(
+        &state,
+        &visitor,
+        None,
+        String::new(),
+        vec!["std".to_owned()],
+    )
+    .await?;
+    render(&page)
+}
+
+/// The fields of the registration form.
+#[derive(Default)]
+struct Registration {
+    name: String,
+    variants: Vec<String>,
+    photo: Option<Vec<u8>>,
+    csrf: String,
+}
+
+async fn read_registration(mut multipart: Multipart) -> Result<Registration, WebError> {
+    let bad = |e: axum::extract::multipart::MultipartError| WebError::BadRequest(e.body_text());
+    let mut form = Registration::default();
+    while let Some(field) = multipart.next_field().await.map_err(bad)? {
+        match field.name().unwrap_or_default() {
+            "name" => form.name = field.text().await.map_err(bad)?,
+            "variant" => form.variants.push(field.text().await.map_err(bad)?),
+            "csrf" => form.csrf = field.text().await.map_err(bad)?,
+            "photo" => {
+                let bytes = field.bytes().await.map_err(bad)?;
+                form.photo = (!bytes.is_empty()).then(|| bytes.to_vec());
+            }
+            _ => {}
+        }
+    }
+    Ok(form)
+}
+
+/// `POST /my/bots` (multipart): registers a bot, with its picture if one was chosen, and
+/// shows its token once.
+pub(crate) async fn register_bot(
+    State(state): State<WebState>,
+    visitor: Visitor,
+    multipart: Multipart,
+) -> Result<Response, WebError> {
+    let form = read_registration(multipart).await?;
+    visitor.check(&form.csrf)?;
+    let account = visitor.account()?.clone();
+    // The picture is checked before anything is created, so a refused one changes nothing.
+    let png = match form.photo.as_deref().map(photo::reencode).transpose() {
+        Ok(png) => png,
+        Err(error) => {
+            return refuse_registration(
+                &state,
+                &visitor,
+                StatusCode::BAD_REQUEST,
+                error.to_string(),
+                form,
+            )
+            .await;
+        }
+    };
+    let registered = state
+        .arena
+        .register_bot_for(&account, &form.name, form.variants.clone())
+        .await;
+    let (bot, token) = match registered {
+        Ok(created) => created,
+        Err(error) => {
+            return refuse_registration(
+                &state,
+                &visitor,
+                status_of(&error),
+                error.to_string(),
+                form,
+            )
+            .await;
+        }
+    };
+    if let Some(png) = png {
+        state.arena.set_photo(bot.id, png).await?;
+    }
+    Ok(show_token_once(&state, &visitor, bot.name, token))
+}
+
+/// The registration form again, filled in as it was, with why it was refused.
+async fn refuse_registration(
+    state: &WebState,
+    visitor: &Visitor,
+    status: StatusCode,
+    message: String,
+    form: Registration,
+) -> Result<Response, WebError> {
+    let page = my_bots_page(state, visitor, Some(message), form.name, form.variants).await?;
+    Ok(render_with(status, &page))
+}
+
+/// Keeps a new token for the visitor's next page only, and sends the visitor there; the
+/// token never appears in an address.
+fn show_token_once(state: &WebState, visitor: &Visitor, bot: String, token: String) -> Response {
+    let Some(key) = visitor.token_key() else {
+        return WebError::SignInRequired.into_response();
+    };
+    let to = format!("/my/bots/{bot}/token");
+    crate::lock(&state.tokens).insert(key, (bot, token));
+    Redirect::to(&to).into_response()
+}
+
+#[derive(Template)]
+#[template(path = "token.html")]
+struct TokenPage {
+    page: Page,
+    bot: String,
+    token: Option<String>,
+}
+
+/// `GET /my/bots/{name}/token`: the token, the one time it is shown.
+pub(crate) async fn token_once(
+    State(state): State<WebState>,
+    visitor: Visitor,
+    Path(name): Path<String>,
+) -> Result<Response, WebError> {
+    visitor.account()?;
+    let key = visitor.token_key().unwrap_or_default();
+    let token = {
+        let mut tokens = crate::lock(&state.tokens);
+        match tokens.get(&key) {
+            Some((bot, _)) if *bot == name => tokens.remove(&key).map(|(_, token)| token),
+            _ => None,
+        }
+    };
+    let html = render(&TokenPage {
+        page: page(&visitor, "Your bot's token"),
+        bot: name,
+        token,
+    })?;
+    // Never kept by the browser: going back or reloading must not show the token again.
+    Ok(([(header::CACHE_CONTROL, "no-store")], html).into_response())
+}
+
+#[derive(Template)]
+#[template(path = "bot.html")]
+struct BotPage {
+    page: Page,
+    bot: BotRow,
+    mine: bool,
+    matches: Vec<MatchRow>,
+    variants: [(&'static str, &'static str); 5],
+    message: Option<String>,
+}
+
+async fn bot_page_for(
+    state: &WebState,
+    visitor: &Visitor,
+    name: &str,
+    message: Option<String>,
+) -> Result<BotPage, WebError> {
+    let bot = state.arena.find_bot(name).map_err(|_| WebError::NotFound)?;
+    if bot.deleted {
+        return Err(WebError::NotFound);
+    }
+    let mine = visitor
+        .account
+        .as_ref()
+        .is_some_and(|a| bot.profile.owner == Some(a.id));
+    let matches = state.arena.closed_matches(Some(bot.id), 20).await?;
+    Ok(BotPage {
+        page: page(visitor, &bot.name),
+        bot: BotRow::of(&state.arena, &bot, state.arena.is_online(bot.id)).await,
+        mine,
+        matches: matches.iter().map(MatchRow::of).collect(),
+        variants: VARIANTS,
+        message,
+    })
+}
+
+/// `GET /bots/{name}`: a bot's profile, with its manage menu for its owner.
+pub(crate) async fn bot_page(
+    State(state): State<WebState>,
+    visitor: Visitor,
+    Path(name): Path<String>,
+) -> Result<Html<String>, WebError> {
+    render(&bot_page_for(&state, &visitor, &name, None).await?)
+}
+
+/// `GET /bots/{name}/photo`: the bot's picture as the server re-encoded it.
+pub(crate) async fn photo(
+    State(state): State<WebState>,
+    Path(name): Path<String>,
+) -> Result<Response, WebError> {
+    let bot = state
+        .arena
+        .find_bot(&name)
+        .map_err(|_| WebError::NotFound)?;
+    let png = state.arena.photo(bot.id).await?.ok_or(WebError::NotFound)?;
+    Ok((
+        [
+            (header::CONTENT_TYPE, "image/png"),
+            (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+            // The address names the picture's version.
+            (header::CACHE_CONTROL, "public, max-age=86400"),
+        ],
+        png,
+    )
+        .into_response())
+}
+
+/// Runs an owner's change to their bot, then shows the bot's page again: with the change, or
+/// with why it was refused.
+async fn manage(
+    state: &WebState,
+    visitor: &Visitor,
+    name: &str,
+    csrf: &str,
+    change: impl AsyncFnOnce(&arbiter_arena::Arena, i64) -> Result<(), ArenaError>,
+) -> Result<Response, WebError> {
+    visitor.check(csrf)?;
+    let account = visitor.account()?;
+    let bot = state.arena.owned_bot(account, name)?;
+    match change(&state.arena, bot.id).await {
+        Ok(()) => Ok(Redirect::to(&format!("/bots/{}", bot.name)).into_response()),
+        Err(error) => {
+            let page = bot_page_for(state, visitor, name, Some(error.to_string())).await?;
+            Ok(render_with(status_of(&error), &page))
+        }
+    }
+}
+
+/// `POST /bots/{name}/token`: a new token; the old one stops working at once.
+pub(crate) async fn rotate_token(
+    State(state): State<WebState>,
+    visitor: Visitor,
+    Path(name): Path<String>,
+    Form(form): Form<CsrfForm>,
+) -> Result<Response, WebError> {
+    visitor.check(&form.csrf)?;
+    let bot = state.arena.owned_bot(visitor.account()?, &name)?;
+    let (bot, token) = state.arena.rotate_token(bot.id).await?;
+    Ok(show_token_once(&state, &visitor, bot.name, token))
+}
+
+/// The supported-games form.
+#[derive(Deserialize)]
+pub(crate) struct VariantsForm {
+    #[serde(default)]
+    csrf: String,
+    #[serde(default)]
+    variant: Vec<String>,
+}
+
+/// `POST /bots/{name}/variants`.
+pub(crate) async fn set_variants(
+    State(state): State<WebState>,
+    visitor: Visitor,
+    Path(name): Path<String>,
+    Form(form): Form<VariantsForm>,
+) -> Result<Response, WebError> {
+    manage(&state, &visitor, &name, &form.csrf, async |arena, id| {
+        arena
+            .set_supported_variants(id, &form.variant)
+            .await
+            .map(drop)
+    })
+    .await
+}
+
+/// A form with one on/off switch.
+#[derive(Deserialize)]
+pub(crate) struct SwitchForm {
+    #[serde(default)]
+    csrf: String,
+    #[serde(default)]
+    on: String,
+}
+
+/// `POST /bots/{name}/auto-match`.
+pub(crate) async fn set_auto_match(
+    State(state): State<WebState>,
+    visitor: Visitor,
+    Path(name): Path<String>,
+    Form(form): Form<SwitchForm>,
+) -> Result<Response, WebError> {
+    let enabled = form.on == "true";
+    manage(&state, &visitor, &name, &form.csrf, async |arena, id| {
+        arena.set_auto_match(id, enabled).await.map(drop)
+    })
+    .await
+}
+
+/// `POST /bots/{name}/disable`.
+pub(crate) async fn set_disabled(
+    State(state): State<WebState>,
+    visitor: Visitor,
+    Path(name): Path<String>,
+    Form(form): Form<SwitchForm>,
+) -> Result<Response, WebError> {
+    let disabled = form.on == "true";
+    manage(&state, &visitor, &name, &form.csrf, async |arena, id| {
+        arena.set_disabled(id, disabled).await.map(drop)
+    })
+    .await
+}
+
+/// The concurrency form.
+#[derive(Deserialize)]
+pub(crate) struct ConcurrencyForm {
+    #[serde(default)]
+    csrf: String,
+    #[serde(default)]
+    concurrency: String,
+}
+
+/// `POST /bots/{name}/concurrency`.
+pub(crate) async fn set_concurrency(
+    State(state): State<WebState>,
+    visitor: Visitor,
+    Path(name): Path<String>,
+    Form(form): Form<ConcurrencyForm>,
+) -> Result<Response, WebError> {
+    let limit = form.concurrency.trim().parse::<u32>().ok();
+    manage(&state, &visitor, &name, &form.csrf, async |arena, id| {
+        let limit = limit.ok_or_else(|| {
+            ArenaError::InvalidRequest("the number of matches is a whole number".to_owned())
+        })?;
+        arena.set_concurrency(id, Some(limit)).await.map(drop)
+    })
+    .await
+}
+
+/// `POST /bots/{name}/delete`.
+pub(crate) async fn delete_bot(
+    State(state): State<WebState>,
+    visitor: Visitor,
+    Path(name): Path<String>,
+    Form(form): Form<CsrfForm>,
+) -> Result<Response, WebError> {
+    visitor.check(&form.csrf)?;
+    let bot = state.arena.owned_bot(visitor.account()?, &name)?;
+    state.arena.delete_bot(bot.id).await?;
+    Ok(Redirect::to("/my/bots").into_response())
+}
+
+/// `POST /bots/{name}/photo` (multipart): a new picture.
+pub(crate) async fn upload_photo(
+    State(state): State<WebState>,
+    visitor: Visitor,
+    Path(name): Path<String>,
+    multipart: Multipart,
+) -> Result<Response, WebError> {
+    let form = read_registration(multipart).await?;
+    let csrf = form.csrf.clone();
+    manage(&state, &visitor, &name, &csrf, async |arena, id| {
+        let upload = form
+            .photo
+            .ok_or_else(|| ArenaError::InvalidRequest("choose a picture".to_owned()))?;
+        let png =
+            photo::reencode(&upload).map_err(|e| ArenaError::InvalidRequest(e.to_string()))?;
+        arena.set_photo(id, png).await.map(drop)
+    })
+    .await
+}
+
+// ----- leaderboards -----
+
+#[derive(Template)]
+#[template(path = "leaderboard.html")]
+struct LeaderboardPage {
+    page: Page,
+    variant: String,
+    variants: [(&'static str, &'static str); 5],
+    standings: Vec<Standing>,
+}
+
+impl LeaderboardPage {
+    fn shows(&self, variant: &&str) -> bool {
+        self.variant == *variant
+    }
+}
+
+/// The leaderboard's query.
+#[derive(Deserialize)]
+pub(crate) struct LeaderboardQuery {
+    variant: Option<String>,
+}
+
+/// `GET /leaderboard?variant=std`.
+pub(crate) async fn leaderboard(
+    State(state): State<WebState>,
+    visitor: Visitor,
+    Query(query): Query<LeaderboardQuery>,
+) -> Result<Html<String>, WebError> {
+    let variant = query.variant.unwrap_or_else(|| "std".to_owned());
+    if !VARIANTS.iter().any(|(v, _)| *v == variant) {
+        return Err(WebError::NotFound);
+    }
+    let board = state.arena.leaderboard("othello", &variant).await;
+    let standings = board
+        .as_array()
+        .into_iter()
+        .flatten()
+        .enumerate()
+        .map(|(i, entry)| Standing::of(i + 1, entry))
+        .collect();
+    render(&LeaderboardPage {
+        page: page(&visitor, "Leaderboard"),
+        variant,
+        variants: VARIANTS,
+        standings,
+    })
+}
+
+// ----- static files -----
+
+/// `GET /static/style.css`.
+pub(crate) async fn style() -> Response {
+    (
+        [
+            (header::CONTENT_TYPE, "text/css; charset=utf-8"),
+            (header::CACHE_CONTROL, "public, max-age=3600"),
+        ],
+        include_str!("../static/style.css"),
+    )
+        .into_response()
+}
+
+/// `GET /static/app.js`.
+pub(crate) async fn script() -> Response {
+    (
+        [
+            (header::CONTENT_TYPE, "text/javascript; charset=utf-8"),
+            (header::CACHE_CONTROL, "public, max-age=3600"),
+        ],
+        include_str!("../static/app.js"),
+    )
+        .into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_escaped_in_every_place_they_appear() {
+        let page = BotsPage {
+            page: Page {
+                title: "<b>".to_owned(),
+                account: Some("<script>".to_owned()),
+                csrf: "\"><script>".to_owned(),
+            },
+            bots: Vec::new(),
+        };
+        let html = page.render().expect("render");
+        assert!(!html.contains("<script>"), "{html}");
+        assert!(html.contains("&#60;script&#62;"), "{html}");
+        assert!(
+            !html.contains("\"><"),
+            "an attribute cannot be closed: {html}"
+        );
+    }
+}
