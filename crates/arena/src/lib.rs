@@ -1357,6 +1357,31 @@ impl Arena {
         }))
     }
 
+    /// Every position of one leg of a closed match, from its start to its end, as anyone may
+    /// see it; for replays.
+    pub async fn positions(&self, id: MatchId, leg: usize) -> Result<Vec<Value>, ArenaError> {
+        let record = self.stored_match(id).await?;
+        if record.status.is_open() {
+            return Err(ArenaError::InvalidRequest(
+                "the match is still open; watch it live".to_owned(),
+            ));
+        }
+        let events = self.shared.store.events(id, 0, u32::MAX).await?;
+        let setup = self.setup_from(&record)?;
+        let mut positions = Vec::new();
+        live::replay_observed(&setup, record.status, &events, |progress, moved| {
+            if let Some(state) = progress.legs.get(leg).map(|l| &l.state)
+                && moved.is_none_or(|m| m == leg)
+            {
+                positions.push(state.view(arbiter_rules::Viewer::Omniscient));
+            }
+        })?;
+        if positions.is_empty() {
+            return Err(ArenaError::NoSuchLeg(u8::try_from(leg).unwrap_or(u8::MAX)));
+        }
+        Ok(positions)
+    }
+
     /// The challenges and matches a bot is in that are still open.
     pub async fn open_matches_of(&self, bot: BotId) -> Vec<Value> {
         let ids: Vec<MatchId> = lock(&self.shared.open)

@@ -1268,6 +1268,17 @@ pub(crate) fn replay(
     status: MatchStatus,
     events: &[EventRecord],
 ) -> Result<Progress, ArenaError> {
+    replay_observed(setup, status, events, |_, _| {})
+}
+
+/// Rebuilds a match like [`replay`], showing `observe` the match once its legs are set up
+/// (`None`) and after each move (the leg moved in).
+pub(crate) fn replay_observed(
+    setup: &Setup,
+    status: MatchStatus,
+    events: &[EventRecord],
+    mut observe: impl FnMut(&Progress, Option<usize>),
+) -> Result<Progress, ArenaError> {
     let corrupt = |what: &str| {
         ArenaError::Unavailable(format!("match {} cannot be rebuilt: {what}", setup.id))
     };
@@ -1299,6 +1310,7 @@ pub(crate) fn replay(
                 progress.started_ms = Some(event.at_ms);
                 progress.status = MatchStatus::Running;
                 note_first_turns(&mut progress, event.at_ms);
+                observe(&progress, None);
             }
             "move" => {
                 let leg_index = leg_of(p, &progress)?;
@@ -1320,6 +1332,7 @@ pub(crate) fn replay(
                         *slot = value.as_i64().unwrap_or(*slot);
                     }
                 }
+                observe(&progress, Some(leg_index));
             }
             "deadline" => {
                 let leg_index = leg_of(p, &progress)?;

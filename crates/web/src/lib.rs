@@ -7,7 +7,9 @@
 //! Every form carries the visitor's CSRF token, and every state-changing request is refused
 //! without it.
 
+mod board;
 mod error;
+mod matches;
 mod pages;
 mod photo;
 mod session;
@@ -62,12 +64,16 @@ pub fn router(arena: Arena) -> Router {
         .route("/bots/{name}", get(pages::bot_page))
         .route("/bots/{name}/photo", get(pages::photo))
         .route("/bots/{name}/token", post(pages::rotate_token))
+        .route("/bots/{name}/challenge", post(pages::challenge))
         .route("/bots/{name}/variants", post(pages::set_variants))
         .route("/bots/{name}/auto-match", post(pages::set_auto_match))
         .route("/bots/{name}/concurrency", post(pages::set_concurrency))
         .route("/bots/{name}/disable", post(pages::set_disabled))
         .route("/bots/{name}/delete", post(pages::delete_bot))
         .route("/leaderboard", get(pages::leaderboard))
+        .route("/matches/{id}", get(matches::match_page))
+        .route("/matches/{id}/legs", get(matches::legs_fragment))
+        .route("/matches/{id}/replay", get(matches::replay))
         .route("/static/style.css", get(pages::style))
         .route("/static/app.js", get(pages::script))
         .merge(uploads)

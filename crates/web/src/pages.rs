@@ -23,7 +23,7 @@ pub(crate) struct Page {
     pub(crate) csrf: String,
 }
 
-fn page(visitor: &Visitor, title: &str) -> Page {
+pub(crate) fn page(visitor: &Visitor, title: &str) -> Page {
     Page {
         title: title.to_owned(),
         account: visitor.account.as_ref().map(|a| a.name.clone()),
@@ -31,7 +31,7 @@ fn page(visitor: &Visitor, title: &str) -> Page {
     }
 }
 
-fn render(template: &impl Template) -> Result<Html<String>, WebError> {
+pub(crate) fn render(template: &impl Template) -> Result<Html<String>, WebError> {
     Ok(Html(template.render()?))
 }
 
@@ -405,6 +405,8 @@ struct BotPage {
     matches: Vec<MatchRow>,
     variants: [(&'static str, &'static str); 5],
     message: Option<String>,
+    /// The visitor's bots that may challenge this one, each with a game both play.
+    challengers: Vec<(String, &'static str)>,
 }
 
 async fn bot_page_for(
@@ -422,6 +424,22 @@ async fn bot_page_for(
         .as_ref()
         .is_some_and(|a| bot.profile.owner == Some(a.id));
     let matches = state.arena.closed_matches(Some(bot.id), 20).await?;
+    let challengers = match &visitor.account {
+        Some(account) if !mine && !bot.disabled => state
+            .arena
+            .bots_of(account)
+            .into_iter()
+            .filter(|(own, _)| !own.disabled)
+            .flat_map(|(own, _)| {
+                VARIANTS
+                    .iter()
+                    .filter(|(v, _)| own.supports(v) && bot.supports(v))
+                    .map(|(v, _)| (own.name.clone(), *v))
+                    .collect::<Vec<_>>()
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
     Ok(BotPage {
         page: page(visitor, &bot.name),
         bot: BotRow::of(&state.arena, &bot, state.arena.is_online(bot.id)).await,
@@ -429,6 +447,7 @@ async fn bot_page_for(
         matches: matches.iter().map(MatchRow::of).collect(),
         variants: VARIANTS,
         message,
+        challengers,
     })
 }
 
@@ -495,6 +514,51 @@ pub(crate) async fn rotate_token(
     let bot = state.arena.owned_bot(visitor.account()?, &name)?;
     let (bot, token) = state.arena.rotate_token(bot.id).await?;
     Ok(show_token_once(&state, &visitor, bot.name, token))
+}
+
+/// The challenge form: one of the visitor's bots and a game, as `"name variant"`.
+#[derive(Deserialize)]
+pub(crate) struct ChallengeForm {
+    #[serde(default)]
+    csrf: String,
+    #[serde(default)]
+    pair: String,
+}
+
+/// `POST /bots/{name}/challenge`: one of the visitor's bots challenges this one to a rated
+/// paired match; the visitor is taken to the match.
+pub(crate) async fn challenge(
+    State(state): State<WebState>,
+    visitor: Visitor,
+    Path(name): Path<String>,
+    Form(form): Form<ChallengeForm>,
+) -> Result<Response, WebError> {
+    visitor.check(&form.csrf)?;
+    let account = visitor.account()?;
+    let (mine, variant) = form
+        .pair
+        .split_once(' ')
+        .ok_or_else(|| WebError::BadRequest("choose one of your bots and a game".to_owned()))?;
+    let challenger = state.arena.owned_bot(account, mine)?;
+    let request = arbiter_arena::ChallengeRequest {
+        opponent: name.clone(),
+        game: "othello".to_owned(),
+        variant: Some(variant.to_owned()),
+        format: arbiter_arena::Format::Paired,
+        time_control: Default::default(),
+        rated: true,
+        auto: false,
+    };
+    match state.arena.challenge(&challenger, request).await {
+        Ok(created) => {
+            let id = created["id"].as_i64().unwrap_or(0);
+            Ok(Redirect::to(&format!("/matches/{id}")).into_response())
+        }
+        Err(error) => {
+            let page = bot_page_for(&state, &visitor, &name, Some(error.to_string())).await?;
+            Ok(render_with(status_of(&error), &page))
+        }
+    }
 }
 
 /// The supported-games form.

@@ -18,3 +18,50 @@ document.addEventListener("submit", (event) => {
   const message = event.target.dataset.confirm;
   if (message && !window.confirm(message)) event.preventDefault();
 });
+
+// Clocks count down between updates, from what the server said was left when the page or
+// fragment was made; the server's own clock stays the judge.
+let clocksFrom = performance.now();
+function tickClocks() {
+  const elapsed = performance.now() - clocksFrom;
+  for (const clock of document.querySelectorAll(".clock[data-running='true']")) {
+    const left = Math.max(0, Number(clock.dataset.ms) - elapsed);
+    const seconds = Math.floor(left / 1000);
+    const h = Math.floor(seconds / 3600), m = Math.floor(seconds / 60) % 60, s = seconds % 60;
+    const pad = (n) => String(n).padStart(2, "0");
+    clock.textContent = h > 0 ? `${h}:${pad(m)}:${pad(s)}` : `${m}:${pad(s)}`;
+  }
+}
+setInterval(tickClocks, 250);
+
+// A live match: wait for the match's next events, then fetch its legs again as HTML.
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+async function follow(legs) {
+  const id = legs.dataset.match;
+  let since = Number(legs.dataset.since);
+  while (document.getElementById("legs")?.dataset.open === "true") {
+    try {
+      const reply = await fetch(`/api/v1/matches/${id}/events?since=${since}&wait=25`);
+      if (!reply.ok) { await sleep(3000); continue; }
+      const page = await reply.json();
+      if (page.events.length === 0) continue;
+      since = page.next_since;
+      const fragment = await fetch(`/matches/${id}/legs`);
+      if (!fragment.ok) { await sleep(3000); continue; }
+      document.getElementById("legs").outerHTML = await fragment.text();
+      clocksFrom = performance.now();
+      tickClocks();
+    } catch {
+      await sleep(3000);
+    }
+  }
+}
+const legs = document.getElementById("legs");
+if (legs && legs.dataset.open === "true") follow(legs);
+
+// Replays step with the keyboard: arrows, Home and End follow the matching link.
+document.addEventListener("keydown", (event) => {
+  if (!document.querySelector("[data-replay]") || event.target.closest("input, textarea")) return;
+  const link = document.querySelector(`[data-key="${event.key}"]`);
+  if (link) { event.preventDefault(); window.location.href = link.href; }
+});

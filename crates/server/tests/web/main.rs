@@ -469,3 +469,121 @@ async fn what_bots_report_is_shown_as_text() {
         );
     }
 }
+
+#[tokio::test]
+async fn a_bot_owner_challenges_a_house_bot_then_watches_and_replays_the_match() {
+    let app = spawn_app().await;
+    let browser = Browser::new(&app);
+    let csrf = browser.sign_up("ada").await;
+    let registered = browser.register(&csrf, "Flippy", None).await;
+    let token = hidden(
+        &browser
+            .get(&registered.location.expect("token page"))
+            .await
+            .html,
+        "token",
+    )
+    .expect("token");
+
+    let house = browser.get("/bots/house-greedy").await;
+    assert!(
+        house.html.contains("value=\"Flippy anti\""),
+        "games both play are offered"
+    );
+    assert!(
+        !house.html.contains("value=\"Flippy grand\""),
+        "Flippy does not play grand"
+    );
+    let challenged = browser
+        .post(
+            "/bots/house-greedy/challenge",
+            &[("csrf", &csrf), ("pair", "Flippy std")],
+        )
+        .await;
+    let location = challenged.location.expect("to the match");
+    let id: i64 = location
+        .trim_start_matches("/matches/")
+        .parse()
+        .expect("a match id");
+
+    let live = browser.get(&location).await;
+    assert_eq!(live.status, StatusCode::OK);
+    assert_eq!(
+        live.html.matches("<svg class=\"board\"").count(),
+        2,
+        "both legs"
+    );
+    assert!(live.html.contains("data-open=\"true\""));
+    assert!(
+        live.html.contains("class=\"clock running\""),
+        "a clock runs"
+    );
+    assert!(
+        live.html.contains("class=\"hint\""),
+        "legal moves are marked"
+    );
+
+    // Flippy plays its first legal move each time until the match ends.
+    for _ in 0..1_000 {
+        if app.snapshot(id).await["status"] != "running" {
+            break;
+        }
+        if app.play_first_moves(id, &token).await.is_empty() {
+            settle().await;
+        }
+    }
+    let finished = app.snapshot(id).await;
+    assert_eq!(finished["status"], "finished");
+    let legs = browser.get(&format!("/matches/{id}/legs")).await;
+    assert!(legs.html.contains("data-open=\"false\""));
+    assert!(
+        !legs.html.contains("class=\"hint\""),
+        "no hints once it is over"
+    );
+
+    // The replay steps from the opening to the final position of each leg.
+    for leg in 0..2 {
+        let view = &finished["legs"][leg]["view"];
+        let played = view["history"].as_array().expect("history").len();
+        let end = browser
+            .get(&format!("/matches/{id}/replay?leg={leg}"))
+            .await;
+        assert!(
+            end.html
+                .contains(&format!("<strong id=\"ply\">{played}</strong> of {played}")),
+            "{}",
+            end.html
+        );
+        let discs = format!(
+            "Board: {} black, {} white",
+            view["discs"][0], view["discs"][1]
+        );
+        assert!(end.html.contains(&discs), "leg {leg}: the final position");
+        let start = browser
+            .get(&format!("/matches/{id}/replay?leg={leg}&ply=0"))
+            .await;
+        let label = start
+            .html
+            .split("aria-label=\"Board: ")
+            .nth(1)
+            .and_then(|rest| rest.split('"').next())
+            .expect("a board");
+        let counts: Vec<u32> = label
+            .split(", ")
+            .filter_map(|part| part.split(' ').next()?.parse().ok())
+            .collect();
+        assert_eq!(counts.iter().sum::<u32>(), 12, "a 12-disc opening: {label}");
+        assert!(start.html.contains("data-key=\"ArrowRight\""));
+    }
+    assert_eq!(
+        browser
+            .get(&format!("/matches/{id}/replay?leg=2"))
+            .await
+            .status,
+        StatusCode::NOT_FOUND
+    );
+    assert_eq!(
+        browser.get("/matches/999").await.status,
+        StatusCode::NOT_FOUND
+    );
+}
