@@ -13,7 +13,7 @@ use crate::WebState;
 use crate::error::{WebError, status_of};
 use crate::photo;
 use crate::session::{ClientAddress, SESSION_COOKIE, Visitor, cookie};
-use crate::view::{BotRow, MatchRow, Standing, VARIANTS};
+use crate::view::{BotRow, MatchRow, Standing, VARIANTS, rating_chart, rating_history};
 
 /// What every page's layout shows: the title, who is signed in, and the CSRF value for the
 /// sign-out form.
@@ -407,6 +407,8 @@ struct BotPage {
     message: Option<String>,
     /// The visitor's bots that may challenge this one, each with a game both play.
     challengers: Vec<(String, &'static str)>,
+    /// The `std` rating over its last rated matches, as SVG.
+    chart: Option<String>,
 }
 
 async fn bot_page_for(
@@ -423,7 +425,9 @@ async fn bot_page_for(
         .account
         .as_ref()
         .is_some_and(|a| bot.profile.owner == Some(a.id));
-    let matches = state.arena.closed_matches(Some(bot.id), 20).await?;
+    let mut matches = state.arena.closed_matches(Some(bot.id), 100).await?;
+    let chart = rating_chart(&rating_history(&matches, bot.id));
+    matches.truncate(20);
     let challengers = match &visitor.account {
         Some(account) if !mine && !bot.disabled => state
             .arena
@@ -448,6 +452,7 @@ async fn bot_page_for(
         variants: VARIANTS,
         message,
         challengers,
+        chart,
     })
 }
 

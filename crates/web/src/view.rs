@@ -163,3 +163,78 @@ impl Standing {
         }
     }
 }
+
+/// A bot's `std` rating after each of its rated matches, oldest first, from its closed matches
+/// (newest first, as the arena lists them).
+pub(crate) fn rating_history(matches: &[Value], bot: i64) -> Vec<f64> {
+    let mut points: Vec<f64> = matches
+        .iter()
+        .filter(|m| m["variant"] == "std")
+        .filter_map(|m| {
+            let seat = if m["bot_a"]["id"] == bot { 0 } else { 1 };
+            m["result"]["rating_after"][seat].as_f64()
+        })
+        .collect();
+    points.reverse();
+    points
+}
+
+/// The rating history drawn as a line, or nothing for fewer than two points. Every value in
+/// it is a number, so it needs no escaping.
+pub(crate) fn rating_chart(points: &[f64]) -> Option<String> {
+    if points.len() < 2 {
+        return None;
+    }
+    let (width, height, pad) = (300.0, 100.0, 8.0);
+    let low = points.iter().copied().fold(f64::INFINITY, f64::min);
+    let high = points.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let span = (high - low).max(1.0);
+    let step = (width - 2.0 * pad) / (points.len() - 1) as f64;
+    let line: Vec<String> = points
+        .iter()
+        .enumerate()
+        .map(|(i, r)| {
+            let x = pad + step * i as f64;
+            let y = height - pad - (r - low) / span * (height - 2.0 * pad);
+            format!("{x:.1},{y:.1}")
+        })
+        .collect();
+    Some(format!(
+        r##"<svg class="chart" viewBox="0 0 {width} {height}" role="img" aria-label="Rating after each of {n} rated matches, from {first:.0} to {last:.0}"><text x="{pad}" y="7" class="axis">{high:.0}</text><text x="{pad}" y="{bottom}" class="axis">{low:.0}</text><polyline points="{points}" fill="none" stroke="#0a58ca" stroke-width="1.5"/></svg>"##,
+        n = points.len(),
+        first = points[0],
+        last = points[points.len() - 1],
+        bottom = height - 1.0,
+        points = line.join(" "),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn the_rating_history_follows_the_bot_through_its_rated_matches() {
+        let m = |a: i64, after: [f64; 2], variant: &str| json!({"bot_a": {"id": a}, "variant": variant, "result": {"rating_after": after}});
+        // Newest first, as listed: bot 7 played as participant 1, then 0; one match was anti,
+        // one unrated (no rating_after).
+        let matches = [
+            m(3, [1190.0, 1230.0], "std"),
+            m(7, [1215.0, 1185.0], "std"),
+            m(7, [1300.0, 1100.0], "anti"),
+            json!({"bot_a": {"id": 7}, "variant": "std", "result": {"rating_after": [null, null]}}),
+        ];
+        assert_eq!(rating_history(&matches, 7), vec![1215.0, 1230.0]);
+        let chart = rating_chart(&[1200.0, 1215.0, 1230.0]).expect("a chart");
+        assert!(chart.contains("from 1200 to 1230"));
+        let line = chart
+            .split("points=\"")
+            .nth(1)
+            .and_then(|rest| rest.split('"').next())
+            .expect("a line");
+        assert_eq!(line.split(' ').count(), 3, "three points: {line}");
+        assert!(rating_chart(&[1200.0]).is_none());
+    }
+}
