@@ -53,6 +53,7 @@ impl Arena {
                 time_control: Default::default(),
                 rated: true,
                 auto: true,
+                opening: Default::default(),
             };
             match self.challenge(&opponent, request).await {
                 Ok(created) => {

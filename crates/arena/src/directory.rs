@@ -142,7 +142,7 @@ impl Bot {
 
     /// Whether its profile offers `variant` (house bots play them all).
     pub fn offers(&self, variant: &str) -> bool {
-        if self.kind == BotKind::House {
+        if matches!(self.kind, BotKind::House | BotKind::Human) {
             return true;
         }
         if self.profile.supported_variants.is_empty() {
@@ -370,6 +370,15 @@ impl Directory {
     /// A bot by id.
     pub fn get(&self, id: BotId) -> Option<Bot> {
         self.lock().by_id.get(&id).map(Entry::bot)
+    }
+
+    /// The holder of a token, without marking it as seen.
+    pub fn holder(&self, secret: &str) -> Option<Bot> {
+        let hash = token::hash(secret);
+        let inner = self.lock();
+        let entry = inner.by_id.get(inner.by_token.get(&hash)?)?;
+        let stored = entry.record.token_hash.as_deref().unwrap_or_default();
+        (token::hashes_match(stored, &hash) && entry.bot().active()).then(|| entry.bot())
     }
 
     /// A bot by name, case-insensitively.

@@ -5,13 +5,16 @@
 use std::time::Instant;
 
 use arbiter_engine_protocol::{EngineRequest, MatchContext};
-use arbiter_othello::coord::{CoordError, move_from_index};
+use arbiter_othello::coord::{CoordError, Move, move_from_index};
 use arbiter_othello::opening::random_opening;
-use arbiter_othello::{Opening, Othello, OthelloConfig, OthelloState, Variant, parse_move};
-use arbiter_rules::{DynGame, DynState, Erased, Random};
+use arbiter_othello::{
+    Opening as OthelloOpening, Othello, OthelloConfig, OthelloState, Variant, parse_move,
+};
+use arbiter_rules::{DynGame, DynState, Erased, Random, Seat};
 use serde_json::{Value, json};
 
 use crate::ArenaError;
+use crate::live::Opening;
 
 /// A house bot's playing strength.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -95,8 +98,12 @@ pub trait GameKit: Send + Sync + 'static {
         &self,
         variant: &str,
         legs: usize,
+        opening: Opening,
         rng: &mut dyn Random,
     ) -> Result<Vec<Value>, ArenaError>;
+    /// The pass `seat` must play when passing is all it can do, or `None` when it has a choice
+    /// (or the game has no passes).
+    fn forced_pass(&self, state: &dyn DynState, seat: Seat) -> Option<Value>;
     /// Turns a move as a client sent it into the rules' action JSON.
     fn parse_action(&self, state: &dyn DynState, submitted: &Value) -> Result<Value, ArenaError>;
     /// The engine request for the side to move as compact JSON text: it goes out as it is,
@@ -147,6 +154,7 @@ impl GameKit for OthelloKit {
         &self,
         variant: &str,
         legs: usize,
+        opening: Opening,
         rng: &mut dyn Random,
     ) -> Result<Vec<Value>, ArenaError> {
         let variant: Variant =
@@ -155,16 +163,23 @@ impl GameKit for OthelloKit {
                 .map_err(|e: arbiter_othello::variant::UnknownVariant| {
                     ArenaError::UnsupportedVariant(e.to_string())
                 })?;
-        let opening = random_opening(variant, rng).ok_or_else(|| {
-            ArenaError::InvalidRequest(format!("no {variant} opening could be drawn"))
-        })?;
-        let config = OthelloConfig {
-            variant,
-            opening: Opening::Moves(opening),
+        let opening = match opening {
+            Opening::Random => {
+                OthelloOpening::Moves(random_opening(variant, rng).ok_or_else(|| {
+                    ArenaError::InvalidRequest(format!("no {variant} opening could be drawn"))
+                })?)
+            }
+            Opening::Start => OthelloOpening::Start,
         };
+        let config = OthelloConfig { variant, opening };
         let value =
             serde_json::to_value(&config).map_err(|e| ArenaError::InvalidRequest(e.to_string()))?;
         Ok(vec![value; legs])
+    }
+
+    fn forced_pass(&self, state: &dyn DynState, seat: Seat) -> Option<Value> {
+        let pass = json!(Move::Pass.index());
+        (state.legal_actions(seat) == [pass.clone()]).then_some(pass)
     }
 
     fn parse_action(&self, state: &dyn DynState, submitted: &Value) -> Result<Value, ArenaError> {
@@ -253,10 +268,31 @@ mod tests {
     fn paired_legs_share_an_opening_and_moves_parse_in_every_spelling() {
         let mut rng = ChaCha8Rng::seed_from_u64(1);
         let configs = OthelloKit
-            .leg_configs("octagon", 2, &mut rng)
+            .leg_configs("octagon", 2, Opening::Random, &mut rng)
             .expect("configs");
         assert_eq!(configs[0], configs[1]);
-        assert!(OthelloKit.leg_configs("chess", 1, &mut rng).is_err());
+        assert!(
+            OthelloKit
+                .leg_configs("chess", 1, Opening::Random, &mut rng)
+                .is_err()
+        );
+        let start = OthelloKit
+            .leg_configs("std", 1, Opening::Start, &mut rng)
+            .expect("configs");
+        let (state, _) = OthelloKit
+            .game()
+            .start(&start[0], &mut Ctx::new(0, &mut rng))
+            .expect("start");
+        assert_eq!(
+            state.view(arbiter_rules::Viewer::Omniscient)["discs"],
+            json!([2, 2])
+        );
+        let seat = arbiter_rules::Seat(0);
+        assert_eq!(
+            OthelloKit.forced_pass(state.as_ref(), seat),
+            None,
+            "Black has moves"
+        );
         let (state, _) = OthelloKit
             .game()
             .start(&configs[0], &mut Ctx::new(0, &mut rng))
@@ -294,7 +330,9 @@ mod tests {
     #[test]
     fn house_moves_are_legal_and_engine_requests_complete() {
         let mut rng = ChaCha8Rng::seed_from_u64(2);
-        let configs = OthelloKit.leg_configs("std", 1, &mut rng).expect("configs");
+        let configs = OthelloKit
+            .leg_configs("std", 1, Opening::Random, &mut rng)
+            .expect("configs");
         let (mut state, _) = OthelloKit
             .game()
             .start(&configs[0], &mut Ctx::new(0, &mut rng))

@@ -17,6 +17,7 @@ pub mod config;
 pub mod directory;
 mod error;
 pub mod feed;
+mod humans;
 pub mod kit;
 mod live;
 pub mod log;
@@ -29,19 +30,19 @@ use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 
 use arbiter_fair::ServerSeed;
-use arbiter_store::{
-    BotId, BotKind, BotRecord, MatchId, MatchRecord, MatchStatus, Store, Write, Writer,
-};
+use arbiter_store::{BotId, BotRecord, MatchId, MatchRecord, MatchStatus, Store, Write, Writer};
 use serde_json::{Value, json};
 use tokio::sync::{mpsc, oneshot};
 
 pub use accounts::{Account, PASSWORD_MIN, SESSION_MS};
+pub use arbiter_store::BotKind;
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use config::{ArenaConfig, TimeControl};
 pub use directory::{Bot, BotProfile, Environment};
 pub use error::{ArenaError, ErrorClass};
+pub use humans::{PERSON_PREFIX, PersonChallenge};
 pub use kit::{GameKit, HouseLevel};
-pub use live::{Format, MoveReply};
+pub use live::{Format, MoveReply, Opening};
 pub use log::Reader;
 
 use actor::{Actor, Command};
@@ -67,6 +68,8 @@ pub struct ChallengeRequest {
     pub rated: bool,
     /// Whether auto-matching makes it (shown on the match; only the arena sets it).
     pub auto: bool,
+    /// Where the legs start from.
+    pub opening: Opening,
 }
 
 /// The channels of one match, for the arena's bookkeeping.
@@ -399,6 +402,7 @@ impl Arena {
             time_control: parse(record, "time_control")?,
             rated: details["rated"].as_bool().unwrap_or(false),
             auto: details["auto"].as_bool().unwrap_or(false),
+            opening: serde_json::from_value(details["opening"].clone()).unwrap_or_default(),
             created_ms: record.created_ms,
             seed: ServerSeed::from_revealed(&record.seed),
             config: self.shared.config.clone(),
@@ -559,6 +563,10 @@ impl Arena {
     /// The bot a bearer token belongs to; also marks it as seen.
     pub fn authenticate(&self, secret: &str) -> Result<Bot, ArenaError> {
         let (bot, came_online) = self.shared.directory.authenticate(secret, self.now())?;
+        // A person's cookie is not a bot token.
+        if humans::is_person(&bot) {
+            return Err(ArenaError::InvalidToken);
+        }
         if came_online {
             self.shared.presence_changed(bot.id);
         }
@@ -580,12 +588,8 @@ impl Arena {
         kind: BotKind,
         profile: BotProfile,
     ) -> Result<(Bot, String), ArenaError> {
-        let prefix = if kind == BotKind::Anonymous {
-            token::ANONYMOUS_PREFIX
-        } else {
-            token::REGISTERED_PREFIX
-        };
-        let new = token::generate(prefix).map_err(|e| ArenaError::Unavailable(e.to_string()))?;
+        let new = token::generate(token::prefix_of(kind))
+            .map_err(|e| ArenaError::Unavailable(e.to_string()))?;
         self.shared.directory.reserve_name(&name)?;
         let now = self.now();
         let record = BotRecord {
@@ -694,12 +698,8 @@ impl Arena {
             .record(id)
             .ok_or_else(|| ArenaError::BotNotFound(id.to_string()))?
             .kind;
-        let prefix = if kind == BotKind::Anonymous {
-            token::ANONYMOUS_PREFIX
-        } else {
-            token::REGISTERED_PREFIX
-        };
-        let new = token::generate(prefix).map_err(|e| ArenaError::Unavailable(e.to_string()))?;
+        let new = token::generate(token::prefix_of(kind))
+            .map_err(|e| ArenaError::Unavailable(e.to_string()))?;
         let (hash, display) = (new.hash, new.display);
         let bot = self
             .update_bot(id, |record| {
@@ -973,13 +973,16 @@ impl Arena {
             .and_then(|id| self.shared.directory.get(id));
         by_id
             .or_else(|| self.shared.directory.by_name(name_or_id))
-            .filter(|b| !b.deleted)
+            .filter(|b| !b.deleted && !humans::is_person(b))
             .ok_or_else(|| ArenaError::BotNotFound(name_or_id.to_owned()))
     }
 
-    /// Every bot, with whether it is connected now.
+    /// Every bot, with whether it is connected now (people playing from the pages are not
+    /// bots and are left out).
     pub fn list_bots(&self) -> Vec<(Bot, bool)> {
-        self.shared.directory.list(self.now())
+        let mut bots = self.shared.directory.list(self.now());
+        bots.retain(|(bot, _)| !humans::is_person(bot));
+        bots
     }
 
     /// Whether a bot is connected now.
@@ -1046,6 +1049,7 @@ impl Arena {
             time_control: request.time_control,
             rated,
             auto: request.auto,
+            opening: request.opening,
             created_ms: now,
             seed,
             config: self.shared.config.clone(),

@@ -43,6 +43,17 @@ impl Format {
     }
 }
 
+/// Where a match's legs start from.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Opening {
+    /// A random position drawn from the match seed (bot matches: a 12-disc Othello opening).
+    #[default]
+    Random,
+    /// The rules' own start position.
+    Start,
+}
+
 /// What a match was created with; only `rated` may change, once, when a challenge is
 /// accepted while a bot reports practice (see [`accept`]).
 pub(crate) struct Setup {
@@ -56,6 +67,7 @@ pub(crate) struct Setup {
     pub(crate) rated: bool,
     /// Whether auto-matching made the match.
     pub(crate) auto: bool,
+    pub(crate) opening: Opening,
     pub(crate) created_ms: i64,
     pub(crate) seed: ServerSeed,
     pub(crate) config: ArenaConfig,
@@ -68,6 +80,17 @@ impl Setup {
 
     fn is_house(&self, participant: usize) -> bool {
         self.bots[participant].kind == BotKind::House
+    }
+
+    /// Whether a person plays this side from the web pages.
+    pub(crate) fn is_human(&self, participant: usize) -> bool {
+        self.bots[participant].kind == BotKind::Human
+    }
+
+    /// Whether a person plays in the match: then the server plays forced passes, as a game
+    /// room does, and the presence rules that judge bots do not apply to the person.
+    pub(crate) fn has_human(&self) -> bool {
+        self.is_human(0) || self.is_human(1)
     }
 
     /// The participants `bot` plays (both in self-play).
@@ -100,6 +123,7 @@ impl Setup {
             "time_control": self.time_control,
             "rated": self.rated,
             "auto": self.auto,
+            "opening": self.opening,
             "commitment": self.seed.commitment().as_hex(),
             "expires_ms": progress.expires_ms,
             "started_ms": progress.started_ms,
@@ -412,10 +436,12 @@ pub(crate) fn accept(
 /// Starts the legs: draws the opening from the match seed and sets the clocks.
 pub(crate) fn start(setup: &Setup, progress: &mut Progress, now_ms: i64) -> Result<(), ArenaError> {
     let nonce = progress.seq + 1;
-    let configs =
-        setup
-            .kit
-            .leg_configs(&setup.variant, setup.format.legs(), &mut setup.rng(nonce))?;
+    let configs = setup.kit.leg_configs(
+        &setup.variant,
+        setup.format.legs(),
+        setup.opening,
+        &mut setup.rng(nonce),
+    )?;
     let legs = build_legs(
         setup,
         &configs,
@@ -587,7 +613,7 @@ pub(crate) fn submit(
         return Err(ArenaError::NotYourTurn);
     }
     let action = setup.kit.parse_action(leg.state.as_ref(), submitted)?;
-    play(
+    let reply = play(
         setup,
         progress,
         usize::from(leg_index),
@@ -595,7 +621,34 @@ pub(crate) fn submit(
         mover,
         action,
         now_ms,
-    )
+    )?;
+    if setup.has_human() {
+        play_forced_passes(setup, progress, usize::from(leg_index), now_ms)?;
+    }
+    Ok(reply)
+}
+
+/// Passes for whoever is to move in the leg while a pass is all they can do (in a match with
+/// a person, the server passes, as a game room does). Each pass is an ordinary stored move,
+/// so replays need no rule of their own.
+fn play_forced_passes(
+    setup: &Setup,
+    progress: &mut Progress,
+    leg_index: usize,
+    now_ms: i64,
+) -> Result<(), ArenaError> {
+    // A pass hands the move over; two in a row end an Othello game, so this stops at once.
+    for _ in 0..4 {
+        let leg = &progress.legs[leg_index];
+        let Some((seat, mover)) = leg.mover().filter(|_| leg.ended.is_none()) else {
+            return Ok(());
+        };
+        let Some(pass) = setup.kit.forced_pass(leg.state.as_ref(), seat) else {
+            return Ok(());
+        };
+        play(setup, progress, leg_index, seat, mover, pass, now_ms)?;
+    }
+    Ok(())
 }
 
 /// Applies a checked move.
@@ -866,7 +919,7 @@ fn presence_of(
     participant: usize,
     presence: &dyn Fn(BotId) -> Presence,
 ) -> Presence {
-    if setup.is_house(participant) {
+    if setup.is_house(participant) || setup.is_human(participant) {
         Presence::Online { until_ms: None }
     } else {
         presence(setup.bots[participant].id)
@@ -909,7 +962,7 @@ fn due(
                     ));
                 }
             }
-            for participant in 0..2 {
+            for participant in (0..2).filter(|&p| !setup.is_human(p)) {
                 if let (Some(at), false) = (
                     progress.first_turn_at[participant],
                     progress.moved[participant],

@@ -11,6 +11,18 @@ use subtle::ConstantTimeEq;
 pub const REGISTERED_PREFIX: &str = "arbb_";
 /// The prefix of an anonymous bot's token.
 pub const ANONYMOUS_PREFIX: &str = "arba_";
+/// The prefix of a guest's cookie, which names the participant a person plays as.
+pub const GUEST_PREFIX: &str = "arbg_";
+
+/// The token prefix for a kind of principal.
+pub fn prefix_of(kind: arbiter_store::BotKind) -> &'static str {
+    match kind {
+        arbiter_store::BotKind::Anonymous => ANONYMOUS_PREFIX,
+        arbiter_store::BotKind::Human => GUEST_PREFIX,
+        arbiter_store::BotKind::Registered | arbiter_store::BotKind::House => REGISTERED_PREFIX,
+    }
+}
+
 /// How many characters of a token may be shown (the kind prefix and a few random ones).
 const DISPLAY_CHARS: usize = 12;
 

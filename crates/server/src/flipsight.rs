@@ -222,6 +222,7 @@ async fn challenge(
         time_control: Default::default(),
         rated: true,
         auto: false,
+        opening: Default::default(),
     };
     let created = state.arena.challenge(bot, request).await?;
     Ok(json!({"match_id": created["id"]}))

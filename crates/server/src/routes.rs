@@ -271,6 +271,7 @@ pub(crate) async fn create_challenge(
         time_control: body.time_control,
         rated: body.rated,
         auto: false,
+        opening: Default::default(),
     };
     let created = state.arena.challenge(&bot, request).await?;
     if query.format == OutputFormat::Text {

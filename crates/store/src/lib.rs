@@ -76,6 +76,9 @@ pub enum BotKind {
     Anonymous,
     /// Built into the server.
     House,
+    /// A person playing from the web pages (an account's, or a guest's); never a bot API
+    /// client.
+    Human,
 }
 
 impl BotKind {
@@ -85,14 +88,20 @@ impl BotKind {
             BotKind::Registered => "registered",
             BotKind::Anonymous => "anonymous",
             BotKind::House => "house",
+            BotKind::Human => "human",
         }
     }
 
     /// Parses a stored name.
     pub fn parse(s: &str) -> Option<BotKind> {
-        [BotKind::Registered, BotKind::Anonymous, BotKind::House]
-            .into_iter()
-            .find(|k| k.as_str() == s)
+        [
+            BotKind::Registered,
+            BotKind::Anonymous,
+            BotKind::House,
+            BotKind::Human,
+        ]
+        .into_iter()
+        .find(|k| k.as_str() == s)
     }
 }
 

@@ -13,6 +13,8 @@ pub(crate) struct Board {
     blocked: Vec<usize>,
     last: Option<usize>,
     hints: Vec<usize>,
+    /// Whether the visitor may play one of the hinted squares by clicking it.
+    playable: bool,
 }
 
 /// Units per square in the drawing.
@@ -56,7 +58,14 @@ impl Board {
             } else {
                 Vec::new()
             },
+            playable: false,
         }
+    }
+
+    /// Makes the hinted squares buttons for the visitor to play.
+    pub(crate) fn playable(mut self) -> Board {
+        self.playable = true;
+        self
     }
 
     /// Black's and White's discs.
@@ -120,6 +129,13 @@ impl Board {
                         svg,
                         r##"<circle cx="{cx}" cy="{cy}" r="1.2" fill="#000" fill-opacity="0.35" class="hint"/>"##
                     );
+                    if self.playable {
+                        let name = move_name(&Value::from(square), self.size);
+                        let _ = write!(
+                            svg,
+                            r##"<rect x="{x}" y="{y}" width="{SQUARE}" height="{SQUARE}" fill="transparent" class="play" data-square="{square}" tabindex="0" role="button" aria-label="Play {name}"/>"##
+                        );
+                    }
                 }
                 _ => {}
             }

@@ -74,6 +74,8 @@ pub fn router(arena: Arena) -> Router {
         .route("/matches/{id}", get(matches::match_page))
         .route("/matches/{id}/legs", get(matches::legs_fragment))
         .route("/matches/{id}/replay", get(matches::replay))
+        .route("/matches/{id}/moves", post(matches::play))
+        .route("/bots/{name}/play", post(pages::play_bot))
         .route("/static/style.css", get(pages::style))
         .route("/static/app.js", get(pages::script))
         .merge(uploads)

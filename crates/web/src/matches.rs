@@ -3,13 +3,15 @@
 
 use askama::Template;
 use axum::extract::{Path, Query, State};
+use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Response};
+use axum_extra::extract::Form;
 use serde::Deserialize;
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use crate::WebState;
 use crate::board::{Board, move_name};
-use crate::error::WebError;
+use crate::error::{WebError, status_of};
 use crate::pages::{Page, page, render};
 use crate::session::Visitor;
 use crate::view::MatchRow;
@@ -43,10 +45,12 @@ pub(crate) struct LegPanel {
     pub(crate) moves: Vec<String>,
     /// Black's clock, then White's.
     pub(crate) clocks: [ClockView; 2],
+    /// `"leg revision"` when it is the visitor's turn here, for the script to send with a move.
+    pub(crate) play: Option<String>,
 }
 
 impl LegPanel {
-    fn of(snapshot: &Value, leg: &Value, index: usize) -> LegPanel {
+    fn of(snapshot: &Value, leg: &Value, index: usize, you: Option<u64>) -> LegPanel {
         let name = |p: u64| {
             snapshot["participants"][usize::try_from(p).unwrap_or(0)]["name"]
                 .as_str()
@@ -56,7 +60,9 @@ impl LegPanel {
         let black = leg["first_seat_participant"].as_u64().unwrap_or(0) % 2;
         let view = &leg["view"];
         let active = leg["status"] == "active";
+        let mine = active && you.is_some() && leg["to_move"].as_u64() == you;
         let board = Board::of_view(view, active);
+        let board = if mine { board.playable() } else { board };
         let size = usize::try_from(view["board_size"].as_u64().unwrap_or(8)).unwrap_or(8);
         let mover = leg["to_move"].as_u64();
         let clock = |seat: u64| {
@@ -89,6 +95,7 @@ impl LegPanel {
                 .map(|played| move_name(&played["move"], size))
                 .collect(),
             clocks: [clock(0), clock(1)],
+            play: mine.then(|| format!("{index} {}", leg["revision"].as_u64().unwrap_or(0))),
         }
     }
 }
@@ -103,10 +110,21 @@ pub(crate) struct LegsFragment {
     pub(crate) status: String,
     pub(crate) result: String,
     pub(crate) legs: Vec<LegPanel>,
+    /// The visitor's CSRF value, for the moves it sends.
+    pub(crate) csrf: String,
+    /// Which side the visitor plays, if they play in this match.
+    pub(crate) you: Option<String>,
 }
 
 impl LegsFragment {
-    fn of(snapshot: &Value) -> LegsFragment {
+    fn of(snapshot: &Value, visitor: &Visitor) -> LegsFragment {
+        let you = visitor.person.as_ref().and_then(|person| {
+            snapshot["participants"]
+                .as_array()?
+                .iter()
+                .position(|p| p["id"] == person.id)
+                .map(|p| p as u64)
+        });
         let status = snapshot["status"].as_str().unwrap_or("").to_owned();
         LegsFragment {
             id: snapshot["id"].as_i64().unwrap_or(0),
@@ -119,8 +137,13 @@ impl LegsFragment {
                 .into_iter()
                 .flatten()
                 .enumerate()
-                .map(|(i, leg)| LegPanel::of(snapshot, leg, i))
+                .map(|(i, leg)| LegPanel::of(snapshot, leg, i, you))
                 .collect(),
+            csrf: visitor.csrf.clone(),
+            you: you.map(|p| {
+                let black = snapshot["legs"][0]["first_seat_participant"].as_u64() == Some(p);
+                if black { "Black" } else { "White" }.to_owned()
+            }),
         }
     }
 }
@@ -143,17 +166,18 @@ pub(crate) async fn match_page(
     render(&MatchPage {
         page: page(&visitor, &format!("Match {id}")),
         row: MatchRow::of(&snapshot),
-        fragment: LegsFragment::of(&snapshot),
+        fragment: LegsFragment::of(&snapshot, &visitor),
     })
 }
 
 /// `GET /matches/{id}/legs`: the legs alone, for the script to swap in.
 pub(crate) async fn legs_fragment(
     State(state): State<WebState>,
+    visitor: Visitor,
     Path(id): Path<i64>,
 ) -> Result<Response, WebError> {
     let snapshot = spectate(&state, id).await?;
-    let html = render(&LegsFragment::of(&snapshot))?;
+    let html = render(&LegsFragment::of(&snapshot, &visitor))?;
     Ok(([(axum::http::header::CACHE_CONTROL, "no-store")], html).into_response())
 }
 
@@ -167,6 +191,49 @@ async fn spectate(state: &WebState, id: i64) -> Result<Value, WebError> {
             arbiter_arena::ArenaError::MatchNotFound(_) => WebError::NotFound,
             other => WebError::Arena(other),
         })
+}
+
+/// A move a person plays by clicking a square.
+#[derive(Deserialize)]
+pub(crate) struct MoveForm {
+    #[serde(default)]
+    csrf: String,
+    leg: u8,
+    revision: u64,
+    square: i64,
+}
+
+/// `POST /matches/{id}/moves`: a person's move. Answers `{"ok": true}` or
+/// `{"ok": false, "error"}` with the arena's status, for the script.
+pub(crate) async fn play(
+    State(state): State<WebState>,
+    visitor: Visitor,
+    Path(id): Path<i64>,
+    Form(form): Form<MoveForm>,
+) -> Response {
+    let answer = |status: StatusCode, error: Option<String>| {
+        let body = match error {
+            None => json!({"ok": true}),
+            Some(error) => json!({"ok": false, "error": error}),
+        };
+        (status, axum::Json(body)).into_response()
+    };
+    if visitor.check(&form.csrf).is_err() {
+        return answer(StatusCode::FORBIDDEN, Some("invalid csrf".to_owned()));
+    }
+    let Some(person) = &visitor.person else {
+        let error = "you do not play in this match".to_owned();
+        return answer(StatusCode::FORBIDDEN, Some(error));
+    };
+    let square = json!(form.square);
+    match state
+        .arena
+        .submit(person, id, form.leg, form.revision, square)
+        .await
+    {
+        Ok(_) => answer(StatusCode::OK, None),
+        Err(error) => answer(status_of(&error), Some(error.to_string())),
+    }
 }
 
 /// The replay's query: which leg, after how many moves (the last by default).

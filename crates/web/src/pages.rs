@@ -12,7 +12,7 @@ use serde::Deserialize;
 use crate::WebState;
 use crate::error::{WebError, status_of};
 use crate::photo;
-use crate::session::{ClientAddress, SESSION_COOKIE, Visitor, cookie};
+use crate::session::{ClientAddress, GUEST_COOKIE, GUEST_MS, SESSION_COOKIE, Visitor, cookie};
 use crate::view::{BotRow, MatchRow, Standing, VARIANTS, rating_chart, rating_history};
 
 /// What every page's layout shows: the title, who is signed in, and the CSRF value for the
@@ -409,6 +409,8 @@ struct BotPage {
     challengers: Vec<(String, &'static str)>,
     /// The `std` rating over its last rated matches, as SVG.
     chart: Option<String>,
+    /// Whether a person may play it now (a house bot, or a registered bot online).
+    open_to_people: bool,
 }
 
 async fn bot_page_for(
@@ -453,6 +455,10 @@ async fn bot_page_for(
         message,
         challengers,
         chart,
+        open_to_people: !bot.disabled
+            && (bot.kind == arbiter_arena::BotKind::House
+                || (bot.kind == arbiter_arena::BotKind::Registered
+                    && state.arena.is_online(bot.id))),
     })
 }
 
@@ -553,6 +559,7 @@ pub(crate) async fn challenge(
         time_control: Default::default(),
         rated: true,
         auto: false,
+        opening: Default::default(),
     };
     match state.arena.challenge(&challenger, request).await {
         Ok(created) => {
@@ -562,6 +569,65 @@ pub(crate) async fn challenge(
         Err(error) => {
             let page = bot_page_for(&state, &visitor, &name, Some(error.to_string())).await?;
             Ok(render_with(status_of(&error), &page))
+        }
+    }
+}
+
+/// The form to play a bot oneself.
+#[derive(Deserialize)]
+pub(crate) struct PlayForm {
+    #[serde(default)]
+    csrf: String,
+    #[serde(default)]
+    variant: String,
+    #[serde(default)]
+    minutes: u32,
+    #[serde(default)]
+    increment: u32,
+}
+
+/// `POST /bots/{name}/play`: the visitor (signed in, or as a guest) plays the bot one
+/// unrated game, and is taken to it.
+pub(crate) async fn play_bot(
+    State(state): State<WebState>,
+    visitor: Visitor,
+    Path(name): Path<String>,
+    Form(form): Form<PlayForm>,
+) -> Result<Response, WebError> {
+    visitor.check(&form.csrf)?;
+    if !(1..=60).contains(&form.minutes) || form.increment > 60 {
+        return Err(WebError::BadRequest(
+            "choose 1 to 60 minutes and an increment of at most 60 seconds".to_owned(),
+        ));
+    }
+    let mut jar = CookieJar::new();
+    let person = match (&visitor.account, &visitor.person) {
+        (_, Some(person)) => person.clone(),
+        (Some(account), None) => state.arena.person_of(account).await?,
+        (None, None) => {
+            let (guest, secret) = state.arena.new_guest().await?;
+            jar = jar.add(cookie(GUEST_COOKIE, secret, visitor.secure, GUEST_MS));
+            guest
+        }
+    };
+    let challenge = arbiter_arena::PersonChallenge {
+        opponent: name.clone(),
+        variant: form.variant,
+        time_control: arbiter_arena::TimeControl {
+            initial_ms: i64::from(form.minutes) * 60_000,
+            increment_ms: i64::from(form.increment) * 1_000,
+            per_turn_ms: None,
+        },
+        opening: arbiter_arena::Opening::Start,
+    };
+    match state.arena.challenge_as_person(&person, challenge).await {
+        Ok(created) => {
+            let id = created["id"].as_i64().unwrap_or(0);
+            Ok((jar, Redirect::to(&format!("/matches/{id}"))).into_response())
+        }
+        Err(error) => {
+            let page = bot_page_for(&state, &visitor, &name, Some(error.to_string())).await?;
+            Ok((jar, render_with(status_of(&error), &page)).into_response())
         }
     }
 }

@@ -17,6 +17,10 @@ use crate::error::WebError;
 pub(crate) const SESSION_COOKIE: &str = "arbiter_session";
 /// The CSRF cookie's name.
 pub(crate) const CSRF_COOKIE: &str = "arbiter_csrf";
+/// The cookie that names the participant a guest plays as.
+pub(crate) const GUEST_COOKIE: &str = "arbiter_guest";
+/// How long a guest's cookie lasts.
+pub(crate) const GUEST_MS: i64 = 7 * 24 * 3_600_000;
 
 /// The visitor's CSRF value, as the middleware found or made it.
 #[derive(Clone)]
@@ -105,6 +109,8 @@ pub(crate) struct Visitor {
     pub(crate) session: Option<String>,
     /// Whether cookies must be marked Secure.
     pub(crate) secure: bool,
+    /// The participant the visitor plays as: the account's, or the guest's its cookie names.
+    pub(crate) person: Option<arbiter_arena::Bot>,
 }
 
 impl FromRequestParts<WebState> for Visitor {
@@ -114,6 +120,12 @@ impl FromRequestParts<WebState> for Visitor {
         let jar = CookieJar::from_headers(&parts.headers);
         let session = jar.get(SESSION_COOKIE).map(|c| c.value().to_owned());
         let account = session.as_deref().and_then(|s| state.arena.session(s));
+        let person = match &account {
+            Some(account) => state.arena.find_person(account),
+            None => jar
+                .get(GUEST_COOKIE)
+                .and_then(|c| state.arena.guest(c.value())),
+        };
         let csrf = parts
             .extensions
             .get::<Csrf>()
@@ -124,6 +136,7 @@ impl FromRequestParts<WebState> for Visitor {
             account,
             csrf,
             secure: is_https(&parts.headers),
+            person,
         })
     }
 }

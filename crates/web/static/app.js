@@ -65,3 +65,42 @@ document.addEventListener("keydown", (event) => {
   const link = document.querySelector(`[data-key="${event.key}"]`);
   if (link) { event.preventDefault(); window.location.href = link.href; }
 });
+
+// A person's move: clicking (or pressing Enter or Space on) a marked square sends it, then the
+// legs are fetched again; the server's answer decides, and a refusal is shown beside the board.
+async function playSquare(square) {
+  const box = square.closest("[data-play]");
+  const legsNow = document.getElementById("legs");
+  if (!box || !legsNow || box.dataset.busy) return;
+  box.dataset.busy = "true";
+  const [leg, revision] = box.dataset.play.split(" ");
+  const body = new URLSearchParams({ csrf: legsNow.dataset.csrf, leg, revision, square: square.dataset.square });
+  const id = legsNow.dataset.match;
+  try {
+    const reply = await fetch(`/matches/${id}/moves`, { method: "POST", body });
+    const answer = await reply.json();
+    const fragment = await fetch(`/matches/${id}/legs`);
+    if (fragment.ok) {
+      document.getElementById("legs").outerHTML = await fragment.text();
+      clocksFrom = performance.now();
+      tickClocks();
+    }
+    if (!answer.ok) {
+      const status = document.querySelector("#legs .status");
+      if (status) status.textContent = answer.error;
+    }
+  } finally {
+    delete box.dataset.busy;
+  }
+}
+document.addEventListener("click", (event) => {
+  const square = event.target.closest("[data-play] .play");
+  if (square) playSquare(square);
+});
+document.addEventListener("keydown", (event) => {
+  const square = event.target.closest?.("[data-play] .play");
+  if (square && (event.key === "Enter" || event.key === " ")) {
+    event.preventDefault();
+    playSquare(square);
+  }
+});

@@ -33,6 +33,7 @@ fn setup(format: Format, time_control: TimeControl) -> Setup {
         time_control,
         rated: true,
         auto: false,
+        opening: Opening::Random,
         created_ms: T0,
         seed: ServerSeed::from_revealed("a-test-seed"),
         config: ArenaConfig::default(),
@@ -70,6 +71,83 @@ fn play_first(setup: &Setup, progress: &mut Progress, leg: usize, now: i64) -> M
         now,
     )
     .expect("legal move")
+}
+
+/// A one-leg match whose leg starts after seven plies from the start position, White to
+/// move: White's c1 (square 2) then leaves Black with no move while White still has some.
+fn before_a_forced_pass(black: BotKind) -> (Setup, Progress) {
+    let mut setup = setup(Format::Single, TimeControl::default());
+    setup.bots[0] = bot(1, "Ada", black);
+    let mut progress = started(&mut setup);
+    let opening = [19, 18, 17, 9, 37, 16, 0]
+        .map(arbiter_othello::Move::Place)
+        .to_vec();
+    let config = serde_json::to_value(arbiter_othello::OthelloConfig {
+        variant: arbiter_othello::Variant::Std,
+        opening: arbiter_othello::Opening::Moves(opening),
+    })
+    .expect("config");
+    let (state, _) = OthelloKit
+        .game()
+        .start(&config, &mut Ctx::new(0, &mut setup.rng(1)))
+        .expect("start");
+    progress.legs[0].state = state;
+    (setup, progress)
+}
+
+#[test]
+fn the_server_passes_for_a_person_who_cannot_move_and_bots_pass_themselves() {
+    let (setup, mut progress) = before_a_forced_pass(BotKind::Human);
+    submit(&setup, &mut progress, 2, 0, 0, &json!(2), T0 + 1_000).expect("c1");
+    let leg = &progress.legs[0];
+    let played: Vec<(usize, Value)> = leg
+        .moves
+        .iter()
+        .map(|m| (m.participant, (*m.action).clone()))
+        .collect();
+    assert_eq!(
+        played,
+        vec![(1, json!(2)), (0, json!(-1))],
+        "Black's pass was played"
+    );
+    assert_eq!(leg.mover().map(|(_, p)| p), Some(1), "White moves again");
+    assert_eq!(leg.revision, 2);
+
+    // Between bots, the bot with no move sends its own pass.
+    let (setup, mut progress) = before_a_forced_pass(BotKind::Registered);
+    submit(&setup, &mut progress, 2, 0, 0, &json!(2), T0 + 1_000).expect("c1");
+    let leg = &progress.legs[0];
+    assert_eq!(leg.moves.len(), 1);
+    assert_eq!(
+        leg.mover().map(|(_, p)| p),
+        Some(0),
+        "Black must pass itself"
+    );
+}
+
+#[test]
+fn a_person_is_never_judged_absent_or_slow_to_start() {
+    let mut setup = setup(Format::Single, TimeControl::default());
+    setup.bots[0] = bot(1, "Ada", BotKind::Human);
+    let mut progress = started(&mut setup);
+    // The bot is connected; the person's presence is never asked.
+    let offline = |id: BotId| {
+        if id == 1 {
+            Presence::Offline { since_ms: T0 }
+        } else {
+            Presence::Online { until_ms: None }
+        }
+    };
+    // Well past the first-move and disconnect limits, with the person to move and "offline":
+    // only the clock can end the match.
+    tick(&setup, &mut progress, T0 + 50_000, &offline);
+    assert_eq!(progress.status, MatchStatus::Running);
+    tick(&setup, &mut progress, T0 + 61_000, &offline);
+    assert_eq!(progress.status, MatchStatus::Finished);
+    assert_eq!(
+        progress.result.as_ref().map(|r| r["reason"].clone()),
+        Some(json!("timeout"))
+    );
 }
 
 #[test]
@@ -545,12 +623,17 @@ impl GameKit for GoofspielKit {
         &self,
         _variant: &str,
         legs: usize,
+        _opening: Opening,
         _rng: &mut dyn arbiter_rules::Random,
     ) -> Result<Vec<Value>, ArenaError> {
         Ok(vec![
             json!({"players": 2, "cards": 3, "bid_ms": 1000});
             legs
         ])
+    }
+
+    fn forced_pass(&self, _state: &dyn DynState, _seat: Seat) -> Option<Value> {
+        None
     }
 
     fn parse_action(&self, _state: &dyn DynState, submitted: &Value) -> Result<Value, ArenaError> {

@@ -23,6 +23,8 @@ struct Page {
     status: StatusCode,
     location: Option<String>,
     cache_control: Option<String>,
+    /// The `Set-Cookie` headers.
+    cookies: Vec<String>,
     html: String,
 }
 
@@ -47,10 +49,17 @@ impl Browser {
                 .map(str::to_owned)
         };
         let (location, cache_control) = (header("location"), header("cache-control"));
+        let cookies = response
+            .headers()
+            .get_all("set-cookie")
+            .iter()
+            .filter_map(|v| v.to_str().ok().map(str::to_owned))
+            .collect();
         Page {
             status: response.status(),
             location,
             cache_control,
+            cookies,
             html: response.text().await.expect("body"),
         }
     }
@@ -586,4 +595,276 @@ async fn a_bot_owner_challenges_a_house_bot_then_watches_and_replays_the_match()
         browser.get("/matches/999").await.status,
         StatusCode::NOT_FOUND
     );
+}
+
+/// The match a `/matches/{id}` address names.
+fn match_id(location: &str) -> i64 {
+    location
+        .trim_start_matches("/matches/")
+        .parse()
+        .expect("a match id")
+}
+
+/// Plays, as the person behind `browser`, the first legal move whenever it is their turn in
+/// the one-leg match `id`, until the match is over; returns how many moves they sent.
+async fn play_out(app: &TestApp, browser: &Browser, csrf: &str, id: i64, person: usize) -> usize {
+    let mut sent = 0;
+    for _ in 0..2_000 {
+        let snapshot = app.snapshot(id).await;
+        if snapshot["status"] != "running" {
+            return sent;
+        }
+        let leg = &snapshot["legs"][0];
+        if leg["to_move"].as_u64() != Some(person as u64) {
+            settle().await;
+            continue;
+        }
+        let square = leg["view"]["legal_moves"][0].to_string();
+        let revision = leg["revision"].to_string();
+        let reply = browser
+            .post(
+                &format!("/matches/{id}/moves"),
+                &[
+                    ("csrf", csrf),
+                    ("leg", "0"),
+                    ("revision", &revision),
+                    ("square", &square),
+                ],
+            )
+            .await;
+        assert_eq!(reply.status, StatusCode::OK, "{}", reply.html);
+        sent += 1;
+    }
+    panic!("the match did not end");
+}
+
+#[tokio::test]
+async fn a_person_plays_a_house_bot_to_the_end_from_the_match_page() {
+    let app = spawn_app().await;
+    let browser = Browser::new(&app);
+    let csrf = browser.sign_up("ada").await;
+    let house = browser.get("/bots/house-greedy").await;
+    assert!(house.html.contains("Play house-greedy yourself"));
+    let play = [
+        ("csrf", csrf.as_str()),
+        ("variant", "std"),
+        ("minutes", "5"),
+        ("increment", "2"),
+    ];
+    let started = browser.post("/bots/house-greedy/play", &play).await;
+    let id = match_id(&started.location.expect("to the match"));
+
+    let page = browser.get(&format!("/matches/{id}")).await;
+    assert!(page.html.contains("You play Black"), "{}", page.html);
+    assert!(
+        page.html.contains("data-play=\"0 0\""),
+        "it is the person's move"
+    );
+    assert!(page.html.contains("class=\"play\""), "squares to click");
+    let snapshot = app.snapshot(id).await;
+    assert_eq!(
+        snapshot["legs"].as_array().map(Vec::len),
+        Some(1),
+        "one leg"
+    );
+    assert_eq!(snapshot["rated"], false);
+    assert_eq!(snapshot["time_control"]["initial_ms"], 300_000);
+    assert_eq!(
+        snapshot["legs"][0]["view"]["discs"],
+        serde_json::json!([2, 2]),
+        "the start position"
+    );
+    // Someone else watching sees no squares to click.
+    let watcher = Browser::new(&app).get(&format!("/matches/{id}")).await;
+    assert!(!watcher.html.contains("You play") && !watcher.html.contains("class=\"play\""));
+
+    let illegal = [
+        ("csrf", csrf.as_str()),
+        ("leg", "0"),
+        ("revision", "0"),
+        ("square", "0"),
+    ];
+    let refused = browser
+        .post(&format!("/matches/{id}/moves"), &illegal)
+        .await;
+    assert_eq!(refused.status, StatusCode::CONFLICT);
+    assert!(refused.html.contains("illegal move"), "{}", refused.html);
+    let forged = [
+        ("csrf", "forged"),
+        ("leg", "0"),
+        ("revision", "0"),
+        ("square", "19"),
+    ];
+    let forged = browser.post(&format!("/matches/{id}/moves"), &forged).await;
+    assert_eq!(forged.status, StatusCode::FORBIDDEN);
+
+    let sent = play_out(&app, &browser, &csrf, id, 0).await;
+    assert!(sent > 10, "{sent} moves");
+    let finished = app.snapshot(id).await;
+    assert_eq!(finished["status"], "finished", "{finished}");
+    assert_eq!(
+        finished["result"]["rating_applied"],
+        serde_json::Value::Null
+    );
+    // Whoever could not move had their pass played for them; nobody sent one.
+    let history = finished["legs"][0]["view"]["history"]
+        .as_array()
+        .expect("history");
+    let discs = &finished["legs"][0]["view"]["discs"];
+    let placed = history.iter().filter(|m| m["move"] != -1).count() as i64;
+    assert_eq!(
+        discs[0].as_i64().unwrap_or(0) + discs[1].as_i64().unwrap_or(0),
+        4 + placed
+    );
+}
+
+#[tokio::test]
+async fn a_guest_plays_without_an_account_and_its_cookie_is_no_bot_token() {
+    let app = spawn_app().await;
+    let guest = Browser::new(&app);
+    let csrf = guest.csrf().await;
+    let play = [
+        ("csrf", csrf.as_str()),
+        ("variant", "anti"),
+        ("minutes", "1"),
+        ("increment", "0"),
+    ];
+    let started = guest.post("/bots/house-random/play", &play).await;
+    assert_eq!(started.status, StatusCode::SEE_OTHER, "{}", started.html);
+    let cookie = started
+        .cookies
+        .iter()
+        .find_map(|c| c.strip_prefix("arbiter_guest="))
+        .and_then(|c| c.split(';').next())
+        .expect("a guest cookie")
+        .to_owned();
+    assert!(
+        started
+            .cookies
+            .iter()
+            .any(|c| c.contains("HttpOnly") && c.starts_with("arbiter_guest="))
+    );
+    let id = match_id(&started.location.expect("to the match"));
+    let page = guest.get(&format!("/matches/{id}")).await;
+    assert!(page.html.contains("You play Black"));
+    assert_eq!(app.snapshot(id).await["variant"], "anti");
+    // The same guest plays again as the same person.
+    let again = guest.post("/bots/house-random/play", &play).await;
+    assert!(
+        again
+            .cookies
+            .iter()
+            .all(|c| !c.starts_with("arbiter_guest="))
+    );
+    // A person is not a bot: the cookie is no API token, and people are not listed as bots.
+    app.get("/bots/me", Some(&cookie)).await.expect(401);
+    let bots = app.get("/bots", None).await.expect(200);
+    assert!(
+        bots.as_array()
+            .expect("bots")
+            .iter()
+            .all(|b| b["kind"] != "human"),
+        "{bots}"
+    );
+    assert!(!guest.get("/bots").await.html.contains("@guest"));
+}
+
+#[tokio::test]
+async fn a_registered_bot_plays_a_person_through_the_flipsight_dialect() {
+    let app = spawn_app().await;
+    let (_, alpha) = app.register("Alpha").await;
+    let flipsight = |body: serde_json::Value| {
+        let request = app
+            .client
+            .post(format!(
+                "{}/flipsight/bot_match_api.php",
+                app.base.trim_end_matches("/api/v1")
+            ))
+            .bearer_auth(&alpha)
+            .json(&body);
+        async move {
+            let response = request.send().await.expect("request");
+            let status = response.status();
+            (
+                status,
+                response.json::<serde_json::Value>().await.expect("json"),
+            )
+        }
+    };
+    let person = Browser::new(&app);
+    let csrf = person.sign_up("ada").await;
+    let play = [
+        ("csrf", csrf.as_str()),
+        ("variant", "std"),
+        ("minutes", "5"),
+        ("increment", "0"),
+    ];
+    let offline = person.post("/bots/Alpha/play", &play).await;
+    assert_eq!(
+        offline.status,
+        StatusCode::CONFLICT,
+        "an offline bot cannot be played"
+    );
+
+    flipsight(serde_json::json!({"action": "agent_poll"})).await;
+    let started = person.post("/bots/Alpha/play", &play).await;
+    let id = match_id(&started.location.expect("to the match"));
+    let (_, polled) = flipsight(serde_json::json!({"action": "agent_poll"})).await;
+    let room = polled["matches"]
+        .as_array()
+        .expect("matches")
+        .iter()
+        .find(|m| m["kind"] == "human")
+        .cloned()
+        .expect("the person's challenge");
+    assert_eq!(room["id"], -id, "a human match has a negative id");
+    assert_eq!(
+        (room["room_id"].as_i64(), room["bot_a"].as_i64()),
+        (Some(id), Some(0))
+    );
+    assert_eq!(room["status"], "pending");
+    let (status, accepted) =
+        flipsight(serde_json::json!({"action": "agent_accept", "match_id": -id})).await;
+    assert_eq!(status, StatusCode::OK, "{accepted}");
+    assert_eq!(accepted["match"]["id"], -id);
+
+    // The person (Black) moves; then the bot answers in the room, naming its round.
+    let snapshot = app.snapshot(id).await;
+    let square = snapshot["legs"][0]["view"]["legal_moves"][0].to_string();
+    let moved = person
+        .post(
+            &format!("/matches/{id}/moves"),
+            &[
+                ("csrf", csrf.as_str()),
+                ("leg", "0"),
+                ("revision", "0"),
+                ("square", &square),
+            ],
+        )
+        .await;
+    assert_eq!(moved.status, StatusCode::OK);
+    let (_, polled) = flipsight(serde_json::json!({"action": "agent_poll"})).await;
+    let room = polled["matches"]
+        .as_array()
+        .expect("matches")
+        .iter()
+        .find(|m| m["id"] == -id)
+        .cloned()
+        .expect("the room");
+    let leg = &room["state"]["legs"][0];
+    assert_eq!(room["state"]["legs"].as_array().map(Vec::len), Some(1));
+    assert_eq!(leg["turn"], 2, "White, the bot, to move");
+    let mv = |round: serde_json::Value| {
+        serde_json::json!({"action": "agent_move", "match_id": -id, "leg": 0,
+            "revision": leg["revision"], "move": leg["legal_moves"][0],
+            "round_no": round, "room_created_at": room["room_created_at"]})
+    };
+    let (status, stale) = flipsight(mv(serde_json::json!(7))).await;
+    assert_eq!(
+        (status, stale["error"].as_str()),
+        (StatusCode::CONFLICT, Some("stale room revision"))
+    );
+    let (status, played) = flipsight(mv(room["round_no"].clone())).await;
+    assert_eq!(status, StatusCode::OK, "{played}");
+    assert_eq!(app.snapshot(id).await["legs"][0]["revision"], 2);
 }
