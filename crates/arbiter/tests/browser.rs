@@ -1,0 +1,65 @@
+//! The web pages in a real headless Chromium, driven by `tests/browser/walkthrough.mjs`
+//! (playwright-core) against a real `arbiter serve` process and a real `arbiter bot`
+//! connector: the whole newcomer walkthrough, a person playing a house bot by clicking, and
+//! the pages' refusals.
+//!
+//! It needs Node.js, `npm ci` in `tests/browser` and Debian's `chromium`. Without them it is
+//! skipped with a notice, unless `ARBITER_BROWSER_TESTS=1` (as CI sets it) makes their absence
+//! a failure.
+
+// The browser drives the API itself; the helper for calling it is not needed here.
+#[allow(dead_code)]
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// What the browser test needs that is missing, if anything.
+fn missing(root: &Path, chromium: &Path) -> Option<String> {
+    let node = Command::new("node").arg("--version").output();
+    if !node.is_ok_and(|o| o.status.success()) {
+        return Some("Node.js (node) is not installed".to_owned());
+    }
+    if !root.join("node_modules/playwright-core").is_dir() {
+        return Some(format!(
+            "playwright-core is not installed; run `npm ci` in {}",
+            root.display()
+        ));
+    }
+    if !chromium.is_file() {
+        return Some(format!(
+            "no Chromium at {} (set CHROMIUM)",
+            chromium.display()
+        ));
+    }
+    None
+}
+
+#[test]
+fn the_web_walkthrough_works_in_a_real_browser() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/browser");
+    let chromium = std::env::var_os("CHROMIUM")
+        .map_or_else(|| PathBuf::from("/usr/bin/chromium"), PathBuf::from);
+    if let Some(reason) = missing(&root, &chromium) {
+        assert!(
+            std::env::var("ARBITER_BROWSER_TESTS").as_deref() != Ok("1"),
+            "browser tests are required here, but {reason}"
+        );
+        eprintln!("skipping the browser test: {reason}");
+        return;
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let server = support::start(&dir.path().join("arbiter.db"));
+    let origin = server.base.trim_end_matches("/api/v1").to_owned();
+    let shots = Path::new(env!("CARGO_TARGET_TMPDIR")).join("browser-shots");
+    let status = Command::new("node")
+        .arg(root.join("walkthrough.mjs"))
+        .current_dir(&root)
+        .env("BASE_URL", &origin)
+        .env("ARBITER_BIN", env!("CARGO_BIN_EXE_arbiter"))
+        .env("CHROMIUM", &chromium)
+        .env("SHOTS", &shots)
+        .status()
+        .expect("node runs");
+    assert!(status.success(), "the browser walkthrough failed: {status}");
+}
