@@ -6,6 +6,7 @@ mod bots_command;
 mod open_files;
 mod perft_command;
 mod serve_command;
+mod xot_command;
 
 use clap::{Parser, Subcommand};
 
@@ -34,6 +35,8 @@ enum Command {
     Bench(bench_command::BenchArgs),
     /// Connect an engine to a server and play the bot's matches (token from ARBITER_TOKEN).
     Bot(bot_command::BotArgs),
+    /// Make the list of balanced 8-move openings XOT games start from (printed).
+    XotOpenings(xot_command::XotArgs),
 }
 
 fn main() -> anyhow::Result<()> {
@@ -45,6 +48,7 @@ fn main() -> anyhow::Result<()> {
     });
     match cli.command {
         Command::Perft(args) => perft_command::run(&args),
+        Command::XotOpenings(args) => xot_command::run(&args),
         Command::Serve(args) => runtime()?.block_on(serve_command::run(args)),
         Command::Bots(args) => runtime()?.block_on(bots_command::run(args)),
         Command::Bench(args) => runtime()?.block_on(bench_command::run(args)),

@@ -170,6 +170,18 @@ impl GameKit for OthelloKit {
                 })?)
             }
             Opening::Start => OthelloOpening::Start,
+            Opening::Balanced => {
+                let list = arbiter_othello::xot::openings();
+                if variant != Variant::Std || list.is_empty() {
+                    return Err(ArenaError::UnsupportedVariant(format!(
+                        "XOT openings are for {} only",
+                        Variant::Std
+                    )));
+                }
+                let count = u32::try_from(list.len()).unwrap_or(u32::MAX);
+                let index = arbiter_rules::random::below(rng, count);
+                OthelloOpening::Moves(list[usize::try_from(index).unwrap_or(0)].clone())
+            }
         };
         let config = OthelloConfig { variant, opening };
         let value =
@@ -292,6 +304,20 @@ mod tests {
             OthelloKit.forced_pass(state.as_ref(), seat),
             None,
             "Black has moves"
+        );
+        // A XOT opening comes from the shipped list, and only for std.
+        let xot = OthelloKit
+            .leg_configs("std", 1, Opening::Balanced, &mut rng)
+            .expect("configs");
+        let config: OthelloConfig = serde_json::from_value(xot[0].clone()).expect("config");
+        let OthelloOpening::Moves(moves) = config.opening else {
+            panic!("eight moves, not {:?}", config.opening);
+        };
+        assert!(arbiter_othello::xot::openings().contains(&moves));
+        assert!(
+            OthelloKit
+                .leg_configs("anti", 1, Opening::Balanced, &mut rng)
+                .is_err()
         );
         let (state, _) = OthelloKit
             .game()

@@ -52,6 +52,9 @@ pub enum Opening {
     Random,
     /// The rules' own start position.
     Start,
+    /// A balanced opening drawn from the game's list (Othello's XOT openings: eight moves
+    /// that the house bot's self-play finds within two discs).
+    Balanced,
 }
 
 /// What a match was created with; only `rated` may change, once, when a challenge is

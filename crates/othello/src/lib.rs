@@ -34,6 +34,7 @@ pub mod position;
 pub mod scoring;
 pub mod simd;
 pub mod variant;
+pub mod xot;
 
 pub use coord::{CoordError, Move, parse_move};
 pub use game::{Opening, Othello, OthelloConfig, OthelloEvent, OthelloState, OthelloView, Played};

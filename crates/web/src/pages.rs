@@ -584,6 +584,9 @@ pub(crate) struct PlayForm {
     minutes: u32,
     #[serde(default)]
     increment: u32,
+    /// `start`, or `xot` for a balanced 8-move opening (std only).
+    #[serde(default)]
+    opening: String,
 }
 
 /// `POST /bots/{name}/play`: the visitor (signed in, or as a guest) plays the bot one
@@ -618,7 +621,11 @@ pub(crate) async fn play_bot(
             increment_ms: i64::from(form.increment) * 1_000,
             per_turn_ms: None,
         },
-        opening: arbiter_arena::Opening::Start,
+        opening: if form.opening == "xot" {
+            arbiter_arena::Opening::Balanced
+        } else {
+            arbiter_arena::Opening::Start
+        },
     };
     match state.arena.challenge_as_person(&person, challenge).await {
         Ok(created) => {

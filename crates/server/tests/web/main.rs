@@ -868,3 +868,37 @@ async fn a_registered_bot_plays_a_person_through_the_flipsight_dialect() {
     assert_eq!(status, StatusCode::OK, "{played}");
     assert_eq!(app.snapshot(id).await["legs"][0]["revision"], 2);
 }
+
+#[tokio::test]
+async fn a_person_may_start_from_a_balanced_xot_opening_in_std_only() {
+    let app = spawn_app().await;
+    let browser = Browser::new(&app);
+    let csrf = browser.sign_up("ada").await;
+    let xot = |variant: &'static str| {
+        [
+            ("csrf", csrf.clone()),
+            ("variant", variant.to_owned()),
+            ("minutes", "5".to_owned()),
+            ("increment", "0".to_owned()),
+            ("opening", "xot".to_owned()),
+        ]
+    };
+    let fields = xot("std");
+    let fields: Vec<(&str, &str)> = fields.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let started = browser.post("/bots/house-greedy/play", &fields).await;
+    let id = match_id(&started.location.expect("to the match"));
+    let view = &app.snapshot(id).await["legs"][0]["view"];
+    let opening = view["opening"].as_array().expect("opening");
+    assert_eq!(opening.len(), 8, "eight moves were played: {view}");
+    let discs = view["discs"][0].as_i64().unwrap_or(0) + view["discs"][1].as_i64().unwrap_or(0);
+    assert_eq!(discs, 12);
+    let fields = xot("anti");
+    let fields: Vec<(&str, &str)> = fields.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let refused = browser.post("/bots/house-greedy/play", &fields).await;
+    assert_eq!(refused.status, StatusCode::CONFLICT);
+    assert!(
+        refused.html.contains("XOT openings are for std only"),
+        "{}",
+        refused.html
+    );
+}
