@@ -98,6 +98,28 @@ impl Clock for ManualClock {
     }
 }
 
+/// `YYYY-MM-DD HH:MM:SS` in UTC, as FlipSight writes times.
+pub fn utc_datetime(ms: i64) -> String {
+    let seconds = ms.div_euclid(1000);
+    let (days, rest) = (seconds.div_euclid(86_400), seconds.rem_euclid(86_400));
+    // Days since 1970-01-01 to a civil date (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02} {:02}:{:02}:{:02}",
+        rest / 3600,
+        rest % 3600 / 60,
+        rest % 60
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -116,6 +138,15 @@ mod tests {
         clock.set(3_000);
         late.await.expect("woke");
         assert_eq!(clock.now_ms(), 3_000);
+    }
+
+    #[test]
+    fn times_are_written_as_flipsight_writes_them() {
+        assert_eq!(utc_datetime(0), "1970-01-01 00:00:00");
+        // registered_at_ts 1794474000 in seed 000's example is 2026-11-12 18:00:00 in KST;
+        // in UTC it is nine hours earlier.
+        assert_eq!(utc_datetime(1_794_474_000_000), "2026-11-12 09:00:00");
+        assert_eq!(utc_datetime(951_782_400_000), "2000-02-29 00:00:00");
     }
 
     #[tokio::test]

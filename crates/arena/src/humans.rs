@@ -13,6 +13,9 @@ use crate::{Arena, ArenaError, BotProfile, ChallengeRequest, Format, Opening, Ti
 /// The prefix of the names people play under; bot names cannot contain it.
 pub const PERSON_PREFIX: char = '@';
 
+/// The round of a match with a person, seen as a FlipSight room: each room holds one game.
+pub const ROOM_ROUND: i64 = 1;
+
 /// What a person asks for when challenging a bot.
 #[derive(Clone, Debug)]
 pub struct PersonChallenge {

@@ -83,6 +83,8 @@ pub struct TurnContext {
     pub budget_ms: i64,
     /// When each move of the leg was received.
     pub move_times_ms: Vec<i64>,
+    /// For a match with a person, seen as a room: its round and creation time.
+    pub room: Option<(i64, String)>,
 }
 
 /// A game as the arena drives it.
@@ -218,8 +220,8 @@ impl GameKit for OthelloKit {
             remaining_ms: u64::try_from(turn.remaining_ms).unwrap_or(0),
             budget_ms: u64::try_from(turn.budget_ms).unwrap_or(0),
             move_times_ms: turn.move_times_ms.clone(),
-            round_no: None,
-            room_created_at: None,
+            round_no: turn.room.as_ref().map(|(round, _)| *round),
+            room_created_at: turn.room.as_ref().map(|(_, created)| created.clone()),
         };
         EngineRequest::new(state, &context).to_line()
     }

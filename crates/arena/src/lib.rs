@@ -36,11 +36,11 @@ use tokio::sync::{mpsc, oneshot};
 
 pub use accounts::{Account, PASSWORD_MIN, SESSION_MS};
 pub use arbiter_store::BotKind;
-pub use clock::{Clock, ManualClock, SystemClock};
+pub use clock::{Clock, ManualClock, SystemClock, utc_datetime};
 pub use config::{ArenaConfig, TimeControl};
 pub use directory::{Bot, BotProfile, Environment};
 pub use error::{ArenaError, ErrorClass};
-pub use humans::{PERSON_PREFIX, PersonChallenge};
+pub use humans::{PERSON_PREFIX, PersonChallenge, ROOM_ROUND};
 pub use kit::{GameKit, HouseLevel};
 pub use live::{Format, MoveReply, Opening};
 pub use log::Reader;
@@ -828,14 +828,18 @@ impl Arena {
     }
 
     /// Closed matches, newest first (all, or those of `bot`), at most `limit`: id, status,
-    /// game, variant, both bots' ids and names, rated, creation and end times, and result.
+    /// game, variant, both bots' ids, names and kinds, rated, creation and end times, and
+    /// result.
     pub async fn closed_matches(
         &self,
         bot: Option<BotId>,
         limit: u32,
     ) -> Result<Vec<Value>, ArenaError> {
         let records = self.shared.store.closed_matches(bot, limit).await?;
-        let name = |id: BotId| self.shared.directory.get(id).map(|b| b.name);
+        let who = |id: BotId| {
+            let bot = self.shared.directory.get(id);
+            json!({"id": id, "name": bot.as_ref().map(|b| &b.name), "kind": bot.map(|b| b.kind)})
+        };
         Ok(records
             .iter()
             .map(|m| {
@@ -846,8 +850,8 @@ impl Arena {
                     "game": m.game,
                     "variant": d["variant"],
                     "rated": d["rated"],
-                    "bot_a": {"id": m.bot_a, "name": name(m.bot_a)},
-                    "bot_b": {"id": m.bot_b, "name": name(m.bot_b)},
+                    "bot_a": who(m.bot_a),
+                    "bot_b": who(m.bot_b),
                     "created_ms": m.created_ms,
                     "ended_ms": d["ended_ms"],
                     "result": d["result"],

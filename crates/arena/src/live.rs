@@ -1186,13 +1186,22 @@ pub(crate) fn turns(
                 return None;
             }
             let remaining = leg.remaining_ms(seat, now_ms).max(0);
+            // A match with a person is a room to FlipSight's engines: a negative id, a round
+            // and the room's creation time.
+            let person = setup.has_human();
             let turn = TurnContext {
-                match_id: setup.id,
+                match_id: if person { -setup.id } else { setup.id },
                 leg: u8::try_from(i).unwrap_or(0),
                 first_seat_participant: u8::try_from(leg.first_seat_participant).unwrap_or(0),
                 remaining_ms: remaining,
                 budget_ms: setup.config.default_budget_ms.min(remaining - 750).max(0),
                 move_times_ms: leg.moves.iter().map(|m| m.at_ms).collect(),
+                room: person.then(|| {
+                    (
+                        crate::ROOM_ROUND,
+                        crate::clock::utc_datetime(setup.created_ms),
+                    )
+                }),
             };
             Some(Turn {
                 participant,

@@ -5,7 +5,7 @@
 //! so that bots written against FlipSight's documentation play here unchanged.
 
 use arbiter_arena::directory::{Bot, Environment};
-use arbiter_arena::{ArenaError, ChallengeRequest, Format};
+use arbiter_arena::{ArenaError, ChallengeRequest, Format, ROOM_ROUND, utc_datetime};
 use arbiter_store::BotKind;
 use axum::body::to_bytes;
 use axum::extract::{Request, State};
@@ -183,7 +183,9 @@ async fn poll(state: &AppState, bot: &Bot, body: &Map<String, Value>) -> Result<
         }
     }
     let own = bot_object(state, &bot, state.arena.is_online(bot.id)).await;
-    Ok(json!({"bots": bots, "record_bots": [], "matches": matches, "me": "", "bot": own}))
+    // `me` is the account behind the calling bot, when it has one.
+    let me = owner_of(state, &bot).map_or_else(String::new, |(id, _)| id);
+    Ok(json!({"bots": bots, "record_bots": [], "matches": matches, "me": me, "bot": own}))
 }
 
 /// `agent_challenge`: challenges `target_id` or `target_name` in `game_mode` (std by default).
@@ -277,9 +279,6 @@ async fn play(state: &AppState, bot: &Bot, body: &Map<String, Value>) -> Result<
     Ok(json!({"match": short_match(&snapshot)}))
 }
 
-/// The round of a human match: each of our rooms holds one game.
-const ROUND_NO: i64 = 1;
-
 /// The arena's match named by `match_id`. A negative id names a human match by its room
 /// (FlipSight numbers those apart from bot matches); its `round_no` and `room_created_at`,
 /// when given, must be this room's, or the bot is acting on a position it no longer has.
@@ -307,10 +306,10 @@ fn check_room(snapshot: &Value, bot: i64, body: &Map<String, Value>) -> Result<(
     if !is_human(snapshot) || !plays {
         return Err(Failure::new(StatusCode::FORBIDDEN, "access denied"));
     }
-    let created = snapshot["created_ms"].as_i64().map(datetime);
+    let created = snapshot["created_ms"].as_i64().map(utc_datetime);
     let stale_round = body
         .get("round_no")
-        .is_some_and(|r| !r.is_null() && r.as_i64() != Some(ROUND_NO));
+        .is_some_and(|r| !r.is_null() && r.as_i64() != Some(ROOM_ROUND));
     let stale_room = body
         .get("room_created_at")
         .is_some_and(|c| !c.is_null() && c.as_str() != created.as_deref());
@@ -359,6 +358,15 @@ fn short_match(m: &Value) -> Value {
     json!({"id": flipsight_id(m), "status": m["status"], "bot_a": a, "bot_b": b})
 }
 
+/// FlipSight's picture for someone without one.
+const NO_PHOTO: &str = "/img/no_profile.gif";
+
+/// The account that registered a bot on the pages: its id (as FlipSight's player id) and name.
+fn owner_of(state: &AppState, bot: &Bot) -> Option<(String, String)> {
+    let account = state.arena.account(bot.profile.owner?)?;
+    Some((account.id.to_string(), account.name))
+}
+
 /// A bot as `agent_poll` lists it.
 async fn bot_object(state: &AppState, bot: &Bot, online: bool) -> Value {
     let ratings = state.arena.ratings_of(bot.id).await;
@@ -366,6 +374,7 @@ async fn bot_object(state: &AppState, bot: &Bot, online: bool) -> Value {
     let rating = |key: &str, default: Value| std.get(key).cloned().unwrap_or(default);
     let official = std.get("provisional").and_then(Value::as_bool) == Some(false);
     let games = rating("games", json!(0));
+    let (owner_id, owner_name) = owner_of(state, bot).unwrap_or_default();
     let environment = bot.environment.as_ref().map_or(
         json!({"practice": false}),
         |e| json!({"cpu": e.cpu, "engine": e.engine, "os": e.os, "practice": e.practice}),
@@ -377,9 +386,9 @@ async fn bot_object(state: &AppState, bot: &Bot, online: bool) -> Value {
     json!({
         "id": bot.id,
         "name": bot.name,
-        "owner_id": "",
-        "owner_name": "",
-        "owner": {"player_id": "", "name": "", "photo": "/img/no_profile.gif", "country_code": "", "country_name": "", "country_flag_url": "", "donor": false, "verified_player_id": ""},
+        "owner_id": owner_id,
+        "owner_name": owner_name,
+        "owner": {"player_id": owner_id, "name": owner_name, "photo": NO_PHOTO, "country_code": "", "country_name": "", "country_flag_url": "", "donor": false, "verified_player_id": ""},
         "engine_level": bot.profile.house_level,
         "rating": {
             "rating": rating("rating", json!(1200.0)),
@@ -402,14 +411,14 @@ async fn bot_object(state: &AppState, bot: &Bot, online: bool) -> Value {
         "supported_games": supported,
         "auto_match": bot.kind == BotKind::Registered && !bot.profile.auto_match_off,
         "bio": "",
-        "registered_at": datetime(bot.created_ms),
+        "registered_at": utc_datetime(bot.created_ms),
         "registered_at_ts": bot.created_ms / 1000,
         "environment": environment,
         "is_builtin": bot.kind == BotKind::House,
         "online": online,
         "disabled": bot.disabled,
         "deleted": bot.deleted,
-        "photo": "/img/no_profile.gif",
+        "photo": bot.profile.photo_ms.map_or_else(|| NO_PHOTO.to_owned(), |v| format!("/bots/{}/photo?v={v}", bot.name)),
     })
 }
 
@@ -474,8 +483,8 @@ pub(crate) fn match_object(snapshot: &Value, now_ms: i64) -> Value {
         "id": flipsight_id(snapshot),
         "kind": if human { "human" } else { "bot" },
         "room_id": if human { snapshot["id"].clone() } else { Value::Null },
-        "round_no": human.then_some(ROUND_NO),
-        "room_created_at": if human { snapshot["created_ms"].as_i64().map(datetime) } else { None },
+        "round_no": human.then_some(ROOM_ROUND),
+        "room_created_at": if human { snapshot["created_ms"].as_i64().map(utc_datetime) } else { None },
         "bot_a": a,
         "bot_b": b,
         "game_mode": snapshot["variant"],
@@ -488,7 +497,7 @@ pub(crate) fn match_object(snapshot: &Value, now_ms: i64) -> Value {
         "rating_applied": result.get("rating_applied").cloned().unwrap_or(json!(false)),
         "rating_before": result.get("rating_before").cloned().unwrap_or(json!([null, null])),
         "rating_after": result.get("rating_after").cloned().unwrap_or(json!([null, null])),
-        "created_at": snapshot["created_ms"].as_i64().map(datetime),
+        "created_at": snapshot["created_ms"].as_i64().map(utc_datetime),
     })
 }
 
@@ -530,28 +539,6 @@ fn leg_object(leg: &Value) -> Value {
         object["result_discs"] = json!([scores[b], scores[w]]);
     }
     object
-}
-
-/// `YYYY-MM-DD HH:MM:SS` in UTC, as FlipSight writes times.
-fn datetime(ms: i64) -> String {
-    let seconds = ms.div_euclid(1000);
-    let (days, rest) = (seconds.div_euclid(86_400), seconds.rem_euclid(86_400));
-    // Days since 1970-01-01 to a civil date (Howard Hinnant's algorithm).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}-{month:02}-{day:02} {:02}:{:02}:{:02}",
-        rest / 3600,
-        rest % 3600 / 60,
-        rest % 60
-    )
 }
 
 /// `GET /flipsight_api/bot-stream`: FlipSight's NDJSON stream — `hello`, a `match` with the
@@ -643,15 +630,6 @@ fn ndjson(value: &Value) -> bytes::Bytes {
 mod tests {
     use super::*;
 
-    #[test]
-    fn times_are_written_as_flipsight_writes_them() {
-        assert_eq!(datetime(0), "1970-01-01 00:00:00");
-        // registered_at_ts 1794474000 in seed 000's example is 2026-11-12 18:00:00 in KST;
-        // in UTC it is nine hours earlier.
-        assert_eq!(datetime(1_794_474_000_000), "2026-11-12 09:00:00");
-        assert_eq!(datetime(951_782_400_000), "2000-02-29 00:00:00");
-    }
-
     /// A running one-leg match between a human (participant 0) and bot 7, as the arena's
     /// snapshot shows it to the bot.
     fn human_snapshot() -> Value {
@@ -684,7 +662,7 @@ mod tests {
         );
         assert_eq!(
             (&object["round_no"], &object["room_created_at"]),
-            (&json!(ROUND_NO), &json!("2026-11-12 09:00:00"))
+            (&json!(ROOM_ROUND), &json!("2026-11-12 09:00:00"))
         );
         assert_eq!((&object["bot_a"], &object["bot_b"]), (&json!(0), &json!(7)));
         let legs = object["state"]["legs"].as_array().expect("legs");

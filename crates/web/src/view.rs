@@ -82,6 +82,9 @@ pub(crate) struct MatchRow {
     pub(crate) id: i64,
     pub(crate) a: String,
     pub(crate) b: String,
+    /// Whether each side is a bot with a page (people have none).
+    pub(crate) a_bot: bool,
+    pub(crate) b_bot: bool,
     pub(crate) variant: String,
     pub(crate) status: String,
     /// How it ended, in words, or empty while it runs.
@@ -93,18 +96,21 @@ impl MatchRow {
     /// From a closed match's listing (`bot_a`/`bot_b` with names) or a snapshot
     /// (`participants`).
     pub(crate) fn of(m: &Value) -> MatchRow {
-        let name = |i: usize, key: &str| {
-            let p = if m.get("participants").is_some() {
+        let side = |i: usize, key: &str| {
+            if m.get("participants").is_some() {
                 &m["participants"][i]
             } else {
                 &m[key]
-            };
-            p["name"].as_str().unwrap_or("?").to_owned()
+            }
         };
+        let name = |i: usize, key: &str| side(i, key)["name"].as_str().unwrap_or("?").to_owned();
+        let bot = |i: usize, key: &str| side(i, key)["kind"] != "human";
         MatchRow {
             id: m["id"].as_i64().unwrap_or(0),
             a: name(0, "bot_a"),
             b: name(1, "bot_b"),
+            a_bot: bot(0, "bot_a"),
+            b_bot: bot(1, "bot_b"),
             variant: m["variant"].as_str().unwrap_or("").to_owned(),
             status: m["status"].as_str().unwrap_or("").to_owned(),
             result: describe_result(&m["result"]),

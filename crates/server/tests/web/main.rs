@@ -192,6 +192,22 @@ async fn a_newcomer_signs_up_registers_a_bot_and_sees_its_token_once() {
     // The token works for the bot API, and is shown no more.
     let me = app.get("/bots/me", Some(&token)).await.expect(200);
     assert_eq!(me["name"], "Flippy");
+    // FlipSight's poll names the account behind the bot and the bot's picture.
+    let polled: serde_json::Value = app
+        .client
+        .post(format!("{}/flipsight/bot_match_api.php", browser.origin))
+        .bearer_auth(&token)
+        .body(r#"{"action":"agent_poll"}"#)
+        .send()
+        .await
+        .expect("poll")
+        .json()
+        .await
+        .expect("json");
+    assert_eq!(polled["bot"]["owner_name"], "ada");
+    assert_eq!(polled["me"], polled["bot"]["owner_id"]);
+    let photo = polled["bot"]["photo"].as_str().expect("photo");
+    assert!(photo.starts_with("/bots/Flippy/photo?v="), "{photo}");
     let again = browser.get(&location).await;
     assert!(hidden(&again.html, "token").is_none());
     assert!(again.html.contains("shown once and is gone"));
@@ -657,6 +673,10 @@ async fn a_person_plays_a_house_bot_to_the_end_from_the_match_page() {
     let page = browser.get(&format!("/matches/{id}")).await;
     assert!(page.html.contains("You play Black"), "{}", page.html);
     assert!(
+        page.html.contains("@ada") && !page.html.contains("href=\"/bots/@ada\""),
+        "a person has no bot page"
+    );
+    assert!(
         page.html.contains("data-play=\"0 0\""),
         "it is the person's move"
     );
@@ -843,6 +863,13 @@ async fn a_registered_bot_plays_a_person_through_the_flipsight_dialect() {
         )
         .await;
     assert_eq!(moved.status, StatusCode::OK);
+    // A connector on the native API gets the room's engine request: FlipSight's negative
+    // id, round and room time, while the turn itself names the match as the API does.
+    let turn = app.turns(id, &alpha).await.remove(0);
+    assert_eq!(turn["match_id"], id);
+    assert_eq!(turn["request"]["match_id"], -id);
+    assert_eq!(turn["request"]["round_no"], 1);
+    assert!(turn["request"]["room_created_at"].is_string(), "{turn}");
     let (_, polled) = flipsight(serde_json::json!({"action": "agent_poll"})).await;
     let room = polled["matches"]
         .as_array()
