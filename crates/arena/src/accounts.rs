@@ -24,6 +24,9 @@ const FAILURE_WINDOW_MS: i64 = 15 * 60_000;
 const FAILURES_PER_NAME: usize = 5;
 /// Failed sign-ins allowed per client address in the window.
 const FAILURES_PER_ADDRESS: usize = 20;
+/// Beyond this many names or addresses with failures, those outside the window are dropped,
+/// so that guessing many names cannot grow the tables without end.
+const FAILURE_KEYS: usize = 10_000;
 /// The shortest password accepted, in characters.
 pub const PASSWORD_MIN: usize = 8;
 /// The longest password accepted, in bytes (hashing cost is linear in it).
@@ -300,6 +303,15 @@ impl Arena {
                 .entry(client)
                 .or_default()
                 .push_back(now);
+            let recent = |times: &mut VecDeque<i64>| {
+                times.back().is_some_and(|&t| t > now - FAILURE_WINDOW_MS)
+            };
+            if inner.failures_by_name.len() > FAILURE_KEYS {
+                inner.failures_by_name.retain(|_, times| recent(times));
+            }
+            if inner.failures_by_address.len() > FAILURE_KEYS {
+                inner.failures_by_address.retain(|_, times| recent(times));
+            }
             return Err(ArenaError::WrongPassword);
         };
         let (session, secret) = self.new_session(record.id)?;
