@@ -105,22 +105,23 @@ impl MatchRow {
         };
         let name = |i: usize, key: &str| side(i, key)["name"].as_str().unwrap_or("?").to_owned();
         let bot = |i: usize, key: &str| side(i, key)["kind"] != "human";
+        let names = [name(0, "bot_a"), name(1, "bot_b")];
         MatchRow {
             id: m["id"].as_i64().unwrap_or(0),
-            a: name(0, "bot_a"),
-            b: name(1, "bot_b"),
+            result: describe_result(&m["result"], &names),
+            a: names[0].clone(),
+            b: names[1].clone(),
             a_bot: bot(0, "bot_a"),
             b_bot: bot(1, "bot_b"),
             variant: m["variant"].as_str().unwrap_or("").to_owned(),
             status: m["status"].as_str().unwrap_or("").to_owned(),
-            result: describe_result(&m["result"]),
             rated: m["rated"].as_bool().unwrap_or(false),
         }
     }
 }
 
 /// A result in words: the totals, who won and why.
-fn describe_result(result: &Value) -> String {
+fn describe_result(result: &Value, names: &[String; 2]) -> String {
     if result.is_null() {
         return String::new();
     }
@@ -135,16 +136,19 @@ fn describe_result(result: &Value) -> String {
         })
         .unwrap_or_default();
     let winner = match result["winner"].as_u64() {
-        Some(0) => "first bot wins",
-        Some(_) => "second bot wins",
-        None => "draw",
+        Some(w) => format!("{} wins", names[usize::from(w != 0)]),
+        None => "draw".to_owned(),
     };
-    [totals.as_str(), winner, reason.replace('_', " ").as_str()]
-        .iter()
-        .filter(|s| !s.is_empty())
-        .copied()
-        .collect::<Vec<_>>()
-        .join(", ")
+    [
+        totals.as_str(),
+        winner.as_str(),
+        reason.replace('_', " ").as_str(),
+    ]
+    .iter()
+    .filter(|s| !s.is_empty())
+    .copied()
+    .collect::<Vec<_>>()
+    .join(", ")
 }
 
 /// One line of a leaderboard.

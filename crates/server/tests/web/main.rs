@@ -462,6 +462,7 @@ async fn the_home_page_and_leaderboards_list_matches_and_ratings() {
     let home = browser.get("/").await;
     assert!(home.html.contains("Recent results"));
     assert!(home.html.contains("resign"), "{}", home.html);
+    assert!(home.html.contains("Beta wins"), "the winner by name");
     let board = browser.get("/leaderboard?variant=std").await;
     assert_eq!(board.status, StatusCode::OK);
     assert!(board.html.contains("aria-current=\"page\">Othello"));
