@@ -794,32 +794,19 @@ impl Arena {
     /// Replaces a bot's picture with `png`, which the caller has decoded and re-encoded.
     pub async fn set_photo(&self, id: BotId, png: Vec<u8>) -> Result<Bot, ArenaError> {
         let now = self.now();
-        let mut record = self
-            .shared
-            .directory
-            .record(id)
-            .ok_or_else(|| ArenaError::BotNotFound(id.to_string()))?;
-        let mut profile: BotProfile =
-            serde_json::from_value(record.profile.clone()).unwrap_or_default();
-        profile.photo_ms = Some(now);
-        record.profile = serde_json::to_value(&profile).unwrap_or(Value::Null);
         let photo = arbiter_store::PhotoRecord {
             bot: id,
             png,
             updated_ms: now,
         };
-        self.shared
-            .writer
-            .write(vec![
-                Write::PutPhoto(Arc::new(photo)),
-                Write::PutBot(record.clone()),
-            ])
-            .await?;
-        self.shared.directory.put(record);
-        self.shared
-            .directory
-            .get(id)
-            .ok_or_else(|| ArenaError::BotNotFound(id.to_string()))
+        let with = vec![Write::PutPhoto(Arc::new(photo))];
+        self.update_bot_with(id, with, |record| {
+            let mut profile: BotProfile =
+                serde_json::from_value(record.profile.clone()).unwrap_or_default();
+            profile.photo_ms = Some(now);
+            record.profile = serde_json::to_value(&profile).unwrap_or(Value::Null);
+        })
+        .await
     }
 
     /// A bot's picture as PNG, if it has one.
@@ -905,6 +892,16 @@ impl Arena {
         id: BotId,
         change: impl FnOnce(&mut BotRecord),
     ) -> Result<Bot, ArenaError> {
+        self.update_bot_with(id, Vec::new(), change).await
+    }
+
+    /// Changes a bot's record, storing it in one batch with the writes `with`.
+    async fn update_bot_with(
+        &self,
+        id: BotId,
+        mut with: Vec<Write>,
+        change: impl FnOnce(&mut BotRecord),
+    ) -> Result<Bot, ArenaError> {
         let mut record = self
             .shared
             .directory
@@ -916,10 +913,8 @@ impl Arena {
             ));
         }
         change(&mut record);
-        self.shared
-            .writer
-            .write(vec![Write::PutBot(record.clone())])
-            .await?;
+        with.push(Write::PutBot(record.clone()));
+        self.shared.writer.write(with).await?;
         self.shared.directory.put(record);
         self.shared
             .directory

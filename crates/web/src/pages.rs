@@ -561,13 +561,24 @@ pub(crate) async fn challenge(
         auto: false,
         opening: Default::default(),
     };
-    match state.arena.challenge(&challenger, request).await {
+    let created = state.arena.challenge(&challenger, request).await;
+    to_the_match(&state, &visitor, &name, created).await
+}
+
+/// The way to a new match, or the bot's page again with why the match was refused.
+async fn to_the_match(
+    state: &WebState,
+    visitor: &Visitor,
+    bot: &str,
+    created: Result<serde_json::Value, ArenaError>,
+) -> Result<Response, WebError> {
+    match created {
         Ok(created) => {
             let id = created["id"].as_i64().unwrap_or(0);
             Ok(Redirect::to(&format!("/matches/{id}")).into_response())
         }
         Err(error) => {
-            let page = bot_page_for(&state, &visitor, &name, Some(error.to_string())).await?;
+            let page = bot_page_for(state, visitor, bot, Some(error.to_string())).await?;
             Ok(render_with(status_of(&error), &page))
         }
     }
@@ -627,16 +638,8 @@ pub(crate) async fn play_bot(
             arbiter_arena::Opening::Start
         },
     };
-    match state.arena.challenge_as_person(&person, challenge).await {
-        Ok(created) => {
-            let id = created["id"].as_i64().unwrap_or(0);
-            Ok((jar, Redirect::to(&format!("/matches/{id}"))).into_response())
-        }
-        Err(error) => {
-            let page = bot_page_for(&state, &visitor, &name, Some(error.to_string())).await?;
-            Ok((jar, render_with(status_of(&error), &page)).into_response())
-        }
-    }
+    let created = state.arena.challenge_as_person(&person, challenge).await;
+    Ok((jar, to_the_match(&state, &visitor, &name, created).await?).into_response())
 }
 
 /// The supported-games form.
