@@ -230,13 +230,18 @@ try {
     await board.waitForURL(/\/matches\/\d+$/);
     check((await board.textContent(".you")).includes("You play Black"), "the guest plays Black");
     let clicks = 0;
-    for (let i = 0; i < 200; i++) {
+    for (let i = 0; i < 300; i++) {
       await board.waitForSelector("#legs[data-open='false'], #legs [data-play] .play", { timeout: 20_000 });
       if ((await board.locator("#legs[data-open='false']").count()) === 1) break;
-      await Promise.all([
-        board.waitForResponse((r) => r.url().endsWith("/legs")),
-        board.locator("#legs [data-play] .play").first().click(),
-      ]);
+      // The live updates may replace the board between finding a square and clicking it; a
+      // click that finds nothing to click is simply tried again.
+      const refreshed = board.waitForResponse((r) => r.url().endsWith("/legs"), { timeout: 10_000 }).catch(() => null);
+      try {
+        await board.locator("#legs [data-play] .play").first().click({ timeout: 3_000 });
+      } catch {
+        continue;
+      }
+      await refreshed;
       clicks += 1;
       if (clicks === 3) await photograph(board, "human-game");
     }

@@ -221,6 +221,8 @@ struct MyBotsPage {
     name: String,
     variants: [(&'static str, &'static str); 5],
     chosen: Vec<String>,
+    /// This server's address, for the connector's `--server`.
+    origin: String,
 }
 
 impl MyBotsPage {
@@ -248,6 +250,7 @@ async fn my_bots_page(
         name,
         variants: VARIANTS,
         chosen,
+        origin: visitor.origin.clone(),
     })
 }
 

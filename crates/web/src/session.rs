@@ -111,6 +111,8 @@ pub(crate) struct Visitor {
     pub(crate) secure: bool,
     /// The participant the visitor plays as: the account's, or the guest's its cookie names.
     pub(crate) person: Option<arbiter_arena::Bot>,
+    /// The address the visitor reached this server at, from the `Host` header.
+    pub(crate) origin: String,
 }
 
 impl FromRequestParts<WebState> for Visitor {
@@ -137,6 +139,19 @@ impl FromRequestParts<WebState> for Visitor {
             csrf,
             secure: is_https(&parts.headers),
             person,
+            origin: format!(
+                "{}://{}",
+                if is_https(&parts.headers) {
+                    "https"
+                } else {
+                    "http"
+                },
+                parts
+                    .headers
+                    .get(axum::http::header::HOST)
+                    .and_then(|h| h.to_str().ok())
+                    .unwrap_or("127.0.0.1:8080")
+            ),
         })
     }
 }

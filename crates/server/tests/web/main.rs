@@ -167,6 +167,10 @@ async fn a_newcomer_signs_up_registers_a_bot_and_sees_its_token_once() {
     assert_eq!(mine.status, StatusCode::OK);
     assert!(mine.html.contains("Register a bot"));
     assert!(
+        mine.html.contains(&format!("--server {}", browser.origin)),
+        "the connector's command names this server"
+    );
+    assert!(
         mine.html.contains("name=\"variant\" value=\"std\" checked"),
         "std is pre-checked"
     );
