@@ -100,6 +100,18 @@ impl Accounts {
     }
 }
 
+/// Beyond this many sessions in memory, ended ones are dropped when a new one is kept.
+const SESSIONS_KEPT: usize = 10_000;
+
+impl Inner {
+    fn keep_session(&mut self, session: SessionRecord, now: i64) {
+        self.sessions.insert(session.token_hash.clone(), session);
+        if self.sessions.len() > SESSIONS_KEPT {
+            self.sessions.retain(|_, s| s.expires_ms > now);
+        }
+    }
+}
+
 /// Checks an account name: 2 to 24 letters, digits, `_`, `-` or `.`.
 fn validate_name(name: &str) -> Result<String, ArenaError> {
     let name = name.trim();
@@ -244,7 +256,7 @@ impl Arena {
         let mut inner = self.shared.accounts.lock();
         inner.by_name.insert(record.name.to_lowercase(), id);
         inner.by_id.insert(id, record);
-        inner.sessions.insert(session.token_hash.clone(), session);
+        inner.keep_session(session, now);
         Ok((account, secret))
     }
 
@@ -319,11 +331,7 @@ impl Arena {
             .writer
             .write(vec![Write::PutSession(session.clone())])
             .await?;
-        self.shared
-            .accounts
-            .lock()
-            .sessions
-            .insert(session.token_hash.clone(), session);
+        self.shared.accounts.lock().keep_session(session, now);
         Ok((Account::from(&record), secret))
     }
 

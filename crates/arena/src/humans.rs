@@ -64,8 +64,10 @@ impl Arena {
             .filter(|bot| bot.kind == BotKind::Human && bot.profile.owner.is_none())
     }
 
-    /// A new guest and the cookie value that names it, which exists only in this reply.
-    pub async fn new_guest(&self) -> Result<(Bot, String), ArenaError> {
+    /// A new guest for a client at `ip` and the cookie value that names it, which exists
+    /// only in this reply. Guests count toward the same limit per address as anonymous bots.
+    pub async fn new_guest(&self, ip: std::net::IpAddr) -> Result<(Bot, String), ArenaError> {
+        self.count_mint(ip)?;
         let id = self.shared.directory.next_id();
         let name = format!("{PERSON_PREFIX}guest-{id}");
         self.create(id, name, BotKind::Human, BotProfile::default())

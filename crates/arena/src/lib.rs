@@ -633,6 +633,30 @@ impl Arena {
         self.create(id, name, BotKind::Registered, profile).await
     }
 
+    /// Counts one more identity made for a client at `ip` (an anonymous bot or a guest), or
+    /// refuses it beyond the limit per address and window.
+    pub(crate) fn count_mint(&self, ip: IpAddr) -> Result<(), ArenaError> {
+        let now = self.now();
+        let config = &self.shared.config;
+        let mut mints = lock(&self.shared.mints);
+        let recent = mints.entry(ip).or_default();
+        while recent
+            .front()
+            .is_some_and(|&at| at <= now - config.anonymous_mint_window_ms)
+        {
+            recent.pop_front();
+        }
+        if recent.len() >= config.anonymous_mints_per_window {
+            let oldest = recent.front().copied().unwrap_or(now);
+            let wait_ms = oldest + config.anonymous_mint_window_ms - now;
+            return Err(ArenaError::RateLimited {
+                retry_after_s: u64::try_from((wait_ms + 999) / 1_000).unwrap_or(1).max(1),
+            });
+        }
+        recent.push_back(now);
+        Ok(())
+    }
+
     /// Mints an anonymous bot for a client at `ip`, optionally labelled; limited per address.
     pub async fn mint_anonymous(
         &self,
@@ -640,26 +664,7 @@ impl Arena {
         label: Option<&str>,
         supported_variants: Vec<String>,
     ) -> Result<(Bot, String), ArenaError> {
-        let now = self.now();
-        let config = &self.shared.config;
-        {
-            let mut mints = lock(&self.shared.mints);
-            let recent = mints.entry(ip).or_default();
-            while recent
-                .front()
-                .is_some_and(|&at| at <= now - config.anonymous_mint_window_ms)
-            {
-                recent.pop_front();
-            }
-            if recent.len() >= config.anonymous_mints_per_window {
-                let oldest = recent.front().copied().unwrap_or(now);
-                let wait_ms = oldest + config.anonymous_mint_window_ms - now;
-                return Err(ArenaError::RateLimited {
-                    retry_after_s: u64::try_from((wait_ms + 999) / 1_000).unwrap_or(1).max(1),
-                });
-            }
-            recent.push_back(now);
-        }
+        self.count_mint(ip)?;
         let label: String = label
             .unwrap_or_default()
             .chars()

@@ -608,6 +608,7 @@ pub(crate) struct PlayForm {
 pub(crate) async fn play_bot(
     State(state): State<WebState>,
     visitor: Visitor,
+    ClientAddress(client): ClientAddress,
     Path(name): Path<String>,
     Form(form): Form<PlayForm>,
 ) -> Result<Response, WebError> {
@@ -622,7 +623,7 @@ pub(crate) async fn play_bot(
         (_, Some(person)) => person.clone(),
         (Some(account), None) => state.arena.person_of(account).await?,
         (None, None) => {
-            let (guest, secret) = state.arena.new_guest().await?;
+            let (guest, secret) = state.arena.new_guest(client).await?;
             jar = jar.add(cookie(GUEST_COOKIE, secret, visitor.secure, GUEST_MS));
             guest
         }

@@ -934,3 +934,28 @@ async fn a_person_may_start_from_a_balanced_xot_opening_in_std_only() {
         refused.html
     );
 }
+
+#[tokio::test]
+async fn guests_from_one_address_are_limited_like_anonymous_bots() {
+    let app = spawn_app().await;
+    let play = |csrf: String| {
+        [
+            ("csrf", csrf),
+            ("variant", "std".to_owned()),
+            ("minutes", "5".to_owned()),
+            ("increment", "0".to_owned()),
+        ]
+    };
+    for guest in 0..6 {
+        let browser = Browser::new(&app);
+        let fields = play(browser.csrf().await);
+        let fields: Vec<(&str, &str)> = fields.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        let page = browser.post("/bots/house-random/play", &fields).await;
+        let expected = if guest < 5 {
+            StatusCode::SEE_OTHER
+        } else {
+            StatusCode::TOO_MANY_REQUESTS
+        };
+        assert_eq!(page.status, expected, "guest {guest}: {}", page.html);
+    }
+}
