@@ -448,8 +448,19 @@ pub(crate) async fn export(
 }
 
 /// Any path the API does not know.
-pub(crate) async fn not_found() -> ApiError {
-    ApiError::new(StatusCode::NOT_FOUND, "not_found", "no such endpoint")
+pub(crate) async fn not_found(uri: axum::http::Uri, headers: axum::http::HeaderMap) -> Response {
+    // A browser asking for a page gets a page; clients of the APIs get the API's error.
+    let api = ["/api/", "/flipsight"]
+        .iter()
+        .any(|prefix| uri.path().starts_with(prefix));
+    let wants_html = headers
+        .get(axum::http::header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|accept| accept.contains("text/html"));
+    if wants_html && !api {
+        return arbiter_web::not_found_page();
+    }
+    ApiError::new(StatusCode::NOT_FOUND, "not_found", "no such endpoint").into_response()
 }
 
 /// A known path with the wrong method.

@@ -43,6 +43,12 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
         .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
+/// The page a browser gets for an address nothing answers (404, in the site's layout).
+pub fn not_found_page() -> axum::response::Response {
+    use axum::response::IntoResponse;
+    error::WebError::NotFound.into_response()
+}
+
 /// The pages' routes, with their state.
 pub fn router(arena: Arena) -> Router {
     let state = WebState {

@@ -959,3 +959,39 @@ async fn guests_from_one_address_are_limited_like_anonymous_bots() {
         assert_eq!(page.status, expected, "guest {guest}: {}", page.html);
     }
 }
+
+#[tokio::test]
+async fn pages_carry_security_headers_and_browsers_get_a_page_for_unknown_addresses() {
+    let app = spawn_app().await;
+    let browser = Browser::new(&app);
+    let home = app
+        .client
+        .get(format!("{}/", browser.origin))
+        .send()
+        .await
+        .expect("home");
+    let csp = home.headers()["content-security-policy"]
+        .to_str()
+        .expect("ascii");
+    assert!(csp.contains("default-src 'self'") && csp.contains("frame-ancestors 'none'"));
+    assert_eq!(home.headers()["x-content-type-options"], "nosniff");
+
+    let page = app
+        .client
+        .get(format!("{}/no/such/page", browser.origin))
+        .header("accept", "text/html")
+        .send()
+        .await
+        .expect("page");
+    assert_eq!(page.status(), StatusCode::NOT_FOUND);
+    assert!(
+        page.text()
+            .await
+            .expect("body")
+            .contains("There is nothing here.")
+    );
+    // The APIs keep their own error format.
+    app.get("/no/such/endpoint", None)
+        .await
+        .expect_error(404, "not_found");
+}
