@@ -186,9 +186,31 @@ struct Entry {
     profile: BotProfile,
     streams: usize,
     environment: Option<Environment>,
+    /// When this process last heard from the bot: a request or a stream. The stored
+    /// `last_seen_ms` survives restarts, so it cannot tell whether a bot is here now.
+    heard_ms: Option<i64>,
 }
 
 impl Entry {
+    /// Whether the bot holds a stream or was heard from in the last `presence_ms` of this
+    /// process's life.
+    fn online(&self, now_ms: i64, presence_ms: i64) -> bool {
+        self.streams > 0
+            || self
+                .heard_ms
+                .is_some_and(|heard| now_ms - heard <= presence_ms)
+    }
+
+    /// Notes that the bot made a request or held a stream at `now_ms`.
+    fn heard(&mut self, now_ms: i64) {
+        self.heard_ms = Some(self.heard_ms.map_or(now_ms, |heard| heard.max(now_ms)));
+        self.record.last_seen_ms = self.record.last_seen_ms.max(now_ms);
+    }
+
+    fn bot_active(&self) -> bool {
+        !self.record.disabled && !self.record.deleted
+    }
+
     fn bot(&self) -> Bot {
         Bot {
             id: self.record.id,
@@ -302,16 +324,9 @@ impl Directory {
         if !token::hashes_match(stored, &hash) || !entry.bot().active() {
             return Err(ArenaError::InvalidToken);
         }
-        let was_online = entry.streams > 0 || now_ms - entry.record.last_seen_ms <= presence_ms;
-        entry.record.last_seen_ms = entry.record.last_seen_ms.max(now_ms);
+        let was_online = entry.online(now_ms, presence_ms);
+        entry.heard(now_ms);
         Ok((entry.bot(), !was_online))
-    }
-
-    /// Marks every bot as seen at `now_ms` (when the server starts).
-    pub fn seen_all(&self, now_ms: i64) {
-        for entry in self.lock().by_id.values_mut() {
-            entry.record.last_seen_ms = entry.record.last_seen_ms.max(now_ms);
-        }
     }
 
     /// Reserves a name for a bot about to be created.
@@ -343,9 +358,10 @@ impl Directory {
             let streams = old.streams;
             insert(&mut inner, record);
             // The stored columns changed (a new token, disabled); the connection did not, so
-            // its streams and environment report carry over.
+            // its streams, presence and environment report carry over.
             if let Some(entry) = inner.by_id.get_mut(&old.record.id) {
                 entry.streams = streams;
+                entry.heard_ms = old.heard_ms;
                 entry.environment = old.environment;
             }
         } else {
@@ -370,6 +386,20 @@ impl Directory {
     /// A bot by id.
     pub fn get(&self, id: BotId) -> Option<Bot> {
         self.lock().by_id.get(&id).map(Entry::bot)
+    }
+
+    /// Whether a token belongs to an active bot, without marking it as seen.
+    pub fn knows(&self, secret: &str) -> bool {
+        let hash = token::hash(secret);
+        let inner = self.lock();
+        inner
+            .by_token
+            .get(&hash)
+            .and_then(|id| inner.by_id.get(id))
+            .is_some_and(|entry| {
+                let stored = entry.record.token_hash.as_deref().unwrap_or_default();
+                token::hashes_match(stored, &hash) && entry.bot_active()
+            })
     }
 
     /// The holder of a token, without marking it as seen.
@@ -423,7 +453,7 @@ impl Directory {
     fn presence_of(&self, entry: &Entry, now_ms: i64) -> PresenceKind {
         if entry.record.kind == BotKind::House || entry.streams > 0 {
             PresenceKind::Stream
-        } else if now_ms - entry.record.last_seen_ms <= self.presence_ms {
+        } else if entry.online(now_ms, self.presence_ms) {
             PresenceKind::Recent
         } else {
             PresenceKind::Offline
@@ -436,7 +466,10 @@ impl Directory {
         let Some(entry) = inner.by_id.get(&id) else {
             return Presence::Offline { since_ms: i64::MIN };
         };
-        let until = entry.record.last_seen_ms + self.presence_ms;
+        // A bot not heard from since this process started has been gone since before it.
+        let until = entry
+            .heard_ms
+            .map_or(i64::MIN, |heard| heard + self.presence_ms);
         match self.presence_of(entry, now_ms) {
             PresenceKind::Stream => Presence::Online { until_ms: None },
             PresenceKind::Recent => Presence::Online {
@@ -454,9 +487,9 @@ impl Directory {
         if entry.streams >= max {
             return Err(ArenaError::TooManyStreams(max));
         }
-        let was_online = entry.streams > 0 || now_ms - entry.record.last_seen_ms <= presence_ms;
+        let was_online = entry.online(now_ms, presence_ms);
         entry.streams += 1;
-        entry.record.last_seen_ms = entry.record.last_seen_ms.max(now_ms);
+        entry.heard(now_ms);
         Ok(!was_online)
     }
 
@@ -464,7 +497,7 @@ impl Directory {
     pub fn close_stream(&self, id: BotId, now_ms: i64) {
         if let Some(entry) = self.lock().by_id.get_mut(&id) {
             entry.streams = entry.streams.saturating_sub(1);
-            entry.record.last_seen_ms = entry.record.last_seen_ms.max(now_ms);
+            entry.heard(now_ms);
         }
     }
 }
@@ -489,6 +522,7 @@ fn insert(inner: &mut Inner, record: BotRecord) {
             profile,
             streams: 0,
             environment: None,
+            heard_ms: None,
         },
     );
 }
@@ -657,16 +691,28 @@ mod tests {
 
     #[test]
     fn presence_from_streams_and_requests() {
-        let directory = Directory::new(vec![record(1, "Alpha", "arbb_a")], 10_000);
+        // Seen just before this process started: that does not make it present now.
+        let mut stored = record(1, "Alpha", "arbb_a");
+        stored.last_seen_ms = 4_000;
+        let directory = Directory::new(vec![stored], 10_000);
         assert_eq!(
             directory.presence(1, 5_000),
+            Presence::Offline { since_ms: i64::MIN }
+        );
+        assert_eq!(
+            directory.list(5_000),
+            vec![(directory.get(1).expect("bot"), false)]
+        );
+        assert!(directory.authenticate("arbb_a", 6_000).expect("valid").1);
+        assert_eq!(
+            directory.presence(1, 6_000),
             Presence::Online {
-                until_ms: Some(10_000)
+                until_ms: Some(16_000)
             }
         );
         assert_eq!(
-            directory.presence(1, 10_001),
-            Presence::Offline { since_ms: 10_000 }
+            directory.presence(1, 16_001),
+            Presence::Offline { since_ms: 16_000 }
         );
         assert!(directory.open_stream(1, 1, 20_000).expect("first stream"));
         assert_eq!(

@@ -288,9 +288,6 @@ impl Arena {
             admin_hash: admin_token.filter(|t| !t.is_empty()).map(token::hash),
             stopping: tokio::sync::watch::channel(false).0,
         });
-        // Nobody could connect while the server was down: every bot gets the usual grace to
-        // come back before it counts as gone.
-        shared.directory.seen_all(shared.clock.now_ms());
         let arena = Arena { shared };
         arena.ensure_house_bots().await?;
         arena.resume(open_matches, last_heartbeat).await?;
@@ -358,9 +355,14 @@ impl Arena {
         last_heartbeat: Option<i64>,
     ) -> Result<(), ArenaError> {
         let now = self.now();
-        let downtime = last_heartbeat.map_or(0, |beat| (now - beat).max(0));
         for record in open {
             let events = self.shared.store.events(record.id, 0, u32::MAX).await?;
+            // The server was certainly up at its last heartbeat and at this match's last
+            // durable event, whichever came later; only the time after that is an outage.
+            // Measuring from the heartbeat alone would hand back the time between a late
+            // event and the heartbeat before it, leaving a clock more than it had.
+            let alive_until = last_heartbeat.max(events.last().map(|event| event.at_ms));
+            let downtime = alive_until.map_or(0, |alive| (now - alive).max(0));
             let setup = self.setup_from(&record)?;
             let mut progress = live::replay(&setup, record.status, &events)?;
             if progress.status == MatchStatus::Running
@@ -571,6 +573,12 @@ impl Arena {
             self.shared.presence_changed(bot.id);
         }
         Ok(bot)
+    }
+
+    /// Whether `secret` is a bot's token or the administrator's, without marking the bot as
+    /// seen.
+    pub fn knows_token(&self, secret: &str) -> bool {
+        self.is_admin(secret) || self.shared.directory.knows(secret)
     }
 
     /// Whether `secret` is the administrator token.

@@ -36,6 +36,21 @@ impl Failure {
     }
 }
 
+/// A refusal made before a request reaches the dialect (a body too large or too slow, too
+/// many requests from one address), in FlipSight's shape and words.
+pub(crate) fn refusal(state: &AppState, status: StatusCode) -> Response {
+    let error = match status {
+        StatusCode::PAYLOAD_TOO_LARGE => TOO_LARGE,
+        StatusCode::REQUEST_TIMEOUT => "request timeout",
+        StatusCode::TOO_MANY_REQUESTS => "too many requests",
+        _ => "request refused",
+    };
+    Failure::new(status, error).respond(state.arena.now_ms())
+}
+
+/// FlipSight's error for a body over the limit.
+const TOO_LARGE: &str = "request too large";
+
 /// The bearer token of a request, or an empty string.
 fn bearer(request: &Request) -> String {
     request
@@ -121,7 +136,7 @@ async fn act(state: &AppState, request: Request) -> Result<Value, Failure> {
     let token = bearer(&request);
     let bytes = to_bytes(request.into_body(), BODY_LIMIT)
         .await
-        .map_err(|_| Failure::new(StatusCode::PAYLOAD_TOO_LARGE, "request too large"))?;
+        .map_err(|_| Failure::new(StatusCode::PAYLOAD_TOO_LARGE, TOO_LARGE))?;
     let body: Map<String, Value> = match serde_json::from_slice(&bytes) {
         Ok(Value::Object(body)) => body,
         _ => {

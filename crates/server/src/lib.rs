@@ -10,18 +10,20 @@ pub mod dto;
 pub mod error;
 mod extract;
 mod flipsight;
+mod limits;
 mod routes;
 mod stream;
 mod text;
 
-use std::net::SocketAddr;
-
 use arbiter_arena::Arena;
 use axum::Router;
-use axum::extract::DefaultBodyLimit;
+use axum::extract::{ConnectInfo, DefaultBodyLimit};
 use axum::response::IntoResponse;
-use axum::serve::ListenerExt;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::server::graceful::GracefulShutdown;
+use hyper_util::service::TowerToHyperService;
 use tokio::net::TcpListener;
+use tower::ServiceExt;
 use tower_http::catch_panic::CatchPanicLayer;
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
@@ -36,7 +38,11 @@ pub const BODY_LIMIT: usize = 64 * 1024;
 pub struct AppState {
     /// The arena.
     pub arena: Arena,
+    /// The limits on slow and greedy clients, with what they count.
+    limits: limits::Guard,
 }
+
+pub use limits::ServeLimits;
 
 #[derive(OpenApi)]
 #[openapi(
@@ -95,8 +101,17 @@ pub fn openapi() -> utoipa::openapi::OpenApi {
     router().1
 }
 
-/// The whole application.
+/// The whole application, with the default [`ServeLimits`].
 pub fn app(arena: Arena) -> Router {
+    app_with(arena, ServeLimits::default())
+}
+
+/// The whole application, with `limits` on slow and greedy clients.
+pub fn app_with(arena: Arena, limits: ServeLimits) -> Router {
+    let state = AppState {
+        arena: arena.clone(),
+        limits: limits::Guard::new(limits),
+    };
     let (router, api) = router();
     let document = api.to_pretty_json().unwrap_or_default();
     let pages = arbiter_web::router(arena.clone());
@@ -116,11 +131,12 @@ pub fn app(arena: Arena) -> Router {
             "/flipsight_api/bot-stream",
             axum::routing::get(flipsight::bot_stream),
         )
-        .with_state(AppState { arena })
+        .with_state(state.clone())
         .merge(pages)
         .fallback(routes::not_found)
         .method_not_allowed_fallback(routes::method_not_allowed)
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
+        .layer(axum::middleware::from_fn_with_state(state, limits::guard))
         .layer(CatchPanicLayer::custom(|_| {
             error::ApiError::new(
                 axum::http::StatusCode::INTERNAL_SERVER_ERROR,
@@ -131,26 +147,83 @@ pub fn app(arena: Arena) -> Router {
         }))
 }
 
-/// Serves the application on `listener` until `shutdown` completes, then stops the arena
-/// (ending streams and long-polls, storing everything acknowledged) and lets open requests
-/// finish.
+/// Serves the application on `listener` with the default [`ServeLimits`] until `shutdown`
+/// completes; see [`serve_with`].
 pub async fn serve(
     listener: TcpListener,
     arena: Arena,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    let service = app(arena.clone()).into_make_service_with_connect_info::<SocketAddr>();
-    let shutdown = async move {
-        shutdown.await;
-        arena.shutdown().await;
-    };
-    // Stream lines and replies are small writes that must leave at once, not wait for more.
-    let listener = listener.tap_io(|stream| {
+    serve_with(listener, arena, ServeLimits::default(), shutdown).await
+}
+
+/// Serves the application on `listener` until `shutdown` completes, then stops the arena
+/// (ending streams and long-polls, storing everything acknowledged) and lets open requests
+/// finish.
+///
+/// Each connection is HTTP/1.1 with a bound on the time its request heads may take
+/// ([`ServeLimits::header_read`]), which also closes connections left idle that long.
+pub async fn serve_with(
+    listener: TcpListener,
+    arena: Arena,
+    limits: ServeLimits,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    let mut connection = hyper::server::conn::http1::Builder::new();
+    connection
+        .timer(TokioTimer::new())
+        .header_read_timeout(limits.header_read);
+    let router = app_with(arena.clone(), limits);
+    let graceful = GracefulShutdown::new();
+    let mut shutdown = std::pin::pin!(shutdown);
+    loop {
+        let (stream, peer) = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok(accepted) => accepted,
+                Err(error) => {
+                    accept_failed(&error).await;
+                    continue;
+                }
+            },
+            () = &mut shutdown => break,
+        };
+        // Stream lines and replies are small writes that must leave at once, not wait for
+        // more.
         if let Err(error) = stream.set_nodelay(true) {
             tracing::debug!(%error, "cannot set TCP_NODELAY");
         }
-    });
-    axum::serve(listener, service)
-        .with_graceful_shutdown(shutdown)
-        .await
+        let service = router.clone().map_request(
+            move |request: axum::http::Request<hyper::body::Incoming>| {
+                let mut request = request.map(axum::body::Body::new);
+                request.extensions_mut().insert(ConnectInfo(peer));
+                request
+            },
+        );
+        let served =
+            connection.serve_connection(TokioIo::new(stream), TowerToHyperService::new(service));
+        let served = graceful.watch(served);
+        tokio::spawn(async move {
+            if let Err(error) = served.await {
+                tracing::debug!(%error, %peer, "connection ended with an error");
+            }
+        });
+    }
+    drop(listener);
+    arena.shutdown().await;
+    graceful.shutdown().await;
+    Ok(())
+}
+
+/// Waits after a failed accept. Errors that concern one connection pass at once; others (out
+/// of file descriptors, mostly) need a moment before accepting again can succeed.
+async fn accept_failed(error: &std::io::Error) {
+    use std::io::ErrorKind;
+    if matches!(
+        error.kind(),
+        ErrorKind::ConnectionRefused | ErrorKind::ConnectionAborted | ErrorKind::ConnectionReset
+    ) {
+        return;
+    }
+    tracing::warn!(%error, "cannot accept a connection");
+    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
 }

@@ -16,6 +16,8 @@ pub(crate) enum WebError {
     NotFound,
     /// The request is wrong; the text says how.
     BadRequest(String),
+    /// The server refused the request before a page handled it; the text says why.
+    Refused(StatusCode, String),
     /// The arena refused or failed.
     Arena(ArenaError),
     /// A template failed to render.
@@ -48,6 +50,7 @@ impl IntoResponse for WebError {
             WebError::SignInRequired => return Redirect::to("/signin").into_response(),
             WebError::NotFound => (StatusCode::NOT_FOUND, "There is nothing here.".to_owned()),
             WebError::BadRequest(text) => (StatusCode::BAD_REQUEST, text.clone()),
+            WebError::Refused(status, text) => (*status, text.clone()),
             WebError::Arena(error) => (status_of(error), error.to_string()),
             WebError::Render(error) => {
                 tracing::error!(%error, "a page failed to render");

@@ -24,8 +24,8 @@ use axum::extract::DefaultBodyLimit;
 use axum::routing::{get, post};
 
 /// The largest photo upload request accepted, in bytes: room for a 5 MB picture and the form
-/// around it. Larger pictures are refused with a page that says why.
-const UPLOAD_LIMIT: usize = 8 * 1024 * 1024;
+/// around it. Larger pictures are refused with a page that says why. No page accepts more.
+pub const UPLOAD_LIMIT: usize = 8 * 1024 * 1024;
 
 /// What the pages' handlers share.
 #[derive(Clone)]
@@ -47,6 +47,13 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 pub fn not_found_page() -> axum::response::Response {
     use axum::response::IntoResponse;
     error::WebError::NotFound.into_response()
+}
+
+/// A page for a request refused before it reached the pages (too large, too slow, too many
+/// at once): the status and a sentence, in the site's layout.
+pub fn error_page(status: axum::http::StatusCode, message: &str) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    error::WebError::Refused(status, message.to_owned()).into_response()
 }
 
 /// The pages' routes, with their state.

@@ -152,3 +152,38 @@ async fn practising_and_switched_off_bots_are_left_out() {
     assert_eq!(offered.len(), 1);
     assert_eq!(offered[0]["participants"][0]["kind"], "house");
 }
+
+#[tokio::test]
+async fn after_a_restart_only_bots_heard_from_since_are_online_or_offered_games() {
+    let app = spawn_app().await;
+    let (_, alpha) = app.register("Alpha").await;
+    let (_, beta) = app.register("Beta").await;
+    let stream = app.stream(&alpha).await;
+    drop(stream);
+    let (dir, clock) = app.stop().await;
+    clock.advance(1_000); // a short outage: Alpha's stream closed a second before the start
+    let app = start_on(dir, clock, arbiter_arena::ArenaConfig::default()).await;
+
+    let online = |bots: &Value, name: &str| {
+        bots.as_array()
+            .expect("list")
+            .iter()
+            .find(|b| b["name"] == name)
+            .map(|b| b["online"].clone())
+    };
+    let bots = app.get("/bots", None).await.expect(200);
+    assert_eq!(online(&bots, "Alpha"), Some(json!(false)), "{bots}");
+    assert_eq!(online(&bots, "Beta"), Some(json!(false)), "{bots}");
+    assert_eq!(online(&bots, "house-medium"), Some(json!(true)));
+
+    app.advance(ROUND).await;
+    assert!(offers(&app, &alpha).await.is_empty(), "Alpha was not here");
+    assert!(offers(&app, &beta).await.is_empty(), "Beta was not here");
+
+    // Once heard from (the calls above), both count as online and are matched.
+    let bots = app.get("/bots", None).await.expect(200);
+    assert_eq!(online(&bots, "Alpha"), Some(json!(true)), "{bots}");
+    app.advance(ROUND).await;
+    let offered = offers(&app, &alpha).await.len() + offers(&app, &beta).await.len();
+    assert_eq!(offered, 1, "one game between the two");
+}

@@ -11,4 +11,5 @@ mod lifecycle;
 mod matches;
 mod ratings;
 mod restart;
+mod slow_clients;
 mod streams;

@@ -52,3 +52,31 @@ async fn an_outage_longer_than_30_s_aborts_running_matches() {
     assert_eq!(snapshot["status"], "aborted");
     assert_eq!(snapshot["result"]["reason"], "technical");
 }
+
+#[tokio::test]
+async fn time_before_a_crash_is_charged_up_to_the_last_durable_event() {
+    let app = spawn_app().await;
+    let (id, a, b) = app.running_match().await;
+    app.advance(2_000).await; // a heartbeat is stored now, the next one is due in a second
+    app.play_first_moves(id, &a).await;
+    app.advance(400).await;
+    app.play_first_moves(id, &b).await; // durable 400 ms after the last heartbeat
+    let before = app.snapshot(id).await;
+    let (dir, clock) = app.stop().await;
+
+    clock.advance(20_000);
+    let app = start_on(dir, clock, ArenaConfig::default()).await;
+    let after = app.snapshot(id).await;
+    assert_eq!(after["status"], "running");
+    for (l0, l1) in before["legs"]
+        .as_array()
+        .expect("legs")
+        .iter()
+        .zip(after["legs"].as_array().expect("legs"))
+    {
+        assert_eq!(
+            l0["remaining_ms"], l1["remaining_ms"],
+            "no clock gets back time that passed before its last event"
+        );
+    }
+}
