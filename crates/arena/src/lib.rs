@@ -50,6 +50,19 @@ use directory::{ANONYMOUS_PREFIX, Directory, HOUSE_PREFIX};
 use feed::{Feeds, Line, Subscription};
 use log::MatchLog;
 
+/// One line of a leaderboard.
+#[derive(Clone, Debug)]
+pub struct Standing {
+    /// The place, 1 for the best.
+    pub rank: usize,
+    /// The bot.
+    pub bot: Bot,
+    /// Its rating in the leaderboard's game mode.
+    pub rating: arbiter_rating::Rating,
+    /// Whether it has played too few rated games for the rating to be official.
+    pub provisional: bool,
+}
+
 /// Who a challenge is for, and on what terms.
 #[derive(Clone, Debug)]
 pub struct ChallengeRequest {
@@ -928,24 +941,41 @@ impl Arena {
     }
 
     /// Every bot's rating in a game mode, best first, deleted bots left out.
-    pub async fn leaderboard(&self, game: &str, variant: &str) -> Value {
+    pub async fn standings(&self, game: &str, variant: &str) -> Vec<Standing> {
         let mode = format!("{game}:{variant}");
         let board = self.shared.ratings.leaderboard(&mode).await;
-        let entries: Vec<Value> = board
-            .iter()
+        board
+            .into_iter()
             .filter_map(|(id, rating)| {
-                let bot = self.shared.directory.get(*id).filter(|b| !b.deleted)?;
-                let mut entry = self.shared.ratings.view(rating);
-                entry["bot"] = json!({"id": bot.id, "name": bot.name, "kind": bot.kind});
-                Some(entry)
+                let bot = self.shared.directory.get(id).filter(|b| !b.deleted)?;
+                Some((bot, rating))
             })
             .enumerate()
-            .map(|(i, mut entry)| {
-                entry["rank"] = json!(i + 1);
+            .map(|(i, (bot, rating))| Standing {
+                rank: i + 1,
+                provisional: self.shared.ratings.provisional(&rating),
+                bot,
+                rating,
+            })
+            .collect()
+    }
+
+    /// The leaderboard of a game mode as the API shows it: `{"mode", "entries"}`, each entry
+    /// a rating with its `bot` and `rank`.
+    pub async fn leaderboard(&self, game: &str, variant: &str) -> Value {
+        let entries: Vec<Value> = self
+            .standings(game, variant)
+            .await
+            .iter()
+            .map(|standing| {
+                let bot = &standing.bot;
+                let mut entry = self.shared.ratings.view(&standing.rating);
+                entry["bot"] = json!({"id": bot.id, "name": bot.name, "kind": bot.kind});
+                entry["rank"] = json!(standing.rank);
                 entry
             })
             .collect();
-        json!({"mode": mode, "entries": entries})
+        json!({"mode": format!("{game}:{variant}"), "entries": entries})
     }
 
     /// A bot's ratings, by game mode (`othello:std`, …), in the modes it has been rated in.

@@ -11,6 +11,7 @@ mod board;
 mod error;
 mod matches;
 mod pages;
+mod paths;
 mod photo;
 mod session;
 mod view;
@@ -22,6 +23,8 @@ use arbiter_arena::Arena;
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::routing::{get, post};
+
+pub use paths::bot_path;
 
 /// The largest photo upload request accepted, in bytes: room for a 5 MB picture and the form
 /// around it. Larger pictures are refused with a page that says why.
@@ -43,10 +46,13 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
         .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
-/// The page a browser gets for an address nothing answers (404, in the site's layout).
+/// The page a browser gets for an address nothing answers (404, in the site's layout, with
+/// the security headers of every page, since it is served outside the pages' routes).
 pub fn not_found_page() -> axum::response::Response {
     use axum::response::IntoResponse;
-    error::WebError::NotFound.into_response()
+    let mut response = error::WebError::NotFound.into_response();
+    session::add_page_headers(&mut response);
+    response
 }
 
 /// The pages' routes, with their state.

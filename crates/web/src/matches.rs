@@ -13,6 +13,7 @@ use crate::WebState;
 use crate::board::{Board, move_name};
 use crate::error::{WebError, status_of};
 use crate::pages::{Page, page, render};
+use crate::paths::filters;
 use crate::session::Visitor;
 use crate::view::MatchRow;
 

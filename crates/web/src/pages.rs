@@ -11,6 +11,7 @@ use serde::Deserialize;
 
 use crate::WebState;
 use crate::error::{WebError, status_of};
+use crate::paths::{bot_path, filters};
 use crate::photo;
 use crate::session::{ClientAddress, GUEST_COOKIE, GUEST_MS, SESSION_COOKIE, Visitor, cookie};
 use crate::view::{BotRow, MatchRow, Standing, VARIANTS, rating_chart, rating_history};
@@ -362,7 +363,7 @@ fn show_token_once(state: &WebState, visitor: &Visitor, bot: String, token: Stri
     let Some(key) = visitor.token_key() else {
         return WebError::SignInRequired.into_response();
     };
-    let to = format!("/my/bots/{bot}/token");
+    let to = format!("/my{}/token", bot_path(&bot));
     crate::lock(&state.tokens).insert(key, (bot, token));
     Redirect::to(&to).into_response()
 }
@@ -509,7 +510,7 @@ async fn manage(
     let account = visitor.account()?;
     let bot = state.arena.owned_bot(account, name)?;
     match change(&state.arena, bot.id).await {
-        Ok(()) => Ok(Redirect::to(&format!("/bots/{}", bot.name)).into_response()),
+        Ok(()) => Ok(Redirect::to(&bot_path(&bot.name)).into_response()),
         Err(error) => {
             let page = bot_page_for(state, visitor, name, Some(error.to_string())).await?;
             Ok(render_with(status_of(&error), &page))
@@ -800,13 +801,12 @@ pub(crate) async fn leaderboard(
     if !VARIANTS.iter().any(|(v, _)| *v == variant) {
         return Err(WebError::NotFound);
     }
-    let board = state.arena.leaderboard("othello", &variant).await;
-    let standings = board
-        .as_array()
-        .into_iter()
-        .flatten()
-        .enumerate()
-        .map(|(i, entry)| Standing::of(i + 1, entry))
+    let standings = state
+        .arena
+        .standings("othello", &variant)
+        .await
+        .iter()
+        .map(Standing::of)
         .collect();
     render(&LeaderboardPage {
         page: page(&visitor, "Leaderboard"),

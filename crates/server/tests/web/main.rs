@@ -470,6 +470,23 @@ async fn the_home_page_and_leaderboards_list_matches_and_ratings() {
     let board = browser.get("/leaderboard?variant=std").await;
     assert_eq!(board.status, StatusCode::OK);
     assert!(board.html.contains("aria-current=\"page\">Othello"));
+    // The rated result ranks both bots, the winner first, as the API does.
+    let ranked = app.get("/leaderboard?variant=std", None).await.expect(200);
+    assert_eq!(ranked["entries"][0]["bot"]["name"], "Beta", "{ranked}");
+    let (beta, alpha) = (
+        board
+            .html
+            .find("href=\"/bots/Beta\"")
+            .expect("Beta is listed"),
+        board
+            .html
+            .find("href=\"/bots/Alpha\"")
+            .expect("Alpha is listed"),
+    );
+    assert!(beta < alpha, "the winner ranks first");
+    assert!(!board.html.contains("No rated game"), "{}", board.html);
+    let anti = browser.get("/leaderboard?variant=anti").await;
+    assert!(anti.html.contains("No rated game has been played"));
     assert_eq!(
         browser.get("/leaderboard?variant=chess").await.status,
         StatusCode::NOT_FOUND
@@ -984,6 +1001,12 @@ async fn pages_carry_security_headers_and_browsers_get_a_page_for_unknown_addres
         .await
         .expect("page");
     assert_eq!(page.status(), StatusCode::NOT_FOUND);
+    assert_eq!(
+        page.headers().get("content-security-policy"),
+        home.headers().get("content-security-policy"),
+        "the page for an unknown address is a page like any other"
+    );
+    assert_eq!(page.headers()["x-content-type-options"], "nosniff");
     assert!(
         page.text()
             .await
@@ -994,4 +1017,92 @@ async fn pages_carry_security_headers_and_browsers_get_a_page_for_unknown_addres
     app.get("/no/such/endpoint", None)
         .await
         .expect_error(404, "not_found");
+}
+
+/// The addresses of `/bots/…` links and forms in a page, as written.
+fn bot_addresses(html: &str) -> Vec<String> {
+    ["href=\"/bots/", "action=\"/bots/"]
+        .iter()
+        .flat_map(|marker| {
+            html.match_indices(marker).filter_map(move |(at, _)| {
+                let start = at + marker.len() - "/bots/".len();
+                html[start..].split('"').next().map(str::to_owned)
+            })
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn links_to_bots_are_percent_encoded_and_lead_to_the_bot() {
+    let app = spawn_app().await;
+    // An anonymous bot's name holds ':' and '#'; a registered one may hold any letter.
+    let anonymous = app
+        .post("/bots/anon", None, serde_json::json!({"name": "name"}))
+        .await
+        .expect(201);
+    let anonymous_name = anonymous["bot"]["name"].as_str().expect("name").to_owned();
+    assert!(anonymous_name.contains('#'), "{anonymous_name}");
+    let anonymous_token = anonymous["token"].as_str().expect("token").to_owned();
+    app.challenge(&anonymous_token, "house-random", serde_json::json!({}))
+        .await;
+    let owner = Browser::new(&app);
+    let csrf = owner.sign_up("ada").await;
+    let registered = owner.register(&csrf, "Flüppy.v2", None).await;
+    assert_eq!(
+        registered.status,
+        StatusCode::SEE_OTHER,
+        "{}",
+        registered.html
+    );
+    let to_token = registered.location.expect("to the token page");
+    assert_eq!(to_token, "/my/bots/Fl%C3%BCppy.v2/token");
+    let token = hidden(&owner.get(&to_token).await.html, "token").expect("the token");
+    app.challenge(&token, "house-greedy", serde_json::json!({}))
+        .await;
+
+    let home = owner.get("/").await;
+    let links = bot_addresses(&home.html);
+    for expected in [
+        "/bots/anon%3Aname%23".to_owned(),
+        "/bots/Fl%C3%BCppy.v2".to_owned(),
+        "/bots/house-random".to_owned(),
+    ] {
+        assert!(
+            links.iter().any(|l| l.starts_with(&expected)),
+            "{expected} in {links:?}"
+        );
+    }
+    let profile = owner.get("/bots/Fl%C3%BCppy.v2").await;
+    let forms = bot_addresses(&profile.html);
+    assert!(
+        forms.contains(&"/bots/Fl%C3%BCppy.v2/token".to_owned()),
+        "{forms:?}"
+    );
+    for address in links.iter().chain(&forms) {
+        assert!(
+            address
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "/-._~%?=&;".contains(c)),
+            "{address} is written as an address"
+        );
+    }
+    for link in links {
+        let page = owner.get(&link).await;
+        assert_eq!(page.status, StatusCode::OK, "{link}");
+    }
+    let anonymous_page = owner
+        .get(&format!("/bots/anon%3Aname%23{}", anonymous["bot"]["id"]))
+        .await;
+    assert!(
+        anonymous_page.html.contains(&anonymous_name),
+        "the anonymous bot's own page"
+    );
+    // A change made on the bot's page leads back to it.
+    let saved = owner
+        .post(
+            "/bots/Fl%C3%BCppy.v2/auto-match",
+            &[("csrf", &csrf), ("on", "false")],
+        )
+        .await;
+    assert_eq!(saved.location.as_deref(), Some("/bots/Fl%C3%BCppy.v2"));
 }
