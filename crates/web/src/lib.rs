@@ -90,6 +90,7 @@ pub fn router(arena: Arena) -> Router {
         .route("/bots/{name}/play", post(pages::play_bot))
         .route("/static/style.css", get(pages::style))
         .route("/static/app.js", get(pages::script))
+        .route("/img/no_profile.gif", get(pages::no_profile))
         .merge(uploads)
         .layer(axum::middleware::from_fn(session::csrf_cookie))
         .with_state(state)

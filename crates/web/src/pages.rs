@@ -830,6 +830,25 @@ pub(crate) async fn style() -> Response {
         .into_response()
 }
 
+/// `GET /img/no_profile.gif`: the picture of those who have none, drawn once per process.
+pub(crate) async fn no_profile() -> Response {
+    static GIF: std::sync::LazyLock<Result<Vec<u8>, String>> =
+        std::sync::LazyLock::new(|| photo::placeholder_gif().map_err(|e| e.to_string()));
+    match &*GIF {
+        Ok(gif) => (
+            [
+                (header::CONTENT_TYPE, "image/gif"),
+                (header::CACHE_CONTROL, "public, max-age=86400"),
+            ],
+            gif.clone(),
+        )
+            .into_response(),
+        Err(error) => {
+            WebError::Internal(format!("the placeholder picture failed: {error}")).into_response()
+        }
+    }
+}
+
 /// `GET /static/app.js`.
 pub(crate) async fn script() -> Response {
     (

@@ -1106,3 +1106,45 @@ async fn links_to_bots_are_percent_encoded_and_lead_to_the_bot() {
         .await;
     assert_eq!(saved.location.as_deref(), Some("/bots/Fl%C3%BCppy.v2"));
 }
+
+#[tokio::test]
+async fn the_placeholder_picture_flipsight_bots_are_given_is_served() {
+    let app = spawn_app().await;
+    let (_, token) = app.register("Alpha").await;
+    let origin = app.base.trim_end_matches("/api/v1").to_owned();
+    let polled: serde_json::Value = app
+        .client
+        .post(format!("{origin}/flipsight/bot_match_api.php"))
+        .bearer_auth(&token)
+        .json(&serde_json::json!({"action": "agent_poll"}))
+        .send()
+        .await
+        .expect("poll")
+        .json()
+        .await
+        .expect("json");
+    let photo = polled["bot"]["photo"]
+        .as_str()
+        .expect("the bot's photo")
+        .to_owned();
+    assert_eq!(photo, "/img/no_profile.gif", "{polled}");
+    let reply = app
+        .client
+        .get(format!("{origin}{photo}"))
+        .send()
+        .await
+        .expect("picture");
+    assert_eq!(reply.status(), StatusCode::OK);
+    assert_eq!(reply.headers()["content-type"], "image/gif");
+    assert_eq!(reply.headers()["x-content-type-options"], "nosniff");
+    assert!(
+        reply.headers()["cache-control"]
+            .to_str()
+            .is_ok_and(|c| c.starts_with("public, max-age=")),
+        "cached"
+    );
+    let bytes = reply.bytes().await.expect("body");
+    let picture =
+        image::load_from_memory_with_format(&bytes, image::ImageFormat::Gif).expect("a GIF");
+    assert!(picture.width() >= 48 && picture.width() == picture.height());
+}
