@@ -8,7 +8,9 @@ use serde_json::Value;
 
 use crate::accounts::Account;
 use crate::directory::Bot;
-use crate::{Arena, ArenaError, BotProfile, ChallengeRequest, Format, Opening, TimeControl};
+use crate::{
+    Arena, ArenaError, BotProfile, ChallengeRequest, Format, Opening, SeatChoice, TimeControl,
+};
 
 /// The prefix of the names people play under; bot names cannot contain it.
 pub const PERSON_PREFIX: char = '@';
@@ -27,6 +29,9 @@ pub struct PersonChallenge {
     pub time_control: TimeControl,
     /// Where the game starts.
     pub opening: Opening,
+    /// The person's seat (in Othello, Black is the first seat): chosen, or drawn from the
+    /// match seed.
+    pub seat: SeatChoice,
 }
 
 impl Arena {
@@ -103,7 +108,8 @@ impl Arena {
             auto: false,
             opening: challenge.opening,
         };
-        self.challenge(person, request).await
+        self.challenge_in_seat(person, request, challenge.seat)
+            .await
     }
 }
 

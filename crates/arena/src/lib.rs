@@ -42,7 +42,7 @@ pub use directory::{Bot, BotProfile, Environment};
 pub use error::{ArenaError, ErrorClass};
 pub use humans::{PERSON_PREFIX, PersonChallenge, ROOM_ROUND};
 pub use kit::{GameKit, HouseLevel};
-pub use live::{Format, MoveReply, Opening};
+pub use live::{Format, MoveReply, Opening, SeatChoice};
 pub use log::Reader;
 
 use actor::{Actor, Command};
@@ -416,6 +416,8 @@ impl Arena {
             rated: details["rated"].as_bool().unwrap_or(false),
             auto: details["auto"].as_bool().unwrap_or(false),
             opening: serde_json::from_value(details["opening"].clone()).unwrap_or_default(),
+            // Matches stored before seats could be chosen gave the challenger the first seat.
+            seat: serde_json::from_value(details["seat"].clone()).unwrap_or_default(),
             created_ms: record.created_ms,
             seed: ServerSeed::from_revealed(&record.seed),
             config: self.shared.config.clone(),
@@ -1036,6 +1038,17 @@ impl Arena {
         from: &Bot,
         request: ChallengeRequest,
     ) -> Result<Value, ArenaError> {
+        self.challenge_in_seat(from, request, SeatChoice::First)
+            .await
+    }
+
+    /// Creates a challenge from `from`, who takes `seat` in the first leg.
+    async fn challenge_in_seat(
+        &self,
+        from: &Bot,
+        request: ChallengeRequest,
+        seat: SeatChoice,
+    ) -> Result<Value, ArenaError> {
         let kit = self.shared.kit(&request.game)?;
         let variant = request
             .variant
@@ -1084,6 +1097,7 @@ impl Arena {
             rated,
             auto: request.auto,
             opening: request.opening,
+            seat,
             created_ms: now,
             seed,
             config: self.shared.config.clone(),

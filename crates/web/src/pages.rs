@@ -602,6 +602,21 @@ pub(crate) struct PlayForm {
     /// `start`, or `xot` for a balanced 8-move opening (std only).
     #[serde(default)]
     opening: String,
+    /// `black`, `white` or `random`; Black when the form has no choice.
+    #[serde(default)]
+    colour: String,
+}
+
+/// The seat a person asked for: Black is Othello's first seat.
+fn seat_of(colour: &str) -> Result<arbiter_arena::SeatChoice, WebError> {
+    match colour {
+        "" | "black" => Ok(arbiter_arena::SeatChoice::First),
+        "white" => Ok(arbiter_arena::SeatChoice::Second),
+        "random" => Ok(arbiter_arena::SeatChoice::Random),
+        _ => Err(WebError::BadRequest(
+            "choose Black, White or a random colour".to_owned(),
+        )),
+    }
 }
 
 /// `POST /bots/{name}/play`: the visitor (signed in, or as a guest) plays the bot one
@@ -619,6 +634,7 @@ pub(crate) async fn play_bot(
             "choose 1 to 60 minutes and an increment of at most 60 seconds".to_owned(),
         ));
     }
+    let seat = seat_of(&form.colour)?;
     let mut jar = CookieJar::new();
     let person = match (&visitor.account, &visitor.person) {
         (_, Some(person)) => person.clone(),
@@ -642,6 +658,7 @@ pub(crate) async fn play_bot(
         } else {
             arbiter_arena::Opening::Start
         },
+        seat,
     };
     let created = state.arena.challenge_as_person(&person, challenge).await;
     Ok((jar, to_the_match(&state, &visitor, &name, created).await?).into_response())

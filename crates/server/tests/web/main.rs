@@ -1148,3 +1148,115 @@ async fn the_placeholder_picture_flipsight_bots_are_given_is_served() {
         image::load_from_memory_with_format(&bytes, image::ImageFormat::Gif).expect("a GIF");
     assert!(picture.width() >= 48 && picture.width() == picture.height());
 }
+
+/// The fields of the form that plays a bot, with the chosen colour.
+fn play_fields(csrf: &str, colour: &str) -> Vec<(&'static str, String)> {
+    vec![
+        ("csrf", csrf.to_owned()),
+        ("variant", "std".to_owned()),
+        ("minutes", "5".to_owned()),
+        ("increment", "0".to_owned()),
+        ("colour", colour.to_owned()),
+    ]
+}
+
+async fn play_as(browser: &Browser, bot: &str, fields: &[(&'static str, String)]) -> Page {
+    let fields: Vec<(&str, &str)> = fields.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    browser.post(&format!("/bots/{bot}/play"), &fields).await
+}
+
+#[tokio::test]
+async fn a_person_plays_white_and_the_house_bot_moves_first() {
+    let app = spawn_app().await;
+    let browser = Browser::new(&app);
+    let csrf = browser.sign_up("ada").await;
+    let form = browser.get("/bots/house-greedy").await;
+    assert!(form.html.contains("<option value=\"white\">White</option>"));
+    let started = play_as(&browser, "house-greedy", &play_fields(&csrf, "white")).await;
+    let id = match_id(&started.location.expect("to the match"));
+    let snapshot = app.snapshot(id).await;
+    assert_eq!(
+        snapshot["legs"][0]["first_seat_participant"], 1,
+        "the house bot, participant 1, is Black"
+    );
+    let page = browser.get(&format!("/matches/{id}")).await;
+    assert!(page.html.contains("You play White"), "{}", page.html);
+    // Played to the end with the person as White: the server passes for whoever cannot
+    // move, and every disc on the board was placed by a move.
+    play_out(&app, &browser, &csrf, id, 0).await;
+    let finished = app.snapshot(id).await;
+    assert_eq!(finished["status"], "finished", "{finished}");
+    let history = finished["legs"][0]["view"]["history"]
+        .as_array()
+        .expect("history");
+    assert!(
+        history.len() > 10 && history[0]["move"] != -1,
+        "Black, the house bot, moved first"
+    );
+    let discs = &finished["legs"][0]["view"]["discs"];
+    let placed = history.iter().filter(|m| m["move"] != -1).count() as i64;
+    assert_eq!(
+        discs[0].as_i64().unwrap_or(0) + discs[1].as_i64().unwrap_or(0),
+        4 + placed
+    );
+
+    let refused = play_as(&browser, "house-greedy", &play_fields(&csrf, "green")).await;
+    assert_eq!(refused.status, StatusCode::BAD_REQUEST);
+    assert!(
+        refused
+            .html
+            .contains("choose Black, White or a random colour")
+    );
+}
+
+#[tokio::test]
+async fn a_bot_is_asked_for_blacks_moves_when_the_person_plays_white() {
+    let app = spawn_app().await;
+    let (_, alpha) = app.register("Alpha").await;
+    app.get("/bots/me", Some(&alpha)).await.expect(200);
+    let browser = Browser::new(&app);
+    let csrf = browser.sign_up("ada").await;
+    let started = play_as(&browser, "Alpha", &play_fields(&csrf, "white")).await;
+    let id = match_id(&started.location.expect("to the match"));
+    app.post(
+        &format!("/challenges/{id}/accept"),
+        Some(&alpha),
+        serde_json::json!({}),
+    )
+    .await
+    .expect(200);
+    let turn = app.turns(id, &alpha).await.remove(0);
+    assert_eq!(turn["request"]["color"], 1, "the bot plays Black: {turn}");
+    assert_eq!(
+        turn["request"]["legal_moves"].as_array().map(Vec::len),
+        Some(4)
+    );
+    let page = browser.get(&format!("/matches/{id}")).await;
+    assert!(page.html.contains("You play White"));
+    assert!(
+        !page.html.contains("data-play="),
+        "not the person's move yet"
+    );
+    app.play_first_moves(id, &alpha).await;
+    let page = browser.get(&format!("/matches/{id}")).await;
+    assert!(page.html.contains("data-play=\"0 1\""), "{}", page.html);
+}
+
+#[tokio::test]
+async fn a_random_colour_is_shown_as_drawn() {
+    // Which colour is drawn, and that both are, is the arena's unit test (with fixed seeds);
+    // here the page shows what was drawn.
+    let app = spawn_app().await;
+    let browser = Browser::new(&app);
+    let csrf = browser.sign_up("ada").await;
+    let started = play_as(&browser, "house-random", &play_fields(&csrf, "random")).await;
+    let id = match_id(&started.location.expect("to the match"));
+    let page = browser.get(&format!("/matches/{id}")).await;
+    let first = &app.snapshot(id).await["legs"][0]["first_seat_participant"];
+    let shown = if *first == 0 {
+        "You play Black"
+    } else {
+        "You play White"
+    };
+    assert!(page.html.contains(shown), "{first}: {}", page.html);
+}
