@@ -40,7 +40,7 @@ pub use clock::{Clock, ManualClock, SystemClock, utc_datetime};
 pub use config::{ArenaConfig, TimeControl};
 pub use directory::{Bot, BotProfile, Environment};
 pub use error::{ArenaError, ErrorClass};
-pub use humans::{PERSON_PREFIX, PersonChallenge, ROOM_ROUND};
+pub use humans::{PERSON_PREFIX, PersonChallenge, QuickMatch, ROOM_ROUND};
 pub use kit::{GameKit, HouseLevel};
 pub use live::{Format, MoveReply, Opening, SeatChoice};
 pub use log::Reader;

@@ -85,6 +85,8 @@ pub fn router(arena: Arena) -> Router {
         .route("/leaderboard", get(pages::leaderboard))
         .route("/matches/{id}", get(matches::match_page))
         .route("/matches/{id}/legs", get(matches::legs_fragment))
+        .route("/matches/{id}/mini", get(matches::mini_fragment))
+        .route("/play/quick", post(pages::quick_play))
         .route("/matches/{id}/replay", get(matches::replay))
         .route("/matches/{id}/moves", post(matches::play))
         .route("/bots/{name}/play", post(pages::play_bot))

@@ -11,6 +11,7 @@ use serde::Deserialize;
 
 use crate::WebState;
 use crate::error::{WebError, status_of};
+use crate::matches::MiniBoard;
 use crate::paths::{bot_path, filters};
 use crate::photo;
 use crate::session::{ClientAddress, GUEST_COOKIE, GUEST_MS, SESSION_COOKIE, Visitor, cookie};
@@ -46,24 +47,38 @@ fn render_with(status: StatusCode, template: &impl Template) -> Response {
 
 // ----- home -----
 
+/// How many matches the home page shows as live boards. Each board waits on its match's
+/// events with a long-poll of its own, and browsers hold at most six connections to a site,
+/// so a few boards leave room for everything else.
+const LIVE_BOARDS: usize = 4;
+
 #[derive(Template)]
 #[template(path = "home.html")]
 struct HomePage {
     page: Page,
-    running: Vec<MatchRow>,
+    games: [(&'static str, &'static str); 5],
+    live: Vec<MiniBoard>,
+    /// How many more matches are being played than the boards show.
+    more: usize,
     recent: Vec<MatchRow>,
 }
 
-/// `GET /`: live matches and recent results.
+/// `GET /`: what the site is, a quick match, live boards and recent results.
 pub(crate) async fn home(
     State(state): State<WebState>,
     visitor: Visitor,
 ) -> Result<Html<String>, WebError> {
     let running = state.arena.running_matches(20).await;
-    let recent = state.arena.closed_matches(None, 20).await?;
+    let recent = state.arena.closed_matches(None, 10).await?;
     render(&HomePage {
         page: page(&visitor, "Arbiter"),
-        running: running.iter().map(MatchRow::of).collect(),
+        games: VARIANTS,
+        live: running
+            .iter()
+            .take(LIVE_BOARDS)
+            .map(MiniBoard::of)
+            .collect(),
+        more: running.len().saturating_sub(LIVE_BOARDS),
         recent: recent.iter().map(MatchRow::of).collect(),
     })
 }
@@ -569,6 +584,12 @@ pub(crate) async fn challenge(
     to_the_match(&state, &visitor, &name, created).await
 }
 
+/// The way to a match the arena just created.
+fn to_match(created: &serde_json::Value) -> Response {
+    let id = created["id"].as_i64().unwrap_or(0);
+    Redirect::to(&format!("/matches/{id}")).into_response()
+}
+
 /// The way to a new match, or the bot's page again with why the match was refused.
 async fn to_the_match(
     state: &WebState,
@@ -577,10 +598,7 @@ async fn to_the_match(
     created: Result<serde_json::Value, ArenaError>,
 ) -> Result<Response, WebError> {
     match created {
-        Ok(created) => {
-            let id = created["id"].as_i64().unwrap_or(0);
-            Ok(Redirect::to(&format!("/matches/{id}")).into_response())
-        }
+        Ok(created) => Ok(to_match(&created)),
         Err(error) => {
             let page = bot_page_for(state, visitor, bot, Some(error.to_string())).await?;
             Ok(render_with(status_of(&error), &page))
@@ -619,6 +637,53 @@ fn seat_of(colour: &str) -> Result<arbiter_arena::SeatChoice, WebError> {
     }
 }
 
+/// The game a person asked for on a play form: the clocks, the start and their colour.
+fn play_terms(
+    form: &PlayForm,
+) -> Result<
+    (
+        arbiter_arena::TimeControl,
+        arbiter_arena::Opening,
+        arbiter_arena::SeatChoice,
+    ),
+    WebError,
+> {
+    if !(1..=60).contains(&form.minutes) || form.increment > 60 {
+        return Err(WebError::BadRequest(
+            "choose 1 to 60 minutes and an increment of at most 60 seconds".to_owned(),
+        ));
+    }
+    let time_control = arbiter_arena::TimeControl {
+        initial_ms: i64::from(form.minutes) * 60_000,
+        increment_ms: i64::from(form.increment) * 1_000,
+        per_turn_ms: None,
+    };
+    let opening = if form.opening == "xot" {
+        arbiter_arena::Opening::Balanced
+    } else {
+        arbiter_arena::Opening::Start
+    };
+    Ok((time_control, opening, seat_of(&form.colour)?))
+}
+
+/// The participant the visitor plays as: the account's (made the first time), the guest its
+/// cookie names, or a new guest, with the cookie that will name it.
+async fn person_for(
+    state: &WebState,
+    visitor: &Visitor,
+    client: std::net::IpAddr,
+) -> Result<(arbiter_arena::Bot, CookieJar), WebError> {
+    match (&visitor.account, &visitor.person) {
+        (_, Some(person)) => Ok((person.clone(), CookieJar::new())),
+        (Some(account), None) => Ok((state.arena.person_of(account).await?, CookieJar::new())),
+        (None, None) => {
+            let (guest, secret) = state.arena.new_guest(client).await?;
+            let jar = CookieJar::new().add(cookie(GUEST_COOKIE, secret, visitor.secure, GUEST_MS));
+            Ok((guest, jar))
+        }
+    }
+}
+
 /// `POST /bots/{name}/play`: the visitor (signed in, or as a guest) plays the bot one
 /// unrated game, and is taken to it.
 pub(crate) async fn play_bot(
@@ -629,39 +694,37 @@ pub(crate) async fn play_bot(
     Form(form): Form<PlayForm>,
 ) -> Result<Response, WebError> {
     visitor.check(&form.csrf)?;
-    if !(1..=60).contains(&form.minutes) || form.increment > 60 {
-        return Err(WebError::BadRequest(
-            "choose 1 to 60 minutes and an increment of at most 60 seconds".to_owned(),
-        ));
-    }
-    let seat = seat_of(&form.colour)?;
-    let mut jar = CookieJar::new();
-    let person = match (&visitor.account, &visitor.person) {
-        (_, Some(person)) => person.clone(),
-        (Some(account), None) => state.arena.person_of(account).await?,
-        (None, None) => {
-            let (guest, secret) = state.arena.new_guest(client).await?;
-            jar = jar.add(cookie(GUEST_COOKIE, secret, visitor.secure, GUEST_MS));
-            guest
-        }
-    };
+    let (time_control, opening, seat) = play_terms(&form)?;
+    let (person, jar) = person_for(&state, &visitor, client).await?;
     let challenge = arbiter_arena::PersonChallenge {
         opponent: name.clone(),
         variant: form.variant,
-        time_control: arbiter_arena::TimeControl {
-            initial_ms: i64::from(form.minutes) * 60_000,
-            increment_ms: i64::from(form.increment) * 1_000,
-            per_turn_ms: None,
-        },
-        opening: if form.opening == "xot" {
-            arbiter_arena::Opening::Balanced
-        } else {
-            arbiter_arena::Opening::Start
-        },
+        time_control,
+        opening,
         seat,
     };
     let created = state.arena.challenge_as_person(&person, challenge).await;
     Ok((jar, to_the_match(&state, &visitor, &name, created).await?).into_response())
+}
+
+/// `POST /play/quick`: the visitor plays one unrated `std` game (from the start or an XOT
+/// opening) against the bot quick matching finds for them (see `Arena::quick_opponent`).
+pub(crate) async fn quick_play(
+    State(state): State<WebState>,
+    visitor: Visitor,
+    ClientAddress(client): ClientAddress,
+    Form(form): Form<PlayForm>,
+) -> Result<Response, WebError> {
+    visitor.check(&form.csrf)?;
+    let (time_control, opening, seat) = play_terms(&form)?;
+    let (person, jar) = person_for(&state, &visitor, client).await?;
+    let quick = arbiter_arena::QuickMatch {
+        time_control,
+        opening,
+        seat,
+    };
+    let created = state.arena.quick_match(&person, quick).await?;
+    Ok((jar, to_match(&created)).into_response())
 }
 
 /// The supported-games form.

@@ -1043,7 +1043,8 @@ async fn links_to_bots_are_percent_encoded_and_lead_to_the_bot() {
     let anonymous_name = anonymous["bot"]["name"].as_str().expect("name").to_owned();
     assert!(anonymous_name.contains('#'), "{anonymous_name}");
     let anonymous_token = anonymous["token"].as_str().expect("token").to_owned();
-    app.challenge(&anonymous_token, "house-random", serde_json::json!({}))
+    let first = app
+        .challenge(&anonymous_token, "house-random", serde_json::json!({}))
         .await;
     let owner = Browser::new(&app);
     let csrf = owner.sign_up("ada").await;
@@ -1057,11 +1058,16 @@ async fn links_to_bots_are_percent_encoded_and_lead_to_the_bot() {
     let to_token = registered.location.expect("to the token page");
     assert_eq!(to_token, "/my/bots/Fl%C3%BCppy.v2/token");
     let token = hidden(&owner.get(&to_token).await.html, "token").expect("the token");
-    app.challenge(&token, "house-greedy", serde_json::json!({}))
+    let second = app
+        .challenge(&token, "house-greedy", serde_json::json!({}))
         .await;
 
-    let home = owner.get("/").await;
-    let links = bot_addresses(&home.html);
+    let mut links = Vec::new();
+    for id in [first, second] {
+        links.extend(bot_addresses(
+            &owner.get(&format!("/matches/{id}")).await.html,
+        ));
+    }
     for expected in [
         "/bots/anon%3Aname%23".to_owned(),
         "/bots/Fl%C3%BCppy.v2".to_owned(),
@@ -1259,4 +1265,166 @@ async fn a_random_colour_is_shown_as_drawn() {
         "You play White"
     };
     assert!(page.html.contains(shown), "{first}: {}", page.html);
+}
+
+/// The discs on the first board drawn in a page, from its label.
+fn disc_total(html: &str) -> u32 {
+    let label = html
+        .split("aria-label=\"Board: ")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .expect("a board");
+    label
+        .split(", ")
+        .filter_map(|part| part.split(' ').next()?.parse::<u32>().ok())
+        .sum()
+}
+
+#[tokio::test]
+async fn the_home_page_tells_a_newcomer_what_to_do_and_shows_live_boards() {
+    let app = spawn_app().await;
+    let browser = Browser::new(&app);
+    let empty = browser.get("/").await;
+    for text in [
+        "Play a bot now",
+        "action=\"/play/quick\"",
+        "Othello",
+        "Grand 10×10",
+        "Octagon",
+        "Reversi",
+        "No match is being played right now",
+    ] {
+        assert!(empty.html.contains(text), "{text}: {}", empty.html);
+    }
+    let (id, alpha, _) = app.running_match().await;
+    let home = browser.get("/").await;
+    let board = format!("data-mini=\"{id}\"");
+    assert!(home.html.contains(&board), "{}", home.html);
+    assert!(home.html.contains("data-open=\"true\""));
+    assert!(
+        home.html.contains("<svg class=\"board\""),
+        "a board is drawn"
+    );
+    assert_eq!(disc_total(&home.html), 12, "the 12-disc opening");
+    // The board the script swaps in follows the match.
+    app.play_first_moves(id, &alpha).await;
+    let fresh = browser.get(&format!("/matches/{id}/mini")).await;
+    assert_eq!(fresh.status, StatusCode::OK);
+    assert_eq!(fresh.cache_control.as_deref(), Some("no-store"));
+    assert!(
+        fresh
+            .html
+            .starts_with(&format!("<a class=\"mini\" href=\"/matches/{id}\" {board}"))
+    );
+    assert_eq!(disc_total(&fresh.html), 13, "one more disc: {}", fresh.html);
+    app.post(
+        &format!("/matches/{id}/resign"),
+        Some(&alpha),
+        serde_json::json!({}),
+    )
+    .await
+    .expect(200);
+    let closed = browser.get(&format!("/matches/{id}/mini")).await;
+    assert!(closed.html.contains("data-open=\"false\""));
+    assert!(closed.html.contains("Beta wins"), "{}", closed.html);
+    assert_eq!(
+        browser.get("/matches/999/mini").await.status,
+        StatusCode::NOT_FOUND
+    );
+}
+
+#[tokio::test]
+async fn quick_matching_finds_a_house_bot_when_no_bot_is_free() {
+    let app = spawn_app().await;
+    let guest = Browser::new(&app);
+    let csrf = guest.csrf().await;
+    let mut fields = play_fields(&csrf, "black");
+    fields.push(("opening", "start".to_owned()));
+    let fields_ref: Vec<(&str, &str)> = fields.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let started = guest.post("/play/quick", &fields_ref).await;
+    assert_eq!(started.status, StatusCode::SEE_OTHER, "{}", started.html);
+    assert!(
+        started
+            .cookies
+            .iter()
+            .any(|c| c.starts_with("arbiter_guest="))
+    );
+    let id = match_id(&started.location.expect("to the match"));
+    let snapshot = app.snapshot(id).await;
+    assert_eq!(snapshot["participants"][1]["name"], "house-medium");
+    assert_eq!(snapshot["variant"], "std");
+    assert_eq!(snapshot["rated"], false);
+    assert_eq!(
+        snapshot["legs"][0]["view"]["discs"],
+        serde_json::json!([2, 2])
+    );
+    assert!(
+        guest
+            .get(&format!("/matches/{id}"))
+            .await
+            .html
+            .contains("You play Black")
+    );
+
+    let mut xot = play_fields(&csrf, "white");
+    xot.push(("opening", "xot".to_owned()));
+    let xot: Vec<(&str, &str)> = xot.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let started = guest.post("/play/quick", &xot).await;
+    let id = match_id(&started.location.expect("to the match"));
+    let snapshot = app.snapshot(id).await;
+    assert_eq!(snapshot["variant"], "std");
+    assert_eq!(snapshot["legs"][0]["first_seat_participant"], 1);
+    let opening = &snapshot["legs"][0]["view"]["opening"];
+    assert_eq!(opening.as_array().map(Vec::len), Some(8), "{opening}");
+
+    let forged = guest.post("/play/quick", &[("csrf", "forged")]).await;
+    assert_eq!(forged.status, StatusCode::FORBIDDEN);
+}
+
+#[tokio::test]
+async fn quick_matching_offers_the_free_bot_of_median_rating() {
+    let app = spawn_app().await;
+    // Beta beats Alpha in a rated match; Gamma has not played: Alpha < Gamma < Beta.
+    let (id, alpha, beta) = app.running_match().await;
+    app.post(
+        &format!("/matches/{id}/resign"),
+        Some(&alpha),
+        serde_json::json!({}),
+    )
+    .await
+    .expect(200);
+    let (_, gamma) = app.register("Gamma").await;
+    for token in [&alpha, &beta, &gamma] {
+        app.get("/bots/me", Some(token)).await.expect(200);
+    }
+    let browser = Browser::new(&app);
+    let csrf = browser.sign_up("ada").await;
+    let mut fields = play_fields(&csrf, "random");
+    fields.push(("opening", "start".to_owned()));
+    let fields: Vec<(&str, &str)> = fields.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let started = browser.post("/play/quick", &fields).await;
+    let id = match_id(&started.location.expect("to the match"));
+    let snapshot = app.snapshot(id).await;
+    assert_eq!(snapshot["participants"][1]["name"], "Gamma", "{snapshot}");
+    assert_eq!(snapshot["status"], "pending", "offered like any challenge");
+    app.post(
+        &format!("/challenges/{id}/accept"),
+        Some(&gamma),
+        serde_json::json!({}),
+    )
+    .await
+    .expect(200);
+    assert_eq!(app.snapshot(id).await["status"], "running");
+    // A bot that switched auto-matching off is not offered quick matches.
+    app.post(
+        "/admin/bots/Gamma/auto-match",
+        Some(ADMIN),
+        serde_json::json!({"enabled": false}),
+    )
+    .await
+    .expect(200);
+    let again = browser.post("/play/quick", &fields).await;
+    let id = match_id(&again.location.expect("to the match"));
+    let name = app.snapshot(id).await["participants"][1]["name"].clone();
+    assert!(name == "Alpha" || name == "Beta", "{name}");
 }
