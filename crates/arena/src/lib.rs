@@ -195,7 +195,27 @@ impl Shared {
             }
             retired
         };
-        for id in retired {
+        self.retire(retired);
+    }
+
+    /// Retires from memory every closed match `bot` played, so that they are served from the
+    /// store from then on, with the bot as it now is.
+    pub(crate) fn retire_closed_of(&self, bot: BotId) {
+        let played: Vec<MatchId> = self
+            .matches
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .iter()
+            .filter(|(_, handle)| handle.closed && handle.bots.contains(&bot))
+            .map(|(id, _)| *id)
+            .collect();
+        lock(&self.closed).retain(|(_, id)| !played.contains(id));
+        self.retire(played);
+    }
+
+    /// Stops the actors of closed matches and forgets them.
+    fn retire(&self, ids: Vec<MatchId>) {
+        for id in ids {
             let handle = self
                 .matches
                 .write()

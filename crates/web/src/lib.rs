@@ -70,6 +70,13 @@ pub fn router(arena: Arena) -> Router {
         .route("/signup", get(pages::sign_up_form).post(pages::sign_up))
         .route("/signin", get(pages::sign_in_form).post(pages::sign_in))
         .route("/signout", post(pages::sign_out))
+        .route("/account", get(pages::settings))
+        .route("/account/password", post(pages::change_password))
+        .route(
+            "/account/sign-out-everywhere",
+            post(pages::sign_out_everywhere),
+        )
+        .route("/account/delete", post(pages::delete_account))
         .route("/bots", get(pages::bots))
         .route("/my/bots", get(pages::my_bots))
         .route("/my/bots/{name}/token", get(pages::token_once))

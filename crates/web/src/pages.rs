@@ -6,7 +6,7 @@ use axum::extract::{Multipart, Path, Query, State};
 use axum::http::{StatusCode, header};
 use axum::response::{Html, IntoResponse, Redirect, Response};
 use axum_extra::extract::Form;
-use axum_extra::extract::cookie::{Cookie, CookieJar};
+use axum_extra::extract::cookie::CookieJar;
 use serde::Deserialize;
 
 use crate::WebState;
@@ -197,8 +197,122 @@ pub(crate) async fn sign_out(
     if let Some(session) = &visitor.session {
         state.arena.sign_out(session).await?;
     }
-    let jar = CookieJar::new().remove(Cookie::build(SESSION_COOKIE).path("/"));
-    Ok((jar, Redirect::to("/")).into_response())
+    Ok(signed_out(&visitor))
+}
+
+#[derive(Template)]
+#[template(path = "settings.html")]
+struct SettingsPage {
+    page: Page,
+    name: String,
+    /// What the last change did, or why it was refused.
+    notice: Option<String>,
+    error: Option<String>,
+    password_min: usize,
+}
+
+fn settings_page(
+    visitor: &Visitor,
+    notice: Option<String>,
+    error: Option<String>,
+) -> Result<SettingsPage, WebError> {
+    Ok(SettingsPage {
+        page: page(visitor, "Your account"),
+        name: visitor.account()?.name.clone(),
+        notice,
+        error,
+        password_min: PASSWORD_MIN,
+    })
+}
+
+/// `GET /account`: changing the password, signing out everywhere, deleting the account.
+pub(crate) async fn settings(visitor: Visitor) -> Result<Html<String>, WebError> {
+    render(&settings_page(&visitor, None, None)?)
+}
+
+/// A form on the account page: the password, given again, and a new one where it changes.
+#[derive(Deserialize)]
+pub(crate) struct SettingsForm {
+    #[serde(default)]
+    csrf: String,
+    #[serde(default)]
+    password: String,
+    #[serde(default)]
+    new_password: String,
+}
+
+/// The account page again with why a change was refused.
+fn refuse_settings(visitor: &Visitor, error: &ArenaError) -> Result<Response, WebError> {
+    let page = settings_page(visitor, None, Some(error.to_string()))?;
+    Ok(render_with(status_of(error), &page))
+}
+
+/// The way home with the session cookie removed: replaced by an empty one that has already
+/// expired (a jar's `remove` says nothing of a cookie the jar was not built from).
+fn signed_out(visitor: &Visitor) -> Response {
+    let jar = CookieJar::new().add(cookie(SESSION_COOKIE, String::new(), visitor.secure, 0));
+    (jar, Redirect::to("/")).into_response()
+}
+
+/// `POST /account/password`: a new password; every other session of the account ends.
+pub(crate) async fn change_password(
+    State(state): State<WebState>,
+    visitor: Visitor,
+    ClientAddress(client): ClientAddress,
+    Form(form): Form<SettingsForm>,
+) -> Result<Response, WebError> {
+    visitor.check(&form.csrf)?;
+    let account = visitor.account()?;
+    let kept = visitor.session.as_deref().unwrap_or_default();
+    let changed = state
+        .arena
+        .change_password(account, &form.password, &form.new_password, kept, client)
+        .await;
+    match changed {
+        Ok(()) => {
+            let notice = "Your password is changed, and every other browser is signed out.";
+            Ok(render(&settings_page(&visitor, Some(notice.to_owned()), None)?)?.into_response())
+        }
+        Err(error) => refuse_settings(&visitor, &error),
+    }
+}
+
+/// `POST /account/sign-out-everywhere`: ends every session of the account, this one too.
+pub(crate) async fn sign_out_everywhere(
+    State(state): State<WebState>,
+    visitor: Visitor,
+    ClientAddress(client): ClientAddress,
+    Form(form): Form<SettingsForm>,
+) -> Result<Response, WebError> {
+    visitor.check(&form.csrf)?;
+    let account = visitor.account()?;
+    match state
+        .arena
+        .sign_out_everywhere(account, &form.password, client)
+        .await
+    {
+        Ok(()) => Ok(signed_out(&visitor)),
+        Err(error) => refuse_settings(&visitor, &error),
+    }
+}
+
+/// `POST /account/delete`: deletes the account and its bots (see `Arena::delete_account`).
+pub(crate) async fn delete_account(
+    State(state): State<WebState>,
+    visitor: Visitor,
+    ClientAddress(client): ClientAddress,
+    Form(form): Form<SettingsForm>,
+) -> Result<Response, WebError> {
+    visitor.check(&form.csrf)?;
+    let account = visitor.account()?;
+    match state
+        .arena
+        .delete_account(account, &form.password, client)
+        .await
+    {
+        Ok(()) => Ok(signed_out(&visitor)),
+        Err(error) => refuse_settings(&visitor, &error),
+    }
 }
 
 // ----- bots -----

@@ -1428,3 +1428,195 @@ async fn quick_matching_offers_the_free_bot_of_median_rating() {
     let name = app.snapshot(id).await["participants"][1]["name"].clone();
     assert!(name == "Alpha" || name == "Beta", "{name}");
 }
+
+impl Browser {
+    /// Signs in as `name`; returns the sign-in's answer.
+    async fn sign_in(&self, name: &str, password: &str) -> Page {
+        let csrf = self.csrf().await;
+        self.post(
+            "/signin",
+            &[("name", name), ("password", password), ("csrf", &csrf)],
+        )
+        .await
+    }
+
+    /// Whether the browser is signed in: its own bots' page is shown rather than a redirect.
+    async fn signed_in(&self) -> bool {
+        self.get("/my/bots").await.status == StatusCode::OK
+    }
+}
+
+#[tokio::test]
+async fn a_new_password_signs_out_every_other_browser() {
+    let app = spawn_app().await;
+    let here = Browser::new(&app);
+    let csrf = here.sign_up("ada").await;
+    let elsewhere = Browser::new(&app);
+    assert_eq!(
+        elsewhere.sign_in("ada", "correct horse").await.status,
+        StatusCode::SEE_OTHER
+    );
+    let page = here.get("/account").await;
+    assert!(
+        page.html.contains("action=\"/account/password\""),
+        "{}",
+        page.html
+    );
+
+    let change = |current: &'static str, new: &'static str, csrf: String| {
+        let here = &here;
+        async move {
+            here.post(
+                "/account/password",
+                &[
+                    ("csrf", &csrf),
+                    ("password", current),
+                    ("new_password", new),
+                ],
+            )
+            .await
+        }
+    };
+    let wrong = change("wrong horse", "battery staple", csrf.clone()).await;
+    assert_eq!(wrong.status, StatusCode::UNAUTHORIZED, "{}", wrong.html);
+    let short = change("correct horse", "short", csrf.clone()).await;
+    assert_eq!(short.status, StatusCode::BAD_REQUEST);
+    let forged = change("correct horse", "battery staple", "forged".to_owned()).await;
+    assert_eq!(forged.status, StatusCode::FORBIDDEN);
+    assert!(
+        elsewhere.signed_in().await,
+        "refused changes change nothing"
+    );
+
+    let changed = change("correct horse", "battery staple", csrf).await;
+    assert_eq!(changed.status, StatusCode::OK, "{}", changed.html);
+    assert!(changed.html.contains("every other browser is signed out"));
+    assert!(
+        here.signed_in().await,
+        "the browser that asked stays signed in"
+    );
+    assert!(!elsewhere.signed_in().await, "the others are signed out");
+    let old = Browser::new(&app).sign_in("ada", "correct horse").await;
+    assert_eq!(old.status, StatusCode::UNAUTHORIZED);
+    let new = Browser::new(&app).sign_in("ada", "battery staple").await;
+    assert_eq!(new.status, StatusCode::SEE_OTHER);
+}
+
+#[tokio::test]
+async fn signing_out_everywhere_needs_the_password_and_ends_every_session() {
+    let app = spawn_app().await;
+    let here = Browser::new(&app);
+    let csrf = here.sign_up("ada").await;
+    let elsewhere = Browser::new(&app);
+    elsewhere.sign_in("ada", "correct horse").await;
+    let wrong = here
+        .post(
+            "/account/sign-out-everywhere",
+            &[("csrf", &csrf), ("password", "wrong horse")],
+        )
+        .await;
+    assert_eq!(wrong.status, StatusCode::UNAUTHORIZED);
+    assert!(here.signed_in().await && elsewhere.signed_in().await);
+    let done = here
+        .post(
+            "/account/sign-out-everywhere",
+            &[("csrf", &csrf), ("password", "correct horse")],
+        )
+        .await;
+    assert_eq!(done.location.as_deref(), Some("/"));
+    assert!(
+        done.cookies
+            .iter()
+            .any(|c| c.starts_with("arbiter_session=") && c.contains("Max-Age=0")),
+        "the cookie is removed: {:?}",
+        done.cookies
+    );
+    assert!(!here.signed_in().await && !elsewhere.signed_in().await);
+}
+
+#[tokio::test]
+async fn deleting_an_account_deletes_its_bots_and_hides_its_name() {
+    let app = spawn_app().await;
+    let browser = Browser::new(&app);
+    let csrf = browser.sign_up("ada").await;
+    let registered = browser.register(&csrf, "Flippy", None).await;
+    let token = hidden(
+        &browser
+            .get(&registered.location.expect("token page"))
+            .await
+            .html,
+        "token",
+    )
+    .expect("token");
+    let played = play_as(&browser, "house-random", &play_fields(&csrf, "black")).await;
+    let id = match_id(&played.location.expect("to the match"));
+    assert!(
+        browser
+            .get(&format!("/matches/{id}"))
+            .await
+            .html
+            .contains("@ada")
+    );
+    let busy = browser
+        .post(
+            "/account/delete",
+            &[("csrf", &csrf), ("password", "correct horse")],
+        )
+        .await;
+    assert_eq!(busy.status, StatusCode::CONFLICT, "a game is being played");
+    assert!(busy.html.contains("@ada has a pending or running match"));
+    play_out(&app, &browser, &csrf, id, 0).await;
+
+    let page = browser.get("/account").await;
+    assert!(page.html.contains("Your bots are deleted with it"));
+    let forged = browser
+        .post(
+            "/account/delete",
+            &[("csrf", "forged"), ("password", "correct horse")],
+        )
+        .await;
+    assert_eq!(forged.status, StatusCode::FORBIDDEN);
+    let wrong = browser
+        .post(
+            "/account/delete",
+            &[("csrf", &csrf), ("password", "wrong horse")],
+        )
+        .await;
+    assert_eq!(wrong.status, StatusCode::UNAUTHORIZED);
+    app.get("/bots/me", Some(&token)).await.expect(200);
+
+    let deleted = browser
+        .post(
+            "/account/delete",
+            &[("csrf", &csrf), ("password", "correct horse")],
+        )
+        .await;
+    assert_eq!(deleted.location.as_deref(), Some("/"), "{}", deleted.html);
+    assert!(!browser.signed_in().await);
+    app.get("/bots/me", Some(&token)).await.expect(401);
+    assert_eq!(
+        browser.get("/bots/Flippy").await.status,
+        StatusCode::NOT_FOUND
+    );
+    let history = browser.get(&format!("/matches/{id}")).await.html;
+    assert!(
+        !history.contains("@ada") && history.contains("@deleted-"),
+        "{history}"
+    );
+    assert_eq!(
+        Browser::new(&app)
+            .sign_in("ada", "correct horse")
+            .await
+            .status,
+        StatusCode::UNAUTHORIZED
+    );
+    // The name is free again, for a new account that plays as a new person.
+    let newcomer = Browser::new(&app);
+    let csrf = newcomer.sign_up("ada").await;
+    let played = play_as(&newcomer, "house-random", &play_fields(&csrf, "black")).await;
+    let again = match_id(&played.location.expect("to the match"));
+    assert_ne!(again, id);
+    let snapshot = app.snapshot(again).await;
+    assert_eq!(snapshot["participants"][0]["name"], "@ada");
+    assert!(!newcomer.get("/my/bots").await.html.contains("Flippy"));
+}
