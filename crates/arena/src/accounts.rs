@@ -431,7 +431,8 @@ impl Arena {
     /// Deletes an account once its password is given again (counted like a sign-in). Its
     /// bots are deleted with it, as their owner's Delete does (they stop playing and their
     /// tokens stop working; their matches stay in the history); the games the person played
-    /// stay in the history under a neutral name, `@deleted-{id}`; every session ends, and the
+    /// stay in the history, shown under a neutral name, `@deleted-{id}` (their stored events
+    /// are never rewritten, so an export keeps the old name); every session ends, and the
     /// name may be taken again. Refused while the person has a pending or running game.
     pub async fn delete_account(
         &self,
