@@ -34,6 +34,18 @@ pub struct PersonChallenge {
     pub seat: SeatChoice,
 }
 
+/// What a person asks for with a quick match: `std` from the start or an XOT opening, against
+/// whichever bot the arena finds.
+#[derive(Clone, Debug)]
+pub struct QuickMatch {
+    /// The clocks.
+    pub time_control: TimeControl,
+    /// Where the game starts: [`Opening::Start`] or [`Opening::Balanced`] (XOT).
+    pub opening: Opening,
+    /// The person's seat.
+    pub seat: SeatChoice,
+}
+
 impl Arena {
     /// The participant `account` plays as, if it has played.
     pub fn find_person(&self, account: &Account) -> Option<Bot> {
@@ -111,21 +123,7 @@ impl Arena {
         self.challenge_in_seat(person, request, challenge.seat)
             .await
     }
-}
 
-/// What a person asks for with a quick match: `std` from the start or an XOT opening, against
-/// whichever bot the arena finds.
-#[derive(Clone, Debug)]
-pub struct QuickMatch {
-    /// The clocks.
-    pub time_control: TimeControl,
-    /// Where the game starts: [`Opening::Start`] or [`Opening::Balanced`] (XOT).
-    pub opening: Opening,
-    /// The person's seat.
-    pub seat: SeatChoice,
-}
-
-impl Arena {
     /// The bot a person's quick match is played against. People have no rating, so a person
     /// counts as a player of middling strength: of the registered bots auto-matching could
     /// pair now (online, idle, auto-matching on, not practising, playing `std`), the one with
@@ -136,7 +134,8 @@ impl Arena {
         for bot in self.candidates(self.now()) {
             rated.push((self.shared.ratings.rating(bot.id, &mode).await, bot));
         }
-        // Ties go to the longest-known bot, as `candidates` lists them, so the choice is stable.
+        // The sort is stable: bots of equal rating keep the order `candidates` gives them
+        // (longest-known first), so the choice does not vary from one call to the next.
         rated.sort_by(|a, b| a.0.total_cmp(&b.0));
         match rated.len() {
             0 => self.find_bot(&self.shared.config.automatch_house),
