@@ -1,5 +1,6 @@
 // Arbiter's web pages in headless Chromium: the newcomer walkthrough from sign-up to a watched
-// and replayed match, a person playing a house bot by clicking, and the pages' refusals.
+// and replayed match, a person playing a house bot by clicking, a quick match in the colour a
+// guest chose followed live on the home page, and the pages' refusals.
 //
 // Run by crates/arbiter/tests/browser.rs, which starts the server and passes:
 //   BASE_URL    the server's address
@@ -210,7 +211,7 @@ try {
     await photograph(page, "replay");
   });
 
-  await step("home, bots and leaderboard pages", async () => {
+  await step("home, bots, leaderboard and account pages", async () => {
     await page.goto("/");
     check((await page.content()).includes("Recent results"), "home");
     await photograph(page, "home");
@@ -220,6 +221,9 @@ try {
     // A practising bot's games are unrated, so Walker is not ranked.
     check((await page.locator("main >> text=Walker").count()) === 0, "practice is unrated");
     await photograph(page, "leaderboard");
+    await page.goto("/account");
+    check((await page.locator("form[action='/account/delete'] input[type=password]").count()) === 1, "deleting asks for the password");
+    await photograph(page, "account");
   });
 
   await step("a guest plays a whole game against a house bot by clicking", async () => {
@@ -247,6 +251,36 @@ try {
     }
     check((await board.locator("#legs[data-open='false']").count()) === 1, "the game ended");
     check(clicks > 10, `${clicks} moves clicked`);
+    await guest.close();
+  });
+
+  await step("a guest quick-matches as White; the home page follows the game live", async () => {
+    const guest = await browser.newContext({ baseURL: base, viewport: { width: 375, height: 812 } });
+    const board = await guest.newPage();
+    await board.goto("/");
+    check((await board.textContent("form.quick legend")).includes("Play a bot now"), "the offer");
+    await board.selectOption("form.quick select[name=colour]", "white");
+    await board.click("form.quick button[value=start]");
+    await board.waitForURL(/\/matches\/\d+$/);
+    const id = board.url().split("/").pop();
+    check((await board.textContent(".you")).includes("You play White"), "the chosen colour");
+    // Walker practises, so quick matching falls back on the house bot, which moves first.
+    check((await board.textContent("h1")).includes("house-medium"), await board.textContent("h1"));
+    await board.waitForSelector("#legs [data-play] .play", { timeout: 20_000 });
+    check((await board.locator("#legs ol.moves li").count()) === 1, "Black moved first");
+
+    await page.goto("/");
+    const mini = `[data-mini="${id}"]`;
+    await page.waitForSelector(`${mini}[data-open='true'] svg.board`);
+    const before = await page.getAttribute(`${mini} svg.board`, "aria-label");
+    await photograph(page, "home-live");
+    await board.locator("#legs [data-play] .play").first().click();
+    await page.waitForFunction(
+      ([selector, label]) => document.querySelector(`${selector} svg.board`)?.getAttribute("aria-label") !== label,
+      [mini, before],
+      { timeout: 20_000 },
+    );
+    await photograph(board, "quick-match");
     await guest.close();
   });
 } catch (error) {

@@ -1,7 +1,7 @@
 //! The web pages in a real headless Chromium, driven by `tests/browser/walkthrough.mjs`
 //! (playwright-core) against a real `arbiter serve` process and a real `arbiter bot`
-//! connector: the whole newcomer walkthrough, a person playing a house bot by clicking, and
-//! the pages' refusals.
+//! connector: the whole newcomer walkthrough, a person playing a house bot by clicking, a
+//! quick match in a chosen colour followed live on the home page, and the pages' refusals.
 //!
 //! It needs Node.js, `npm ci` in `tests/browser` and Debian's `chromium`. Without them it is
 //! skipped with a notice, unless `ARBITER_BROWSER_TESTS=1` (as CI sets it) makes their absence

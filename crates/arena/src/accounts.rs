@@ -12,6 +12,7 @@ use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, Salt
 use rand::TryRng;
 
 use crate::directory::Bot;
+use crate::humans::{PERSON_PREFIX, is_person};
 use crate::{Arena, ArenaError, BotProfile, lock, token};
 
 /// The prefix of a session cookie's value.
@@ -281,6 +282,26 @@ impl Arena {
         password: &str,
         client: IpAddr,
     ) -> Result<(Account, String), ArenaError> {
+        let record = self.verify(name, password, client).await?;
+        let now = self.now();
+        let (session, secret) = self.new_session(record.id)?;
+        self.shared
+            .writer
+            .write(vec![Write::PutSession(session.clone())])
+            .await?;
+        self.shared.accounts.lock().keep_session(session, now);
+        Ok((Account::from(&record), secret))
+    }
+
+    /// The account named `name` if `password` is its password. Failures are counted per name
+    /// and per address, and beyond the limit every attempt is refused for a while, right
+    /// password or not.
+    async fn verify(
+        &self,
+        name: &str,
+        password: &str,
+        client: IpAddr,
+    ) -> Result<AccountRecord, ArenaError> {
         let key = name.trim().to_lowercase();
         let now = self.now();
         let stored = {
@@ -326,13 +347,7 @@ impl Arena {
             }
             return Err(ArenaError::WrongPassword);
         };
-        let (session, secret) = self.new_session(record.id)?;
-        self.shared
-            .writer
-            .write(vec![Write::PutSession(session.clone())])
-            .await?;
-        self.shared.accounts.lock().keep_session(session, now);
-        Ok((Account::from(&record), secret))
+        Ok(record)
     }
 
     /// The account a session cookie's value belongs to, while the session lasts.
@@ -352,6 +367,120 @@ impl Arena {
             .write(vec![Write::DeleteSession(hash.clone())])
             .await?;
         self.shared.accounts.lock().sessions.remove(&hash);
+        Ok(())
+    }
+
+    /// Changes an account's password once its current one is given again (counted like a
+    /// sign-in), and ends every other session of the account; the session `kept` (the
+    /// cookie's value of the browser that asked) stays signed in.
+    pub async fn change_password(
+        &self,
+        account: &Account,
+        current: &str,
+        new: &str,
+        kept: &str,
+        client: IpAddr,
+    ) -> Result<(), ArenaError> {
+        validate_password(new)?;
+        let mut record = self.verify(&account.name, current, client).await?;
+        let new = new.to_owned();
+        record.password_hash = blocking(move || hash_password(&new)).await??;
+        let kept = token::hash(kept);
+        self.shared
+            .writer
+            .write(vec![
+                Write::PutAccount(record.clone()),
+                Write::DeleteSessionsOf {
+                    account: record.id,
+                    except: Some(kept.clone()),
+                },
+            ])
+            .await?;
+        let mut inner = self.shared.accounts.lock();
+        inner
+            .sessions
+            .retain(|hash, s| s.account != record.id || *hash == kept);
+        inner.by_id.insert(record.id, record);
+        Ok(())
+    }
+
+    /// Ends every session of an account, the asking browser's too, once its password is
+    /// given again (counted like a sign-in).
+    pub async fn sign_out_everywhere(
+        &self,
+        account: &Account,
+        password: &str,
+        client: IpAddr,
+    ) -> Result<(), ArenaError> {
+        let record = self.verify(&account.name, password, client).await?;
+        self.shared
+            .writer
+            .write(vec![Write::DeleteSessionsOf {
+                account: record.id,
+                except: None,
+            }])
+            .await?;
+        self.shared
+            .accounts
+            .lock()
+            .sessions
+            .retain(|_, s| s.account != record.id);
+        Ok(())
+    }
+
+    /// Deletes an account once its password is given again (counted like a sign-in). Its
+    /// bots are deleted with it, as their owner's Delete does (they stop playing and their
+    /// tokens stop working; their matches stay in the history); the games the person played
+    /// stay in the history, shown under a neutral name, `@deleted-{id}` (their stored events
+    /// are never rewritten, so an export keeps the old name); every session ends, and the
+    /// name may be taken again. Refused while the person has a pending or running game.
+    pub async fn delete_account(
+        &self,
+        account: &Account,
+        password: &str,
+        client: IpAddr,
+    ) -> Result<(), ArenaError> {
+        let record = self.verify(&account.name, password, client).await?;
+        let (people, bots): (Vec<Bot>, Vec<Bot>) = self
+            .shared
+            .directory
+            .list(self.now())
+            .into_iter()
+            .map(|(bot, _)| bot)
+            .filter(|bot| bot.profile.owner == Some(record.id) && !bot.deleted)
+            .partition(is_person);
+        let person = people.into_iter().next();
+        // A game being played shows the person's name until it ends; it must end first.
+        if let Some(person) = &person
+            && lock(&self.shared.open)
+                .get(&person.id)
+                .is_some_and(|open| !open.is_empty())
+        {
+            return Err(ArenaError::HasOpenMatches(person.name.clone()));
+        }
+        for bot in bots {
+            self.delete_bot(bot.id).await?;
+        }
+        let gone = Write::DeleteAccount(record.id);
+        match person {
+            // The person's new name and the account's deletion are one write, so that the
+            // account's name is never shown once it is free again.
+            Some(person) => {
+                self.update_bot_with(person.id, vec![gone], |bot| {
+                    bot.name = format!("{PERSON_PREFIX}deleted-{}", bot.id);
+                    bot.deleted = true;
+                    bot.token_hash = None;
+                })
+                .await?;
+                // Closed games still in memory show the old name; the store has the new one.
+                self.shared.retire_closed_of(person.id);
+            }
+            None => self.shared.writer.write(vec![gone]).await?,
+        }
+        let mut inner = self.shared.accounts.lock();
+        inner.sessions.retain(|_, s| s.account != record.id);
+        inner.by_name.remove(&record.name.to_lowercase());
+        inner.by_id.remove(&record.id);
         Ok(())
     }
 

@@ -16,7 +16,7 @@ use crate::directory::Bot;
 use crate::{Arena, ChallengeRequest, Format, lock};
 
 /// The game mode auto-matching plays.
-const VARIANT: &str = "std";
+pub(crate) const VARIANT: &str = "std";
 
 /// What auto-matching remembers between rounds.
 #[derive(Default)]
@@ -104,8 +104,9 @@ impl Arena {
             .retain(|_, until| *until > now);
     }
 
-    /// The bots that may be offered or play an auto-match now, longest-known first.
-    fn candidates(&self, now: i64) -> Vec<Bot> {
+    /// The bots that may be offered or play an auto-match now, longest-known first; people's
+    /// quick matches choose among them too.
+    pub(crate) fn candidates(&self, now: i64) -> Vec<Bot> {
         let excluded = lock(&self.shared.automatch).excluded.clone();
         let open = lock(&self.shared.open).clone();
         let mut bots: Vec<Bot> = self

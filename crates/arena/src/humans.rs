@@ -8,7 +8,9 @@ use serde_json::Value;
 
 use crate::accounts::Account;
 use crate::directory::Bot;
-use crate::{Arena, ArenaError, BotProfile, ChallengeRequest, Format, Opening, TimeControl};
+use crate::{
+    Arena, ArenaError, BotProfile, ChallengeRequest, Format, Opening, SeatChoice, TimeControl,
+};
 
 /// The prefix of the names people play under; bot names cannot contain it.
 pub const PERSON_PREFIX: char = '@';
@@ -27,6 +29,21 @@ pub struct PersonChallenge {
     pub time_control: TimeControl,
     /// Where the game starts.
     pub opening: Opening,
+    /// The person's seat (in Othello, Black is the first seat): chosen, or drawn from the
+    /// match seed.
+    pub seat: SeatChoice,
+}
+
+/// What a person asks for with a quick match: `std` from the start or an XOT opening, against
+/// whichever bot the arena finds.
+#[derive(Clone, Debug)]
+pub struct QuickMatch {
+    /// The clocks.
+    pub time_control: TimeControl,
+    /// Where the game starts: [`Opening::Start`] or [`Opening::Balanced`] (XOT).
+    pub opening: Opening,
+    /// The person's seat.
+    pub seat: SeatChoice,
 }
 
 impl Arena {
@@ -103,7 +120,41 @@ impl Arena {
             auto: false,
             opening: challenge.opening,
         };
-        self.challenge(person, request).await
+        self.challenge_in_seat(person, request, challenge.seat)
+            .await
+    }
+
+    /// The bot a person's quick match is played against. People have no rating, so a person
+    /// counts as a player of middling strength: of the registered bots auto-matching could
+    /// pair now (online, idle, auto-matching on, not practising, playing `std`), the one with
+    /// the median `std` rating; when there is none, the house bot auto-matching falls back on.
+    pub async fn quick_opponent(&self) -> Result<Bot, ArenaError> {
+        let mode = format!("othello:{}", crate::automatch::VARIANT);
+        let mut rated = Vec::new();
+        for bot in self.candidates(self.now()) {
+            rated.push((self.shared.ratings.rating(bot.id, &mode).await, bot));
+        }
+        // The sort is stable: bots of equal rating keep the order `candidates` gives them
+        // (longest-known first), so the choice does not vary from one call to the next.
+        rated.sort_by(|a, b| a.0.total_cmp(&b.0));
+        match rated.len() {
+            0 => self.find_bot(&self.shared.config.automatch_house),
+            n => Ok(rated.swap_remove((n - 1) / 2).1),
+        }
+    }
+
+    /// A person's quick match: one unrated `std` game against [`Arena::quick_opponent`],
+    /// started at once against a house bot and offered like any challenge to a registered bot.
+    pub async fn quick_match(&self, person: &Bot, quick: QuickMatch) -> Result<Value, ArenaError> {
+        let opponent = self.quick_opponent().await?;
+        let challenge = PersonChallenge {
+            opponent: opponent.name,
+            variant: crate::automatch::VARIANT.to_owned(),
+            time_control: quick.time_control,
+            opening: quick.opening,
+            seat: quick.seat,
+        };
+        self.challenge_as_person(person, challenge).await
     }
 }
 

@@ -40,15 +40,28 @@ pub use clock::{Clock, ManualClock, SystemClock, utc_datetime};
 pub use config::{ArenaConfig, TimeControl};
 pub use directory::{Bot, BotProfile, Environment};
 pub use error::{ArenaError, ErrorClass};
-pub use humans::{PERSON_PREFIX, PersonChallenge, ROOM_ROUND};
+pub use humans::{PERSON_PREFIX, PersonChallenge, QuickMatch, ROOM_ROUND};
 pub use kit::{GameKit, HouseLevel};
-pub use live::{Format, MoveReply, Opening};
+pub use live::{Format, MoveReply, Opening, SeatChoice};
 pub use log::Reader;
 
 use actor::{Actor, Command};
 use directory::{ANONYMOUS_PREFIX, Directory, HOUSE_PREFIX};
 use feed::{Feeds, Line, Subscription};
 use log::MatchLog;
+
+/// One line of a leaderboard.
+#[derive(Clone, Debug)]
+pub struct Standing {
+    /// The place, 1 for the best.
+    pub rank: usize,
+    /// The bot.
+    pub bot: Bot,
+    /// Its rating in the leaderboard's game mode.
+    pub rating: arbiter_rating::Rating,
+    /// Whether it has played too few rated games for the rating to be official.
+    pub provisional: bool,
+}
 
 /// Who a challenge is for, and on what terms.
 #[derive(Clone, Debug)]
@@ -182,7 +195,27 @@ impl Shared {
             }
             retired
         };
-        for id in retired {
+        self.retire(retired);
+    }
+
+    /// Retires from memory every closed match `bot` played, so that they are served from the
+    /// store from then on, with the bot as it now is.
+    pub(crate) fn retire_closed_of(&self, bot: BotId) {
+        let played: Vec<MatchId> = self
+            .matches
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .iter()
+            .filter(|(_, handle)| handle.closed && handle.bots.contains(&bot))
+            .map(|(id, _)| *id)
+            .collect();
+        lock(&self.closed).retain(|(_, id)| !played.contains(id));
+        self.retire(played);
+    }
+
+    /// Stops the actors of closed matches and forgets them.
+    fn retire(&self, ids: Vec<MatchId>) {
+        for id in ids {
             let handle = self
                 .matches
                 .write()
@@ -405,6 +438,8 @@ impl Arena {
             rated: details["rated"].as_bool().unwrap_or(false),
             auto: details["auto"].as_bool().unwrap_or(false),
             opening: serde_json::from_value(details["opening"].clone()).unwrap_or_default(),
+            // Matches stored before seats could be chosen gave the challenger the first seat.
+            seat: serde_json::from_value(details["seat"].clone()).unwrap_or_default(),
             created_ms: record.created_ms,
             seed: ServerSeed::from_revealed(&record.seed),
             config: self.shared.config.clone(),
@@ -936,24 +971,41 @@ impl Arena {
     }
 
     /// Every bot's rating in a game mode, best first, deleted bots left out.
-    pub async fn leaderboard(&self, game: &str, variant: &str) -> Value {
+    pub async fn standings(&self, game: &str, variant: &str) -> Vec<Standing> {
         let mode = format!("{game}:{variant}");
         let board = self.shared.ratings.leaderboard(&mode).await;
-        let entries: Vec<Value> = board
-            .iter()
+        board
+            .into_iter()
             .filter_map(|(id, rating)| {
-                let bot = self.shared.directory.get(*id).filter(|b| !b.deleted)?;
-                let mut entry = self.shared.ratings.view(rating);
-                entry["bot"] = json!({"id": bot.id, "name": bot.name, "kind": bot.kind});
-                Some(entry)
+                let bot = self.shared.directory.get(id).filter(|b| !b.deleted)?;
+                Some((bot, rating))
             })
             .enumerate()
-            .map(|(i, mut entry)| {
-                entry["rank"] = json!(i + 1);
+            .map(|(i, (bot, rating))| Standing {
+                rank: i + 1,
+                provisional: self.shared.ratings.provisional(&rating),
+                bot,
+                rating,
+            })
+            .collect()
+    }
+
+    /// The leaderboard of a game mode as the API shows it: `{"mode", "entries"}`, each entry
+    /// a rating with its `bot` and `rank`.
+    pub async fn leaderboard(&self, game: &str, variant: &str) -> Value {
+        let entries: Vec<Value> = self
+            .standings(game, variant)
+            .await
+            .iter()
+            .map(|standing| {
+                let bot = &standing.bot;
+                let mut entry = self.shared.ratings.view(&standing.rating);
+                entry["bot"] = json!({"id": bot.id, "name": bot.name, "kind": bot.kind});
+                entry["rank"] = json!(standing.rank);
                 entry
             })
             .collect();
-        json!({"mode": mode, "entries": entries})
+        json!({"mode": format!("{game}:{variant}"), "entries": entries})
     }
 
     /// A bot's ratings, by game mode (`othello:std`, …), in the modes it has been rated in.
@@ -1014,6 +1066,17 @@ impl Arena {
         from: &Bot,
         request: ChallengeRequest,
     ) -> Result<Value, ArenaError> {
+        self.challenge_in_seat(from, request, SeatChoice::First)
+            .await
+    }
+
+    /// Creates a challenge from `from`, who takes `seat` in the first leg.
+    async fn challenge_in_seat(
+        &self,
+        from: &Bot,
+        request: ChallengeRequest,
+        seat: SeatChoice,
+    ) -> Result<Value, ArenaError> {
         let kit = self.shared.kit(&request.game)?;
         let variant = request
             .variant
@@ -1062,6 +1125,7 @@ impl Arena {
             rated,
             auto: request.auto,
             opening: request.opening,
+            seat,
             created_ms: now,
             seed,
             config: self.shared.config.clone(),

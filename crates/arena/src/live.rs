@@ -57,6 +57,21 @@ pub enum Opening {
     Balanced,
 }
 
+/// Which seat the challenger takes in the first leg (the legs after it alternate). In
+/// Othello the first seat is Black, who moves first.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SeatChoice {
+    /// The first seat, as in every challenge between bots.
+    #[default]
+    First,
+    /// The second seat.
+    Second,
+    /// Either, drawn from the match seed when the match starts: committed before the match
+    /// and revealed after it, so nobody can guess or choose it, and a replay checks it.
+    Random,
+}
+
 /// What a match was created with; only `rated` may change, once, when a challenge is
 /// accepted while a bot reports practice (see [`accept`]).
 pub(crate) struct Setup {
@@ -71,6 +86,8 @@ pub(crate) struct Setup {
     /// Whether auto-matching made the match.
     pub(crate) auto: bool,
     pub(crate) opening: Opening,
+    /// The challenger's seat in the first leg.
+    pub(crate) seat: SeatChoice,
     pub(crate) created_ms: i64,
     pub(crate) seed: ServerSeed,
     pub(crate) config: ArenaConfig,
@@ -101,6 +118,20 @@ impl Setup {
         [self.bots[0].id == bot, self.bots[1].id == bot]
     }
 
+    /// The participant in the first seat of the first leg, for the match started by event
+    /// `nonce`. A random seat is drawn from a stream of its own, so that it never shifts what
+    /// the rules draw for the opening.
+    fn first_seat_participant(&self, nonce: i64) -> usize {
+        match self.seat {
+            SeatChoice::First => 0,
+            SeatChoice::Second => 1,
+            SeatChoice::Random => {
+                let mut rng = self.labelled_rng("seat", nonce);
+                usize::from(arbiter_rules::random::below(&mut rng, 2) == 1)
+            }
+        }
+    }
+
     /// The generator for the command producing event `nonce`; derived only if the rules draw.
     fn rng(&self, nonce: i64) -> LazyStream<'_> {
         self.labelled_rng("", nonce)
@@ -127,6 +158,7 @@ impl Setup {
             "rated": self.rated,
             "auto": self.auto,
             "opening": self.opening,
+            "seat": self.seat,
             "commitment": self.seed.commitment().as_hex(),
             "expires_ms": progress.expires_ms,
             "started_ms": progress.started_ms,
@@ -449,6 +481,7 @@ pub(crate) fn start(setup: &Setup, progress: &mut Progress, now_ms: i64) -> Resu
         setup,
         &configs,
         &mut setup.labelled_rng("legs", nonce),
+        setup.first_seat_participant(nonce),
         now_ms,
     )?;
     let payload = json!({
@@ -469,10 +502,13 @@ pub(crate) fn start(setup: &Setup, progress: &mut Progress, now_ms: i64) -> Resu
     Ok(())
 }
 
+/// The legs from their configurations, `first` in the first seat of the first leg and the
+/// seats swapped in each leg after it.
 fn build_legs(
     setup: &Setup,
     configs: &[Value],
     rng: &mut LazyStream<'_>,
+    first: usize,
     now_ms: i64,
 ) -> Result<Vec<Leg>, ArenaError> {
     configs
@@ -490,7 +526,7 @@ fn build_legs(
             let initial = setup.time_control.initial_ms;
             Ok(Leg {
                 state,
-                first_seat_participant: i % 2,
+                first_seat_participant: (first + i) % 2,
                 clocks_ms: [initial; 2],
                 turn_started_ms: now_ms,
                 revision: 0,
@@ -1371,7 +1407,8 @@ pub(crate) fn replay_observed(
                     .map(|l| l["config"].clone())
                     .collect();
                 let mut rng = setup.labelled_rng("legs", event.seq);
-                progress.legs = build_legs(setup, &configs, &mut rng, event.at_ms)?;
+                let first = setup.first_seat_participant(event.seq);
+                progress.legs = build_legs(setup, &configs, &mut rng, first, event.at_ms)?;
                 progress.started_ms = Some(event.at_ms);
                 progress.status = MatchStatus::Running;
                 note_first_turns(&mut progress, event.at_ms);

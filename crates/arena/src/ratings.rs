@@ -63,6 +63,11 @@ impl Ratings {
         })
     }
 
+    /// Whether `rating` is still provisional.
+    pub(crate) fn provisional(&self, rating: &Rating) -> bool {
+        rating.provisional(&self.config)
+    }
+
     /// Rates one result between `bots` in `mode` (`winner`: participant 0 or 1, `None` for a
     /// draw) and stores it with `store`, which must write the returned writes in the same
     /// batch as the result itself. The table is locked meanwhile, so that two results of the

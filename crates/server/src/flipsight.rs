@@ -433,7 +433,7 @@ async fn bot_object(state: &AppState, bot: &Bot, online: bool) -> Value {
         "online": online,
         "disabled": bot.disabled,
         "deleted": bot.deleted,
-        "photo": bot.profile.photo_ms.map_or_else(|| NO_PHOTO.to_owned(), |v| format!("/bots/{}/photo?v={v}", bot.name)),
+        "photo": bot.profile.photo_ms.map_or_else(|| NO_PHOTO.to_owned(), |v| format!("{}/photo?v={v}", arbiter_web::bot_path(&bot.name))),
     })
 }
 

@@ -224,6 +224,24 @@ fn batch_query(writes: &[Write]) -> QueryBuilder<Sqlite> {
                 query.push_bind(hash);
                 query.push(";\n");
             }
+            Write::DeleteSessionsOf { account, except } => {
+                query.push("DELETE FROM sessions WHERE account_id = ");
+                query.push_bind(account);
+                if let Some(kept) = except {
+                    query.push(" AND token_hash <> ");
+                    query.push_bind(kept);
+                }
+                query.push(";\n");
+            }
+            Write::DeleteAccount(account) => {
+                query.push("DELETE FROM sessions WHERE account_id = ");
+                query.push_bind(account);
+                query.push(";\nINSERT OR IGNORE INTO deleted_accounts (id) SELECT id FROM accounts WHERE id = ");
+                query.push_bind(account);
+                query.push(";\nDELETE FROM accounts WHERE id = ");
+                query.push_bind(account);
+                query.push(";\n");
+            }
             Write::PutPhoto(photo) => {
                 query.push("INSERT INTO bot_photos (bot_id, png, updated_ms) VALUES (");
                 query
@@ -443,7 +461,7 @@ impl Store for SqliteStore {
         Box::pin(async move {
             let row = sqlx::query(
                 "SELECT (SELECT coalesce(max(id), 0) FROM bots) AS bot, (SELECT coalesce(max(id), 0) FROM matches) AS m,
-                        (SELECT coalesce(max(id), 0) FROM accounts) AS account",
+                        max((SELECT coalesce(max(id), 0) FROM accounts), (SELECT coalesce(max(id), 0) FROM deleted_accounts)) AS account",
             )
             .fetch_one(&self.reader)
             .await

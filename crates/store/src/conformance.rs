@@ -67,6 +67,7 @@ pub async fn check_all(store: Arc<dyn Store>) {
     ratings_are_kept_per_bot_and_mode(store.as_ref()).await;
     closed_matches_come_newest_first(store.as_ref()).await;
     accounts_sessions_and_photos_round_trip(store.as_ref()).await;
+    accounts_change_and_are_deleted(store.as_ref()).await;
     batches_are_atomic(store.as_ref()).await;
     the_writer_commits_in_order(store).await;
 }
@@ -180,19 +181,38 @@ async fn closed_matches_come_newest_first(store: &dyn Store) {
     assert!(closed(Some(4), 10).await.expect("closed").is_empty());
 }
 
-async fn accounts_sessions_and_photos_round_trip(store: &dyn Store) {
-    let account = |id: i64, name: &str| AccountRecord {
+fn account(id: i64, name: &str) -> AccountRecord {
+    AccountRecord {
         id,
         name: name.to_owned(),
         password_hash: format!("$argon2id$v=19$m=19456,t=2,p=1$salt{id}$hash"),
         created_ms: 3_000 + id,
-    };
-    let session = |hash: &str, account: i64, expires_ms: i64| SessionRecord {
+    }
+}
+
+fn session(hash: &str, account: i64, expires_ms: i64) -> SessionRecord {
+    SessionRecord {
         token_hash: hash.to_owned(),
         account,
         created_ms: 4_000,
         expires_ms,
-    };
+    }
+}
+
+/// The token hashes of the sessions live at `now`, sorted.
+async fn live_sessions(store: &dyn Store, now: i64) -> Vec<String> {
+    let mut hashes: Vec<String> = store
+        .sessions(now)
+        .await
+        .expect("sessions")
+        .into_iter()
+        .map(|s| s.token_hash)
+        .collect();
+    hashes.sort();
+    hashes
+}
+
+async fn accounts_sessions_and_photos_round_trip(store: &dyn Store) {
     let photo = |bot: i64, png: &[u8]| PhotoRecord {
         bot,
         png: png.to_vec(),
@@ -222,17 +242,7 @@ async fn accounts_sessions_and_photos_round_trip(store: &dyn Store) {
             .await
             .is_err()
     );
-    let live = |now| async move {
-        let mut hashes: Vec<String> = store
-            .sessions(now)
-            .await
-            .expect("sessions")
-            .into_iter()
-            .map(|s| s.token_hash)
-            .collect();
-        hashes.sort();
-        hashes
-    };
+    let live = |now| live_sessions(store, now);
     assert_eq!(live(8_500).await, vec!["s1", "s3"], "s2 has ended");
     store
         .write_batch(&[Write::DeleteSession("s1".to_owned())])
@@ -257,6 +267,74 @@ async fn accounts_sessions_and_photos_round_trip(store: &dyn Store) {
         Some(photo(1, &[9, 9]))
     );
     assert_eq!(store.photo(2).await.expect("photo"), None);
+}
+
+/// Runs after `accounts_sessions_and_photos_round_trip`: accounts 1 (Ada, session s3) and 2
+/// (grace, session s2) exist.
+async fn accounts_change_and_are_deleted(store: &dyn Store) {
+    let renewed = AccountRecord {
+        password_hash: "$argon2id$v=19$m=19456,t=2,p=1$new$hash".to_owned(),
+        ..account(1, "Ada")
+    };
+    store
+        .write_batch(&[
+            Write::PutSession(session("s4", 1, 9_000)),
+            Write::PutSession(session("s5", 1, 9_000)),
+            Write::PutAccount(renewed.clone()),
+            Write::DeleteSessionsOf {
+                account: 1,
+                except: Some("s4".to_owned()),
+            },
+        ])
+        .await
+        .expect("batch");
+    assert_eq!(
+        store.accounts().await.expect("accounts")[0],
+        renewed,
+        "a new password replaces the old hash"
+    );
+    assert_eq!(
+        live_sessions(store, 0).await,
+        vec!["s2", "s4"],
+        "Ada's other sessions ended, grace's kept"
+    );
+    store
+        .write_batch(&[Write::DeleteSessionsOf {
+            account: 1,
+            except: None,
+        }])
+        .await
+        .expect("batch");
+    assert_eq!(live_sessions(store, 0).await, vec!["s2"]);
+
+    store
+        .write_batch(&[
+            Write::PutSession(session("s6", 2, 9_000)),
+            Write::DeleteAccount(2),
+            Write::DeleteAccount(99),
+        ])
+        .await
+        .expect("batch");
+    assert_eq!(store.accounts().await.expect("accounts"), vec![renewed]);
+    store
+        .write_batch(&[Write::DeleteAccount(1)])
+        .await
+        .expect("batch");
+    assert!(store.accounts().await.expect("accounts").is_empty());
+    assert_eq!(
+        store.max_ids().await.expect("max ids").account,
+        2,
+        "a deleted account's id is never used again"
+    );
+    assert!(
+        live_sessions(store, 0).await.is_empty(),
+        "a deleted account's sessions end with it"
+    );
+    // Its name is free again, whatever its case.
+    store
+        .write_batch(&[Write::PutAccount(account(3, "Grace"))])
+        .await
+        .expect("the name is free");
 }
 
 async fn batches_are_atomic(store: &dyn Store) {

@@ -271,6 +271,16 @@ pub enum Write {
     PutSession(SessionRecord),
     /// End the session with this token hash (nothing happens if there is none).
     DeleteSession(String),
+    /// End every session of an account but the one with the token hash `except`, if given.
+    DeleteSessionsOf {
+        /// The account.
+        account: AccountId,
+        /// The session to keep (the one that asked), if any.
+        except: Option<String>,
+    },
+    /// Delete an account and every session of it (nothing happens if there is none); its
+    /// name may then be taken again, its id never (see [`MaxIds::account`]).
+    DeleteAccount(AccountId),
     /// Insert a bot's picture, or replace the one it had.
     PutPhoto(std::sync::Arc<PhotoRecord>),
 }
@@ -313,7 +323,7 @@ pub struct MaxIds {
     pub bot: BotId,
     /// The largest match id, 0 if none.
     pub r#match: MatchId,
-    /// The largest account id, 0 if none.
+    /// The largest account id ever used, deleted accounts included, 0 if none.
     pub account: AccountId,
 }
 

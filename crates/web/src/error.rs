@@ -22,6 +22,8 @@ pub(crate) enum WebError {
     Arena(ArenaError),
     /// A template failed to render.
     Render(askama::Error),
+    /// Something the server makes itself failed; the text says what, for the log.
+    Internal(String),
 }
 
 impl From<ArenaError> for WebError {
@@ -52,6 +54,13 @@ impl IntoResponse for WebError {
             WebError::BadRequest(text) => (StatusCode::BAD_REQUEST, text.clone()),
             WebError::Refused(status, text) => (*status, text.clone()),
             WebError::Arena(error) => (status_of(error), error.to_string()),
+            WebError::Internal(error) => {
+                tracing::error!(%error, "a page failed");
+                (
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    "The server failed to make this page.".to_owned(),
+                )
+            }
             WebError::Render(error) => {
                 tracing::error!(%error, "a page failed to render");
                 (

@@ -11,6 +11,7 @@ mod board;
 mod error;
 mod matches;
 mod pages;
+mod paths;
 mod photo;
 mod session;
 mod view;
@@ -22,6 +23,8 @@ use arbiter_arena::Arena;
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::routing::{get, post};
+
+pub use paths::bot_path;
 
 /// The largest photo upload request accepted, in bytes: room for a 5 MB picture and the form
 /// around it. Larger pictures are refused with a page that says why. No page accepts more.
@@ -43,10 +46,13 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
         .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
-/// The page a browser gets for an address nothing answers (404, in the site's layout).
+/// The page a browser gets for an address nothing answers (404, in the site's layout, with
+/// the security headers of every page, since it is served outside the pages' routes).
 pub fn not_found_page() -> axum::response::Response {
     use axum::response::IntoResponse;
-    error::WebError::NotFound.into_response()
+    let mut response = error::WebError::NotFound.into_response();
+    session::add_page_headers(&mut response);
+    response
 }
 
 /// A page for a request refused before it reached the pages (too large, too slow, too many
@@ -71,6 +77,13 @@ pub fn router(arena: Arena) -> Router {
         .route("/signup", get(pages::sign_up_form).post(pages::sign_up))
         .route("/signin", get(pages::sign_in_form).post(pages::sign_in))
         .route("/signout", post(pages::sign_out))
+        .route("/account", get(pages::settings))
+        .route("/account/password", post(pages::change_password))
+        .route(
+            "/account/sign-out-everywhere",
+            post(pages::sign_out_everywhere),
+        )
+        .route("/account/delete", post(pages::delete_account))
         .route("/bots", get(pages::bots))
         .route("/my/bots", get(pages::my_bots))
         .route("/my/bots/{name}/token", get(pages::token_once))
@@ -86,11 +99,14 @@ pub fn router(arena: Arena) -> Router {
         .route("/leaderboard", get(pages::leaderboard))
         .route("/matches/{id}", get(matches::match_page))
         .route("/matches/{id}/legs", get(matches::legs_fragment))
+        .route("/matches/{id}/mini", get(matches::mini_fragment))
+        .route("/play/quick", post(pages::quick_play))
         .route("/matches/{id}/replay", get(matches::replay))
         .route("/matches/{id}/moves", post(matches::play))
         .route("/bots/{name}/play", post(pages::play_bot))
         .route("/static/style.css", get(pages::style))
         .route("/static/app.js", get(pages::script))
+        .route("/img/no_profile.gif", get(pages::no_profile))
         .merge(uploads)
         .layer(axum::middleware::from_fn(session::csrf_cookie))
         .with_state(state)

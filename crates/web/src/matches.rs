@@ -13,6 +13,7 @@ use crate::WebState;
 use crate::board::{Board, move_name};
 use crate::error::{WebError, status_of};
 use crate::pages::{Page, page, render};
+use crate::paths::filters;
 use crate::session::Visitor;
 use crate::view::MatchRow;
 
@@ -146,6 +147,42 @@ impl LegsFragment {
             }),
         }
     }
+}
+
+/// A running match as a small live board: its first leg, for the home page. The script
+/// follows the match's events and swaps in `/matches/{id}/mini`, as the match page does with
+/// its legs.
+#[derive(Template)]
+#[template(path = "mini.html")]
+pub(crate) struct MiniBoard {
+    pub(crate) row: MatchRow,
+    pub(crate) open: bool,
+    pub(crate) seq: i64,
+    pub(crate) leg: Option<LegPanel>,
+}
+
+impl MiniBoard {
+    pub(crate) fn of(snapshot: &Value) -> MiniBoard {
+        let row = MatchRow::of(snapshot);
+        MiniBoard {
+            open: matches!(row.status.as_str(), "pending" | "running"),
+            seq: snapshot["seq"].as_i64().unwrap_or(0),
+            leg: snapshot["legs"]
+                .get(0)
+                .map(|leg| LegPanel::of(snapshot, leg, 0, None)),
+            row,
+        }
+    }
+}
+
+/// `GET /matches/{id}/mini`: the match's small board alone, for the script to swap in.
+pub(crate) async fn mini_fragment(
+    State(state): State<WebState>,
+    Path(id): Path<i64>,
+) -> Result<Response, WebError> {
+    let snapshot = spectate(&state, id).await?;
+    let html = render(&MiniBoard::of(&snapshot))?;
+    Ok(([(axum::http::header::CACHE_CONTROL, "no-store")], html).into_response())
 }
 
 #[derive(Template)]

@@ -6,11 +6,13 @@ use axum::extract::{Multipart, Path, Query, State};
 use axum::http::{StatusCode, header};
 use axum::response::{Html, IntoResponse, Redirect, Response};
 use axum_extra::extract::Form;
-use axum_extra::extract::cookie::{Cookie, CookieJar};
+use axum_extra::extract::cookie::CookieJar;
 use serde::Deserialize;
 
 use crate::WebState;
 use crate::error::{WebError, status_of};
+use crate::matches::MiniBoard;
+use crate::paths::{bot_path, filters};
 use crate::photo;
 use crate::session::{ClientAddress, GUEST_COOKIE, GUEST_MS, SESSION_COOKIE, Visitor, cookie};
 use crate::view::{BotRow, MatchRow, Standing, VARIANTS, rating_chart, rating_history};
@@ -45,24 +47,38 @@ fn render_with(status: StatusCode, template: &impl Template) -> Response {
 
 // ----- home -----
 
+/// How many matches the home page shows as live boards. Each board waits on its match's
+/// events with a long-poll of its own, and browsers hold at most six connections to a site,
+/// so a few boards leave room for everything else.
+const LIVE_BOARDS: usize = 4;
+
 #[derive(Template)]
 #[template(path = "home.html")]
 struct HomePage {
     page: Page,
-    running: Vec<MatchRow>,
+    games: [(&'static str, &'static str); 5],
+    live: Vec<MiniBoard>,
+    /// How many more matches are being played than the boards show.
+    more: usize,
     recent: Vec<MatchRow>,
 }
 
-/// `GET /`: live matches and recent results.
+/// `GET /`: what the site is, a quick match, live boards and recent results.
 pub(crate) async fn home(
     State(state): State<WebState>,
     visitor: Visitor,
 ) -> Result<Html<String>, WebError> {
     let running = state.arena.running_matches(20).await;
-    let recent = state.arena.closed_matches(None, 20).await?;
+    let recent = state.arena.closed_matches(None, 10).await?;
     render(&HomePage {
         page: page(&visitor, "Arbiter"),
-        running: running.iter().map(MatchRow::of).collect(),
+        games: VARIANTS,
+        live: running
+            .iter()
+            .take(LIVE_BOARDS)
+            .map(MiniBoard::of)
+            .collect(),
+        more: running.len().saturating_sub(LIVE_BOARDS),
         recent: recent.iter().map(MatchRow::of).collect(),
     })
 }
@@ -181,8 +197,122 @@ pub(crate) async fn sign_out(
     if let Some(session) = &visitor.session {
         state.arena.sign_out(session).await?;
     }
-    let jar = CookieJar::new().remove(Cookie::build(SESSION_COOKIE).path("/"));
-    Ok((jar, Redirect::to("/")).into_response())
+    Ok(signed_out(&visitor))
+}
+
+#[derive(Template)]
+#[template(path = "settings.html")]
+struct SettingsPage {
+    page: Page,
+    name: String,
+    /// What the last change did, or why it was refused.
+    notice: Option<String>,
+    error: Option<String>,
+    password_min: usize,
+}
+
+fn settings_page(
+    visitor: &Visitor,
+    notice: Option<String>,
+    error: Option<String>,
+) -> Result<SettingsPage, WebError> {
+    Ok(SettingsPage {
+        page: page(visitor, "Your account"),
+        name: visitor.account()?.name.clone(),
+        notice,
+        error,
+        password_min: PASSWORD_MIN,
+    })
+}
+
+/// `GET /account`: changing the password, signing out everywhere, deleting the account.
+pub(crate) async fn settings(visitor: Visitor) -> Result<Html<String>, WebError> {
+    render(&settings_page(&visitor, None, None)?)
+}
+
+/// A form on the account page: the password, given again, and a new one where it changes.
+#[derive(Deserialize)]
+pub(crate) struct SettingsForm {
+    #[serde(default)]
+    csrf: String,
+    #[serde(default)]
+    password: String,
+    #[serde(default)]
+    new_password: String,
+}
+
+/// The account page again with why a change was refused.
+fn refuse_settings(visitor: &Visitor, error: &ArenaError) -> Result<Response, WebError> {
+    let page = settings_page(visitor, None, Some(error.to_string()))?;
+    Ok(render_with(status_of(error), &page))
+}
+
+/// The way home with the session cookie removed: replaced by an empty one that has already
+/// expired (a jar's `remove` says nothing of a cookie the jar was not built from).
+fn signed_out(visitor: &Visitor) -> Response {
+    let jar = CookieJar::new().add(cookie(SESSION_COOKIE, String::new(), visitor.secure, 0));
+    (jar, Redirect::to("/")).into_response()
+}
+
+/// `POST /account/password`: a new password; every other session of the account ends.
+pub(crate) async fn change_password(
+    State(state): State<WebState>,
+    visitor: Visitor,
+    ClientAddress(client): ClientAddress,
+    Form(form): Form<SettingsForm>,
+) -> Result<Response, WebError> {
+    visitor.check(&form.csrf)?;
+    let account = visitor.account()?;
+    let kept = visitor.session.as_deref().unwrap_or_default();
+    let changed = state
+        .arena
+        .change_password(account, &form.password, &form.new_password, kept, client)
+        .await;
+    match changed {
+        Ok(()) => {
+            let notice = "Your password is changed, and every other browser is signed out.";
+            Ok(render(&settings_page(&visitor, Some(notice.to_owned()), None)?)?.into_response())
+        }
+        Err(error) => refuse_settings(&visitor, &error),
+    }
+}
+
+/// `POST /account/sign-out-everywhere`: ends every session of the account, this one too.
+pub(crate) async fn sign_out_everywhere(
+    State(state): State<WebState>,
+    visitor: Visitor,
+    ClientAddress(client): ClientAddress,
+    Form(form): Form<SettingsForm>,
+) -> Result<Response, WebError> {
+    visitor.check(&form.csrf)?;
+    let account = visitor.account()?;
+    match state
+        .arena
+        .sign_out_everywhere(account, &form.password, client)
+        .await
+    {
+        Ok(()) => Ok(signed_out(&visitor)),
+        Err(error) => refuse_settings(&visitor, &error),
+    }
+}
+
+/// `POST /account/delete`: deletes the account and its bots (see `Arena::delete_account`).
+pub(crate) async fn delete_account(
+    State(state): State<WebState>,
+    visitor: Visitor,
+    ClientAddress(client): ClientAddress,
+    Form(form): Form<SettingsForm>,
+) -> Result<Response, WebError> {
+    visitor.check(&form.csrf)?;
+    let account = visitor.account()?;
+    match state
+        .arena
+        .delete_account(account, &form.password, client)
+        .await
+    {
+        Ok(()) => Ok(signed_out(&visitor)),
+        Err(error) => refuse_settings(&visitor, &error),
+    }
 }
 
 // ----- bots -----
@@ -362,7 +492,7 @@ fn show_token_once(state: &WebState, visitor: &Visitor, bot: String, token: Stri
     let Some(key) = visitor.token_key() else {
         return WebError::SignInRequired.into_response();
     };
-    let to = format!("/my/bots/{bot}/token");
+    let to = format!("/my{}/token", bot_path(&bot));
     crate::lock(&state.tokens).insert(key, (bot, token));
     Redirect::to(&to).into_response()
 }
@@ -509,7 +639,7 @@ async fn manage(
     let account = visitor.account()?;
     let bot = state.arena.owned_bot(account, name)?;
     match change(&state.arena, bot.id).await {
-        Ok(()) => Ok(Redirect::to(&format!("/bots/{}", bot.name)).into_response()),
+        Ok(()) => Ok(Redirect::to(&bot_path(&bot.name)).into_response()),
         Err(error) => {
             let page = bot_page_for(state, visitor, name, Some(error.to_string())).await?;
             Ok(render_with(status_of(&error), &page))
@@ -568,6 +698,12 @@ pub(crate) async fn challenge(
     to_the_match(&state, &visitor, &name, created).await
 }
 
+/// The way to a match the arena just created.
+fn to_match(created: &serde_json::Value) -> Response {
+    let id = created["id"].as_i64().unwrap_or(0);
+    Redirect::to(&format!("/matches/{id}")).into_response()
+}
+
 /// The way to a new match, or the bot's page again with why the match was refused.
 async fn to_the_match(
     state: &WebState,
@@ -576,10 +712,7 @@ async fn to_the_match(
     created: Result<serde_json::Value, ArenaError>,
 ) -> Result<Response, WebError> {
     match created {
-        Ok(created) => {
-            let id = created["id"].as_i64().unwrap_or(0);
-            Ok(Redirect::to(&format!("/matches/{id}")).into_response())
-        }
+        Ok(created) => Ok(to_match(&created)),
         Err(error) => {
             let page = bot_page_for(state, visitor, bot, Some(error.to_string())).await?;
             Ok(render_with(status_of(&error), &page))
@@ -601,6 +734,68 @@ pub(crate) struct PlayForm {
     /// `start`, or `xot` for a balanced 8-move opening (std only).
     #[serde(default)]
     opening: String,
+    /// `black`, `white` or `random`; Black when the form has no choice.
+    #[serde(default)]
+    colour: String,
+}
+
+/// The seat a person asked for: Black is Othello's first seat.
+fn seat_of(colour: &str) -> Result<arbiter_arena::SeatChoice, WebError> {
+    match colour {
+        "" | "black" => Ok(arbiter_arena::SeatChoice::First),
+        "white" => Ok(arbiter_arena::SeatChoice::Second),
+        "random" => Ok(arbiter_arena::SeatChoice::Random),
+        _ => Err(WebError::BadRequest(
+            "choose Black, White or a random colour".to_owned(),
+        )),
+    }
+}
+
+/// The game a person asked for on a play form: the clocks, the start and their colour.
+fn play_terms(
+    form: &PlayForm,
+) -> Result<
+    (
+        arbiter_arena::TimeControl,
+        arbiter_arena::Opening,
+        arbiter_arena::SeatChoice,
+    ),
+    WebError,
+> {
+    if !(1..=60).contains(&form.minutes) || form.increment > 60 {
+        return Err(WebError::BadRequest(
+            "choose 1 to 60 minutes and an increment of at most 60 seconds".to_owned(),
+        ));
+    }
+    let time_control = arbiter_arena::TimeControl {
+        initial_ms: i64::from(form.minutes) * 60_000,
+        increment_ms: i64::from(form.increment) * 1_000,
+        per_turn_ms: None,
+    };
+    let opening = if form.opening == "xot" {
+        arbiter_arena::Opening::Balanced
+    } else {
+        arbiter_arena::Opening::Start
+    };
+    Ok((time_control, opening, seat_of(&form.colour)?))
+}
+
+/// The participant the visitor plays as: the account's (made the first time), the guest its
+/// cookie names, or a new guest, with the cookie that will name it.
+async fn person_for(
+    state: &WebState,
+    visitor: &Visitor,
+    client: std::net::IpAddr,
+) -> Result<(arbiter_arena::Bot, CookieJar), WebError> {
+    match (&visitor.account, &visitor.person) {
+        (_, Some(person)) => Ok((person.clone(), CookieJar::new())),
+        (Some(account), None) => Ok((state.arena.person_of(account).await?, CookieJar::new())),
+        (None, None) => {
+            let (guest, secret) = state.arena.new_guest(client).await?;
+            let jar = CookieJar::new().add(cookie(GUEST_COOKIE, secret, visitor.secure, GUEST_MS));
+            Ok((guest, jar))
+        }
+    }
 }
 
 /// `POST /bots/{name}/play`: the visitor (signed in, or as a guest) plays the bot one
@@ -613,37 +808,37 @@ pub(crate) async fn play_bot(
     Form(form): Form<PlayForm>,
 ) -> Result<Response, WebError> {
     visitor.check(&form.csrf)?;
-    if !(1..=60).contains(&form.minutes) || form.increment > 60 {
-        return Err(WebError::BadRequest(
-            "choose 1 to 60 minutes and an increment of at most 60 seconds".to_owned(),
-        ));
-    }
-    let mut jar = CookieJar::new();
-    let person = match (&visitor.account, &visitor.person) {
-        (_, Some(person)) => person.clone(),
-        (Some(account), None) => state.arena.person_of(account).await?,
-        (None, None) => {
-            let (guest, secret) = state.arena.new_guest(client).await?;
-            jar = jar.add(cookie(GUEST_COOKIE, secret, visitor.secure, GUEST_MS));
-            guest
-        }
-    };
+    let (time_control, opening, seat) = play_terms(&form)?;
+    let (person, jar) = person_for(&state, &visitor, client).await?;
     let challenge = arbiter_arena::PersonChallenge {
         opponent: name.clone(),
         variant: form.variant,
-        time_control: arbiter_arena::TimeControl {
-            initial_ms: i64::from(form.minutes) * 60_000,
-            increment_ms: i64::from(form.increment) * 1_000,
-            per_turn_ms: None,
-        },
-        opening: if form.opening == "xot" {
-            arbiter_arena::Opening::Balanced
-        } else {
-            arbiter_arena::Opening::Start
-        },
+        time_control,
+        opening,
+        seat,
     };
     let created = state.arena.challenge_as_person(&person, challenge).await;
     Ok((jar, to_the_match(&state, &visitor, &name, created).await?).into_response())
+}
+
+/// `POST /play/quick`: the visitor plays one unrated `std` game (from the start or an XOT
+/// opening) against the bot quick matching finds for them (see `Arena::quick_opponent`).
+pub(crate) async fn quick_play(
+    State(state): State<WebState>,
+    visitor: Visitor,
+    ClientAddress(client): ClientAddress,
+    Form(form): Form<PlayForm>,
+) -> Result<Response, WebError> {
+    visitor.check(&form.csrf)?;
+    let (time_control, opening, seat) = play_terms(&form)?;
+    let (person, jar) = person_for(&state, &visitor, client).await?;
+    let quick = arbiter_arena::QuickMatch {
+        time_control,
+        opening,
+        seat,
+    };
+    let created = state.arena.quick_match(&person, quick).await?;
+    Ok((jar, to_match(&created)).into_response())
 }
 
 /// The supported-games form.
@@ -800,13 +995,12 @@ pub(crate) async fn leaderboard(
     if !VARIANTS.iter().any(|(v, _)| *v == variant) {
         return Err(WebError::NotFound);
     }
-    let board = state.arena.leaderboard("othello", &variant).await;
-    let standings = board
-        .as_array()
-        .into_iter()
-        .flatten()
-        .enumerate()
-        .map(|(i, entry)| Standing::of(i + 1, entry))
+    let standings = state
+        .arena
+        .standings("othello", &variant)
+        .await
+        .iter()
+        .map(Standing::of)
         .collect();
     render(&LeaderboardPage {
         page: page(&visitor, "Leaderboard"),
@@ -828,6 +1022,25 @@ pub(crate) async fn style() -> Response {
         include_str!("../static/style.css"),
     )
         .into_response()
+}
+
+/// `GET /img/no_profile.gif`: the picture of those who have none, drawn once per process.
+pub(crate) async fn no_profile() -> Response {
+    static GIF: std::sync::LazyLock<Result<Vec<u8>, String>> =
+        std::sync::LazyLock::new(|| photo::placeholder_gif().map_err(|e| e.to_string()));
+    match &*GIF {
+        Ok(gif) => (
+            [
+                (header::CONTENT_TYPE, "image/gif"),
+                (header::CACHE_CONTROL, "public, max-age=86400"),
+            ],
+            gif.clone(),
+        )
+            .into_response(),
+        Err(error) => {
+            WebError::Internal(format!("the placeholder picture failed: {error}")).into_response()
+        }
+    }
 }
 
 /// `GET /static/app.js`.

@@ -73,6 +73,32 @@ pub(crate) fn reencode(bytes: &[u8]) -> Result<Vec<u8>, PhotoError> {
     Ok(png)
 }
 
+/// The side of the placeholder picture, in pixels.
+pub(crate) const PLACEHOLDER_SIDE: u32 = 96;
+
+/// The picture for a bot or person without one (FlipSight's `/img/no_profile.gif`): a grey
+/// head and shoulders on a light ground, drawn here so that no third-party image is shipped.
+pub(crate) fn placeholder_gif() -> Result<Vec<u8>, image::ImageError> {
+    let side = PLACEHOLDER_SIDE as f32;
+    let inside = |x: f32, y: f32, (cx, cy, rx, ry): (f32, f32, f32, f32)| {
+        ((x - cx) / rx).powi(2) + ((y - cy) / ry).powi(2) <= 1.0
+    };
+    let head = (side / 2.0, side * 0.38, side * 0.17, side * 0.17);
+    let shoulders = (side / 2.0, side, side * 0.34, side * 0.32);
+    let picture = image::RgbaImage::from_fn(PLACEHOLDER_SIDE, PLACEHOLDER_SIDE, |x, y| {
+        let (x, y) = (x as f32 + 0.5, y as f32 + 0.5);
+        if inside(x, y, head) || inside(x, y, shoulders) {
+            image::Rgba([0xad, 0xb5, 0xbd, 0xff])
+        } else {
+            image::Rgba([0xe9, 0xec, 0xef, 0xff])
+        }
+    });
+    let mut gif = Vec::new();
+    image::DynamicImage::ImageRgba8(picture)
+        .write_to(&mut Cursor::new(&mut gif), ImageFormat::Gif)?;
+    Ok(gif)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -112,6 +138,20 @@ mod tests {
         }
         let big = reencode(&encoded(1_024, 600, ImageFormat::Png)).expect("accepted");
         assert_eq!(dimensions(&big), (512, 300), "scaled to fit 512×512");
+    }
+
+    #[test]
+    fn the_placeholder_is_a_small_gif() {
+        let gif = placeholder_gif().expect("encoded");
+        assert!(gif.starts_with(b"GIF8"), "a GIF");
+        assert!(gif.len() < 4_096, "{} bytes", gif.len());
+        let picture = image::load_from_memory_with_format(&gif, ImageFormat::Gif)
+            .expect("decodes")
+            .to_rgba8();
+        assert_eq!(picture.dimensions(), (PLACEHOLDER_SIDE, PLACEHOLDER_SIDE));
+        let centre = picture.get_pixel(PLACEHOLDER_SIDE / 2, PLACEHOLDER_SIDE * 2 / 5);
+        let corner = picture.get_pixel(0, 0);
+        assert_ne!(centre, corner, "a figure on a ground");
     }
 
     #[test]

@@ -1,6 +1,8 @@
 //! What the templates show, prepared from the arena's bots, ratings and matches.
 
 use arbiter_arena::{Arena, Bot};
+
+use crate::paths::bot_path;
 use serde_json::Value;
 
 /// The variants of Othello, in the order the pages list them, with their names.
@@ -60,7 +62,7 @@ impl BotRow {
             photo: bot
                 .profile
                 .photo_ms
-                .map(|v| format!("/bots/{}/photo?v={v}", bot.name)),
+                .map(|v| format!("{}/photo?v={v}", bot_path(&bot.name))),
             disabled: bot.disabled,
             auto_match: !bot.profile.auto_match_off,
             concurrency: bot
@@ -162,14 +164,14 @@ pub(crate) struct Standing {
 }
 
 impl Standing {
-    pub(crate) fn of(rank: usize, entry: &Value) -> Standing {
+    pub(crate) fn of(standing: &arbiter_arena::Standing) -> Standing {
         Standing {
-            rank,
-            name: entry["bot"]["name"].as_str().unwrap_or("?").to_owned(),
-            rating: entry["rating"].as_f64().unwrap_or(0.0).round() as i64,
-            deviation: entry["deviation"].as_f64().unwrap_or(0.0).round() as i64,
-            games: entry["games"].as_u64().unwrap_or(0),
-            provisional: entry["provisional"].as_bool().unwrap_or(true),
+            rank: standing.rank,
+            name: standing.bot.name.clone(),
+            rating: standing.rating.rating.round() as i64,
+            deviation: standing.rating.deviation.round() as i64,
+            games: u64::from(standing.rating.games),
+            provisional: standing.provisional,
         }
     }
 }

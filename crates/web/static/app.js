@@ -1,4 +1,5 @@
-// Arbiter's pages work without this script; it adds copying tokens and confirming deletes.
+// Arbiter's pages work without this script; it adds copying tokens, confirming deletes, and
+// following live matches.
 "use strict";
 
 document.addEventListener("click", (event) => {
@@ -34,30 +35,51 @@ function tickClocks() {
 }
 setInterval(tickClocks, 250);
 
-// A live match: wait for the match's next events, then fetch its legs again as HTML.
+// A live match: wait for the match's next events, then let `refresh` fetch what shows it
+// again as HTML; `open` says whether the match is still worth following.
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-async function follow(legs) {
-  const id = legs.dataset.match;
-  let since = Number(legs.dataset.since);
-  while (document.getElementById("legs")?.dataset.open === "true") {
+async function follow(id, since, open, refresh) {
+  while (open()) {
     try {
       const reply = await fetch(`/api/v1/matches/${id}/events?since=${since}&wait=25`);
       if (!reply.ok) { await sleep(3000); continue; }
       const page = await reply.json();
       if (page.events.length === 0) continue;
       since = page.next_since;
-      const fragment = await fetch(`/matches/${id}/legs`);
-      if (!fragment.ok) { await sleep(3000); continue; }
-      document.getElementById("legs").outerHTML = await fragment.text();
-      clocksFrom = performance.now();
-      tickClocks();
+      if (!(await refresh())) await sleep(3000);
     } catch {
       await sleep(3000);
     }
   }
 }
+
+// The match page swaps in its legs.
+async function refreshLegs(id) {
+  const fragment = await fetch(`/matches/${id}/legs`);
+  if (!fragment.ok) return false;
+  document.getElementById("legs").outerHTML = await fragment.text();
+  clocksFrom = performance.now();
+  tickClocks();
+  return true;
+}
 const legs = document.getElementById("legs");
-if (legs && legs.dataset.open === "true") follow(legs);
+if (legs && legs.dataset.open === "true") {
+  follow(legs.dataset.match, Number(legs.dataset.since),
+    () => document.getElementById("legs")?.dataset.open === "true",
+    () => refreshLegs(legs.dataset.match));
+}
+
+// The home page's small boards each swap in their own fragment.
+for (const mini of document.querySelectorAll("[data-mini][data-open='true']")) {
+  const id = mini.dataset.mini;
+  const current = () => document.querySelector(`[data-mini="${id}"]`);
+  follow(id, Number(mini.dataset.since), () => current()?.dataset.open === "true", async () => {
+    const fragment = await fetch(`/matches/${id}/mini`);
+    if (!fragment.ok) return false;
+    current().outerHTML = await fragment.text();
+    return true;
+  });
+}
 
 // Replays step with the keyboard: arrows, Home and End follow the matching link.
 document.addEventListener("keydown", (event) => {
@@ -79,12 +101,7 @@ async function playSquare(square) {
   try {
     const reply = await fetch(`/matches/${id}/moves`, { method: "POST", body });
     const answer = await reply.json();
-    const fragment = await fetch(`/matches/${id}/legs`);
-    if (fragment.ok) {
-      document.getElementById("legs").outerHTML = await fragment.text();
-      clocksFrom = performance.now();
-      tickClocks();
-    }
+    await refreshLegs(id);
     if (!answer.ok) {
       const status = document.querySelector("#legs .status");
       if (status) status.textContent = answer.error;

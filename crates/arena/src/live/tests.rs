@@ -34,6 +34,7 @@ fn setup(format: Format, time_control: TimeControl) -> Setup {
         rated: true,
         auto: false,
         opening: Opening::Random,
+        seat: SeatChoice::First,
         created_ms: T0,
         seed: ServerSeed::from_revealed("a-test-seed"),
         config: ArenaConfig::default(),
@@ -731,4 +732,38 @@ fn simultaneous_phases_take_input_in_any_order_and_rules_deadlines_apply_default
         progress.legs[0].state.save(),
         "replay reproduces the deadline rounds"
     );
+}
+
+#[test]
+fn the_challenger_takes_the_seat_chosen_or_one_drawn_from_the_seed() {
+    // The first seat of each leg, after the match started and after a replay of its events.
+    let seats = |seat: SeatChoice, seed: &str| {
+        let mut setup = Setup {
+            seat,
+            seed: ServerSeed::from_revealed(seed),
+            ..setup(Format::Paired, TimeControl::default())
+        };
+        let mut progress = challenge(&setup, T0);
+        accept(&mut setup, &mut progress, 2, false, T0).expect("accept");
+        let rebuilt = replay(&setup, MatchStatus::Running, &progress.fresh).expect("replay");
+        let firsts = |p: &Progress| {
+            p.legs
+                .iter()
+                .map(|l| l.first_seat_participant)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(firsts(&rebuilt), firsts(&progress), "a replay agrees");
+        firsts(&progress)
+    };
+    assert_eq!(seats(SeatChoice::First, "s"), vec![0, 1]);
+    assert_eq!(seats(SeatChoice::Second, "s"), vec![1, 0]);
+    let drawn: Vec<Vec<usize>> = (0..16)
+        .map(|i| seats(SeatChoice::Random, &format!("seed-{i}")))
+        .collect();
+    assert!(
+        drawn.contains(&vec![0, 1]) && drawn.contains(&vec![1, 0]),
+        "{drawn:?}"
+    );
+    // The draw is the seed's: the same seed draws the same seat.
+    assert_eq!(seats(SeatChoice::Random, "seed-3"), drawn[3]);
 }

@@ -470,6 +470,23 @@ async fn the_home_page_and_leaderboards_list_matches_and_ratings() {
     let board = browser.get("/leaderboard?variant=std").await;
     assert_eq!(board.status, StatusCode::OK);
     assert!(board.html.contains("aria-current=\"page\">Othello"));
+    // The rated result ranks both bots, the winner first, as the API does.
+    let ranked = app.get("/leaderboard?variant=std", None).await.expect(200);
+    assert_eq!(ranked["entries"][0]["bot"]["name"], "Beta", "{ranked}");
+    let (beta, alpha) = (
+        board
+            .html
+            .find("href=\"/bots/Beta\"")
+            .expect("Beta is listed"),
+        board
+            .html
+            .find("href=\"/bots/Alpha\"")
+            .expect("Alpha is listed"),
+    );
+    assert!(beta < alpha, "the winner ranks first");
+    assert!(!board.html.contains("No rated game"), "{}", board.html);
+    let anti = browser.get("/leaderboard?variant=anti").await;
+    assert!(anti.html.contains("No rated game has been played"));
     assert_eq!(
         browser.get("/leaderboard?variant=chess").await.status,
         StatusCode::NOT_FOUND
@@ -984,6 +1001,12 @@ async fn pages_carry_security_headers_and_browsers_get_a_page_for_unknown_addres
         .await
         .expect("page");
     assert_eq!(page.status(), StatusCode::NOT_FOUND);
+    assert_eq!(
+        page.headers().get("content-security-policy"),
+        home.headers().get("content-security-policy"),
+        "the page for an unknown address is a page like any other"
+    );
+    assert_eq!(page.headers()["x-content-type-options"], "nosniff");
     assert!(
         page.text()
             .await
@@ -994,4 +1017,606 @@ async fn pages_carry_security_headers_and_browsers_get_a_page_for_unknown_addres
     app.get("/no/such/endpoint", None)
         .await
         .expect_error(404, "not_found");
+}
+
+/// The addresses of `/bots/…` links and forms in a page, as written.
+fn bot_addresses(html: &str) -> Vec<String> {
+    ["href=\"/bots/", "action=\"/bots/"]
+        .iter()
+        .flat_map(|marker| {
+            html.match_indices(marker).filter_map(move |(at, _)| {
+                let start = at + marker.len() - "/bots/".len();
+                html[start..].split('"').next().map(str::to_owned)
+            })
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn links_to_bots_are_percent_encoded_and_lead_to_the_bot() {
+    let app = spawn_app().await;
+    // An anonymous bot's name holds ':' and '#'; a registered one may hold any letter.
+    let anonymous = app
+        .post("/bots/anon", None, serde_json::json!({"name": "name"}))
+        .await
+        .expect(201);
+    let anonymous_name = anonymous["bot"]["name"].as_str().expect("name").to_owned();
+    assert!(anonymous_name.contains('#'), "{anonymous_name}");
+    let anonymous_token = anonymous["token"].as_str().expect("token").to_owned();
+    let first = app
+        .challenge(&anonymous_token, "house-random", serde_json::json!({}))
+        .await;
+    let owner = Browser::new(&app);
+    let csrf = owner.sign_up("ada").await;
+    let registered = owner.register(&csrf, "Flüppy.v2", None).await;
+    assert_eq!(
+        registered.status,
+        StatusCode::SEE_OTHER,
+        "{}",
+        registered.html
+    );
+    let to_token = registered.location.expect("to the token page");
+    assert_eq!(to_token, "/my/bots/Fl%C3%BCppy.v2/token");
+    let token = hidden(&owner.get(&to_token).await.html, "token").expect("the token");
+    let second = app
+        .challenge(&token, "house-greedy", serde_json::json!({}))
+        .await;
+
+    let mut links = Vec::new();
+    for id in [first, second] {
+        links.extend(bot_addresses(
+            &owner.get(&format!("/matches/{id}")).await.html,
+        ));
+    }
+    for expected in [
+        "/bots/anon%3Aname%23".to_owned(),
+        "/bots/Fl%C3%BCppy.v2".to_owned(),
+        "/bots/house-random".to_owned(),
+    ] {
+        assert!(
+            links.iter().any(|l| l.starts_with(&expected)),
+            "{expected} in {links:?}"
+        );
+    }
+    let profile = owner.get("/bots/Fl%C3%BCppy.v2").await;
+    let forms = bot_addresses(&profile.html);
+    assert!(
+        forms.contains(&"/bots/Fl%C3%BCppy.v2/token".to_owned()),
+        "{forms:?}"
+    );
+    for address in links.iter().chain(&forms) {
+        assert!(
+            address
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "/-._~%?=&;".contains(c)),
+            "{address} is written as an address"
+        );
+    }
+    for link in links {
+        let page = owner.get(&link).await;
+        assert_eq!(page.status, StatusCode::OK, "{link}");
+    }
+    let anonymous_page = owner
+        .get(&format!("/bots/anon%3Aname%23{}", anonymous["bot"]["id"]))
+        .await;
+    assert!(
+        anonymous_page.html.contains(&anonymous_name),
+        "the anonymous bot's own page"
+    );
+    // A change made on the bot's page leads back to it.
+    let saved = owner
+        .post(
+            "/bots/Fl%C3%BCppy.v2/auto-match",
+            &[("csrf", &csrf), ("on", "false")],
+        )
+        .await;
+    assert_eq!(saved.location.as_deref(), Some("/bots/Fl%C3%BCppy.v2"));
+}
+
+#[tokio::test]
+async fn the_placeholder_picture_flipsight_bots_are_given_is_served() {
+    let app = spawn_app().await;
+    let (_, token) = app.register("Alpha").await;
+    let origin = app.base.trim_end_matches("/api/v1").to_owned();
+    let polled: serde_json::Value = app
+        .client
+        .post(format!("{origin}/flipsight/bot_match_api.php"))
+        .bearer_auth(&token)
+        .json(&serde_json::json!({"action": "agent_poll"}))
+        .send()
+        .await
+        .expect("poll")
+        .json()
+        .await
+        .expect("json");
+    let photo = polled["bot"]["photo"]
+        .as_str()
+        .expect("the bot's photo")
+        .to_owned();
+    assert_eq!(photo, "/img/no_profile.gif", "{polled}");
+    let reply = app
+        .client
+        .get(format!("{origin}{photo}"))
+        .send()
+        .await
+        .expect("picture");
+    assert_eq!(reply.status(), StatusCode::OK);
+    assert_eq!(reply.headers()["content-type"], "image/gif");
+    assert_eq!(reply.headers()["x-content-type-options"], "nosniff");
+    assert!(
+        reply.headers()["cache-control"]
+            .to_str()
+            .is_ok_and(|c| c.starts_with("public, max-age=")),
+        "cached"
+    );
+    let bytes = reply.bytes().await.expect("body");
+    let picture =
+        image::load_from_memory_with_format(&bytes, image::ImageFormat::Gif).expect("a GIF");
+    assert!(picture.width() >= 48 && picture.width() == picture.height());
+}
+
+/// The fields of the form that plays a bot, with the chosen colour.
+fn play_fields(csrf: &str, colour: &str) -> Vec<(&'static str, String)> {
+    vec![
+        ("csrf", csrf.to_owned()),
+        ("variant", "std".to_owned()),
+        ("minutes", "5".to_owned()),
+        ("increment", "0".to_owned()),
+        ("colour", colour.to_owned()),
+    ]
+}
+
+async fn play_as(browser: &Browser, bot: &str, fields: &[(&'static str, String)]) -> Page {
+    let fields: Vec<(&str, &str)> = fields.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    browser.post(&format!("/bots/{bot}/play"), &fields).await
+}
+
+#[tokio::test]
+async fn a_person_plays_white_and_the_house_bot_moves_first() {
+    let app = spawn_app().await;
+    let browser = Browser::new(&app);
+    let csrf = browser.sign_up("ada").await;
+    let form = browser.get("/bots/house-greedy").await;
+    assert!(form.html.contains("<option value=\"white\">White</option>"));
+    let started = play_as(&browser, "house-greedy", &play_fields(&csrf, "white")).await;
+    let id = match_id(&started.location.expect("to the match"));
+    let snapshot = app.snapshot(id).await;
+    assert_eq!(
+        snapshot["legs"][0]["first_seat_participant"], 1,
+        "the house bot, participant 1, is Black"
+    );
+    let page = browser.get(&format!("/matches/{id}")).await;
+    assert!(page.html.contains("You play White"), "{}", page.html);
+    // Played to the end with the person as White: the server passes for whoever cannot
+    // move, and every disc on the board was placed by a move.
+    play_out(&app, &browser, &csrf, id, 0).await;
+    let finished = app.snapshot(id).await;
+    assert_eq!(finished["status"], "finished", "{finished}");
+    let history = finished["legs"][0]["view"]["history"]
+        .as_array()
+        .expect("history");
+    assert!(
+        history.len() > 10 && history[0]["move"] != -1,
+        "Black, the house bot, moved first"
+    );
+    let discs = &finished["legs"][0]["view"]["discs"];
+    let placed = history.iter().filter(|m| m["move"] != -1).count() as i64;
+    assert_eq!(
+        discs[0].as_i64().unwrap_or(0) + discs[1].as_i64().unwrap_or(0),
+        4 + placed
+    );
+
+    let refused = play_as(&browser, "house-greedy", &play_fields(&csrf, "green")).await;
+    assert_eq!(refused.status, StatusCode::BAD_REQUEST);
+    assert!(
+        refused
+            .html
+            .contains("choose Black, White or a random colour")
+    );
+}
+
+#[tokio::test]
+async fn a_bot_is_asked_for_blacks_moves_when_the_person_plays_white() {
+    let app = spawn_app().await;
+    let (_, alpha) = app.register("Alpha").await;
+    app.get("/bots/me", Some(&alpha)).await.expect(200);
+    let browser = Browser::new(&app);
+    let csrf = browser.sign_up("ada").await;
+    let started = play_as(&browser, "Alpha", &play_fields(&csrf, "white")).await;
+    let id = match_id(&started.location.expect("to the match"));
+    app.post(
+        &format!("/challenges/{id}/accept"),
+        Some(&alpha),
+        serde_json::json!({}),
+    )
+    .await
+    .expect(200);
+    let turn = app.turns(id, &alpha).await.remove(0);
+    assert_eq!(turn["request"]["color"], 1, "the bot plays Black: {turn}");
+    assert_eq!(
+        turn["request"]["legal_moves"].as_array().map(Vec::len),
+        Some(4)
+    );
+    let page = browser.get(&format!("/matches/{id}")).await;
+    assert!(page.html.contains("You play White"));
+    assert!(
+        !page.html.contains("data-play="),
+        "not the person's move yet"
+    );
+    app.play_first_moves(id, &alpha).await;
+    let page = browser.get(&format!("/matches/{id}")).await;
+    assert!(page.html.contains("data-play=\"0 1\""), "{}", page.html);
+}
+
+#[tokio::test]
+async fn a_random_colour_is_shown_as_drawn() {
+    // Which colour is drawn, and that both are, is the arena's unit test (with fixed seeds);
+    // here the page shows what was drawn.
+    let app = spawn_app().await;
+    let browser = Browser::new(&app);
+    let csrf = browser.sign_up("ada").await;
+    let started = play_as(&browser, "house-random", &play_fields(&csrf, "random")).await;
+    let id = match_id(&started.location.expect("to the match"));
+    let page = browser.get(&format!("/matches/{id}")).await;
+    let first = &app.snapshot(id).await["legs"][0]["first_seat_participant"];
+    let shown = if *first == 0 {
+        "You play Black"
+    } else {
+        "You play White"
+    };
+    assert!(page.html.contains(shown), "{first}: {}", page.html);
+}
+
+/// The discs on the first board drawn in a page, from its label.
+fn disc_total(html: &str) -> u32 {
+    let label = html
+        .split("aria-label=\"Board: ")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .expect("a board");
+    label
+        .split(", ")
+        .filter_map(|part| part.split(' ').next()?.parse::<u32>().ok())
+        .sum()
+}
+
+#[tokio::test]
+async fn the_home_page_tells_a_newcomer_what_to_do_and_shows_live_boards() {
+    let app = spawn_app().await;
+    let browser = Browser::new(&app);
+    let empty = browser.get("/").await;
+    for text in [
+        "Play a bot now",
+        "action=\"/play/quick\"",
+        "Othello",
+        "Grand 10×10",
+        "Octagon",
+        "Reversi",
+        "No match is being played right now",
+    ] {
+        assert!(empty.html.contains(text), "{text}: {}", empty.html);
+    }
+    let (id, alpha, _) = app.running_match().await;
+    let home = browser.get("/").await;
+    let board = format!("data-mini=\"{id}\"");
+    assert!(home.html.contains(&board), "{}", home.html);
+    assert!(home.html.contains("data-open=\"true\""));
+    assert!(
+        home.html.contains("<svg class=\"board\""),
+        "a board is drawn"
+    );
+    assert_eq!(disc_total(&home.html), 12, "the 12-disc opening");
+    // The board the script swaps in follows the match.
+    app.play_first_moves(id, &alpha).await;
+    let fresh = browser.get(&format!("/matches/{id}/mini")).await;
+    assert_eq!(fresh.status, StatusCode::OK);
+    assert_eq!(fresh.cache_control.as_deref(), Some("no-store"));
+    assert!(
+        fresh
+            .html
+            .starts_with(&format!("<a class=\"mini\" href=\"/matches/{id}\" {board}"))
+    );
+    assert_eq!(disc_total(&fresh.html), 13, "one more disc: {}", fresh.html);
+    app.post(
+        &format!("/matches/{id}/resign"),
+        Some(&alpha),
+        serde_json::json!({}),
+    )
+    .await
+    .expect(200);
+    let closed = browser.get(&format!("/matches/{id}/mini")).await;
+    assert!(closed.html.contains("data-open=\"false\""));
+    assert!(closed.html.contains("Beta wins"), "{}", closed.html);
+    assert_eq!(
+        browser.get("/matches/999/mini").await.status,
+        StatusCode::NOT_FOUND
+    );
+}
+
+#[tokio::test]
+async fn quick_matching_finds_a_house_bot_when_no_bot_is_free() {
+    let app = spawn_app().await;
+    let guest = Browser::new(&app);
+    let csrf = guest.csrf().await;
+    let mut fields = play_fields(&csrf, "black");
+    fields.push(("opening", "start".to_owned()));
+    let fields_ref: Vec<(&str, &str)> = fields.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let started = guest.post("/play/quick", &fields_ref).await;
+    assert_eq!(started.status, StatusCode::SEE_OTHER, "{}", started.html);
+    assert!(
+        started
+            .cookies
+            .iter()
+            .any(|c| c.starts_with("arbiter_guest="))
+    );
+    let id = match_id(&started.location.expect("to the match"));
+    let snapshot = app.snapshot(id).await;
+    assert_eq!(snapshot["participants"][1]["name"], "house-medium");
+    assert_eq!(snapshot["variant"], "std");
+    assert_eq!(snapshot["rated"], false);
+    assert_eq!(
+        snapshot["legs"][0]["view"]["discs"],
+        serde_json::json!([2, 2])
+    );
+    assert!(
+        guest
+            .get(&format!("/matches/{id}"))
+            .await
+            .html
+            .contains("You play Black")
+    );
+
+    let mut xot = play_fields(&csrf, "white");
+    xot.push(("opening", "xot".to_owned()));
+    let xot: Vec<(&str, &str)> = xot.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let started = guest.post("/play/quick", &xot).await;
+    let id = match_id(&started.location.expect("to the match"));
+    let snapshot = app.snapshot(id).await;
+    assert_eq!(snapshot["variant"], "std");
+    assert_eq!(snapshot["legs"][0]["first_seat_participant"], 1);
+    let opening = &snapshot["legs"][0]["view"]["opening"];
+    assert_eq!(opening.as_array().map(Vec::len), Some(8), "{opening}");
+
+    let forged = guest.post("/play/quick", &[("csrf", "forged")]).await;
+    assert_eq!(forged.status, StatusCode::FORBIDDEN);
+}
+
+#[tokio::test]
+async fn quick_matching_offers_the_free_bot_of_median_rating() {
+    let app = spawn_app().await;
+    // Beta beats Alpha in a rated match; Gamma has not played: Alpha < Gamma < Beta.
+    let (id, alpha, beta) = app.running_match().await;
+    app.post(
+        &format!("/matches/{id}/resign"),
+        Some(&alpha),
+        serde_json::json!({}),
+    )
+    .await
+    .expect(200);
+    let (_, gamma) = app.register("Gamma").await;
+    for token in [&alpha, &beta, &gamma] {
+        app.get("/bots/me", Some(token)).await.expect(200);
+    }
+    let browser = Browser::new(&app);
+    let csrf = browser.sign_up("ada").await;
+    let mut fields = play_fields(&csrf, "random");
+    fields.push(("opening", "start".to_owned()));
+    let fields: Vec<(&str, &str)> = fields.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let started = browser.post("/play/quick", &fields).await;
+    let id = match_id(&started.location.expect("to the match"));
+    let snapshot = app.snapshot(id).await;
+    assert_eq!(snapshot["participants"][1]["name"], "Gamma", "{snapshot}");
+    assert_eq!(snapshot["status"], "pending", "offered like any challenge");
+    app.post(
+        &format!("/challenges/{id}/accept"),
+        Some(&gamma),
+        serde_json::json!({}),
+    )
+    .await
+    .expect(200);
+    assert_eq!(app.snapshot(id).await["status"], "running");
+    // A bot that switched auto-matching off is not offered quick matches.
+    app.post(
+        "/admin/bots/Gamma/auto-match",
+        Some(ADMIN),
+        serde_json::json!({"enabled": false}),
+    )
+    .await
+    .expect(200);
+    let again = browser.post("/play/quick", &fields).await;
+    let id = match_id(&again.location.expect("to the match"));
+    let name = app.snapshot(id).await["participants"][1]["name"].clone();
+    assert!(name == "Alpha" || name == "Beta", "{name}");
+}
+
+impl Browser {
+    /// Signs in as `name`; returns the sign-in's answer.
+    async fn sign_in(&self, name: &str, password: &str) -> Page {
+        let csrf = self.csrf().await;
+        self.post(
+            "/signin",
+            &[("name", name), ("password", password), ("csrf", &csrf)],
+        )
+        .await
+    }
+
+    /// Whether the browser is signed in: its own bots' page is shown rather than a redirect.
+    async fn signed_in(&self) -> bool {
+        self.get("/my/bots").await.status == StatusCode::OK
+    }
+}
+
+#[tokio::test]
+async fn a_new_password_signs_out_every_other_browser() {
+    let app = spawn_app().await;
+    let here = Browser::new(&app);
+    let csrf = here.sign_up("ada").await;
+    let elsewhere = Browser::new(&app);
+    assert_eq!(
+        elsewhere.sign_in("ada", "correct horse").await.status,
+        StatusCode::SEE_OTHER
+    );
+    let page = here.get("/account").await;
+    assert!(
+        page.html.contains("action=\"/account/password\""),
+        "{}",
+        page.html
+    );
+
+    let change = |current: &'static str, new: &'static str, csrf: String| {
+        let here = &here;
+        async move {
+            here.post(
+                "/account/password",
+                &[
+                    ("csrf", &csrf),
+                    ("password", current),
+                    ("new_password", new),
+                ],
+            )
+            .await
+        }
+    };
+    let wrong = change("wrong horse", "battery staple", csrf.clone()).await;
+    assert_eq!(wrong.status, StatusCode::UNAUTHORIZED, "{}", wrong.html);
+    let short = change("correct horse", "short", csrf.clone()).await;
+    assert_eq!(short.status, StatusCode::BAD_REQUEST);
+    let forged = change("correct horse", "battery staple", "forged".to_owned()).await;
+    assert_eq!(forged.status, StatusCode::FORBIDDEN);
+    assert!(
+        elsewhere.signed_in().await,
+        "refused changes change nothing"
+    );
+
+    let changed = change("correct horse", "battery staple", csrf).await;
+    assert_eq!(changed.status, StatusCode::OK, "{}", changed.html);
+    assert!(changed.html.contains("every other browser is signed out"));
+    assert!(
+        here.signed_in().await,
+        "the browser that asked stays signed in"
+    );
+    assert!(!elsewhere.signed_in().await, "the others are signed out");
+    let old = Browser::new(&app).sign_in("ada", "correct horse").await;
+    assert_eq!(old.status, StatusCode::UNAUTHORIZED);
+    let new = Browser::new(&app).sign_in("ada", "battery staple").await;
+    assert_eq!(new.status, StatusCode::SEE_OTHER);
+}
+
+#[tokio::test]
+async fn signing_out_everywhere_needs_the_password_and_ends_every_session() {
+    let app = spawn_app().await;
+    let here = Browser::new(&app);
+    let csrf = here.sign_up("ada").await;
+    let elsewhere = Browser::new(&app);
+    elsewhere.sign_in("ada", "correct horse").await;
+    let wrong = here
+        .post(
+            "/account/sign-out-everywhere",
+            &[("csrf", &csrf), ("password", "wrong horse")],
+        )
+        .await;
+    assert_eq!(wrong.status, StatusCode::UNAUTHORIZED);
+    assert!(here.signed_in().await && elsewhere.signed_in().await);
+    let done = here
+        .post(
+            "/account/sign-out-everywhere",
+            &[("csrf", &csrf), ("password", "correct horse")],
+        )
+        .await;
+    assert_eq!(done.location.as_deref(), Some("/"));
+    assert!(
+        done.cookies
+            .iter()
+            .any(|c| c.starts_with("arbiter_session=") && c.contains("Max-Age=0")),
+        "the cookie is removed: {:?}",
+        done.cookies
+    );
+    assert!(!here.signed_in().await && !elsewhere.signed_in().await);
+}
+
+#[tokio::test]
+async fn deleting_an_account_deletes_its_bots_and_hides_its_name() {
+    let app = spawn_app().await;
+    let browser = Browser::new(&app);
+    let csrf = browser.sign_up("ada").await;
+    let registered = browser.register(&csrf, "Flippy", None).await;
+    let token = hidden(
+        &browser
+            .get(&registered.location.expect("token page"))
+            .await
+            .html,
+        "token",
+    )
+    .expect("token");
+    let played = play_as(&browser, "house-random", &play_fields(&csrf, "black")).await;
+    let id = match_id(&played.location.expect("to the match"));
+    assert!(
+        browser
+            .get(&format!("/matches/{id}"))
+            .await
+            .html
+            .contains("@ada")
+    );
+    let busy = browser
+        .post(
+            "/account/delete",
+            &[("csrf", &csrf), ("password", "correct horse")],
+        )
+        .await;
+    assert_eq!(busy.status, StatusCode::CONFLICT, "a game is being played");
+    assert!(busy.html.contains("@ada has a pending or running match"));
+    play_out(&app, &browser, &csrf, id, 0).await;
+
+    let page = browser.get("/account").await;
+    assert!(page.html.contains("Your bots are deleted with it"));
+    let forged = browser
+        .post(
+            "/account/delete",
+            &[("csrf", "forged"), ("password", "correct horse")],
+        )
+        .await;
+    assert_eq!(forged.status, StatusCode::FORBIDDEN);
+    let wrong = browser
+        .post(
+            "/account/delete",
+            &[("csrf", &csrf), ("password", "wrong horse")],
+        )
+        .await;
+    assert_eq!(wrong.status, StatusCode::UNAUTHORIZED);
+    app.get("/bots/me", Some(&token)).await.expect(200);
+
+    let deleted = browser
+        .post(
+            "/account/delete",
+            &[("csrf", &csrf), ("password", "correct horse")],
+        )
+        .await;
+    assert_eq!(deleted.location.as_deref(), Some("/"), "{}", deleted.html);
+    assert!(!browser.signed_in().await);
+    app.get("/bots/me", Some(&token)).await.expect(401);
+    assert_eq!(
+        browser.get("/bots/Flippy").await.status,
+        StatusCode::NOT_FOUND
+    );
+    let history = browser.get(&format!("/matches/{id}")).await.html;
+    assert!(
+        !history.contains("@ada") && history.contains("@deleted-"),
+        "{history}"
+    );
+    assert_eq!(
+        Browser::new(&app)
+            .sign_in("ada", "correct horse")
+            .await
+            .status,
+        StatusCode::UNAUTHORIZED
+    );
+    // The name is free again, for a new account that plays as a new person.
+    let newcomer = Browser::new(&app);
+    let csrf = newcomer.sign_up("ada").await;
+    let played = play_as(&newcomer, "house-random", &play_fields(&csrf, "black")).await;
+    let again = match_id(&played.location.expect("to the match"));
+    assert_ne!(again, id);
+    let snapshot = app.snapshot(again).await;
+    assert_eq!(snapshot["participants"][0]["name"], "@ada");
+    assert!(!newcomer.get("/my/bots").await.html.contains("Flippy"));
 }
