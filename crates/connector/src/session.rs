@@ -54,7 +54,7 @@ pub(crate) async fn run(
     options: Options,
     shutdown: impl std::future::Future<Output = ()>,
 ) -> Result<Exit, ConnectorError> {
-    let api = Api::new(&options.server, &options.token)?;
+    let api = Api::new(&options.server, &options.token, options.ca_file.as_deref())?;
     let runtime_over = async {
         match options.max_runtime {
             Some(limit) => tokio::time::sleep(limit).await,
@@ -68,8 +68,9 @@ pub(crate) async fn run(
         let mut wait = BACKOFF_FIRST;
         loop {
             match api.me().await {
-                Ok(me) => return Ok(me),
-                Err(ApiError::Unauthorized(why)) => return Err(why),
+                Ok(me) => return Ok(Ok(me)),
+                Err(ApiError::Unauthorized(why)) => return Ok(Err(why)),
+                Err(ApiError::Untrusted(why)) => return Err(ConnectorError::Untrusted(why)),
                 Err(error) => {
                     tracing::warn!(
                         "{error}; cannot reach {}, retrying in {} s",
@@ -85,7 +86,7 @@ pub(crate) async fn run(
     let me = tokio::select! {
         () = &mut shutdown => return Ok(Exit::Normal),
         () = &mut runtime_over => return Ok(Exit::MaxRuntime),
-        me = signed_in => match me {
+        me = signed_in => match me? {
             Ok(me) => me,
             Err(why) => {
                 tracing::error!("Bot credential rejected by {}: {why}. Check the token (a rotated token stops working at once).", api.server());
@@ -106,6 +107,18 @@ pub(crate) async fn run(
     );
 
     let mut once_pending = None;
+    let mut once = options.once_match;
+    if let Some(challenge) = &options.challenge {
+        let id = api
+            .challenge(&challenge.opponent, challenge.variant.as_deref())
+            .await
+            .map_err(|error| ConnectorError::ChallengeRefused {
+                opponent: challenge.opponent.clone(),
+                why: error.to_string(),
+            })?;
+        tracing::info!("Challenged {} (match {id})", challenge.opponent);
+        once = Some(id);
+    }
     if let Some(id) = options.once_match {
         match api.snapshot(id).await {
             // Anyone may watch a match; only the bot's own can be played.
@@ -147,7 +160,7 @@ pub(crate) async fn run(
             revoked: CancellationToken::new(),
         },
         me: my_id,
-        once: options.once_match,
+        once,
         matches: HashMap::new(),
         answered: HashSet::new(),
         legs: TaskTracker::new(),

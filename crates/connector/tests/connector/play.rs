@@ -132,7 +132,7 @@ async fn two_connected_bots_play_each_other_and_challenges_are_accepted_automati
 
 /// One FlipSight-dialect call, written from FlipSight's documentation.
 async fn flipsight(server: &Server, token: &str, body: serde_json::Value) -> serde_json::Value {
-    let reply: serde_json::Value = reqwest::Client::new()
+    let reply: serde_json::Value = arbiter_http_client::client()
         .post(format!("{}/flipsight/bot_match_api.php", server.url))
         .bearer_auth(token)
         .body(body.to_string())
@@ -190,7 +190,7 @@ async fn the_connector_plays_a_bot_that_speaks_flipsights_dialect() {
                 let my_colour = if leg["black_participant"] == me { 1 } else { 2 };
                 if leg["status"] == "active" && leg["turn"] == my_colour {
                     let mv = leg["legal_moves"].get(0).cloned().unwrap_or(json!(-1));
-                    let _ = reqwest::Client::new()
+                    let _ = arbiter_http_client::client()
                         .post(format!("{}/flipsight/bot_match_api.php", server.url))
                         .bearer_auth(&fs)
                         .body(json!({"action": "agent_move", "match_id": id, "leg": leg_no, "revision": leg["revision"], "move": mv}).to_string())
