@@ -10,8 +10,9 @@
 //! Engines are separate programs behind one of four adapters (see [`EngineSpec`]): FlipSight's
 //! JSON lines (`--engine`), the NBoard protocol (`--nboard`, and `--edax` on top of it),
 //! Egaroucid's console commands (`--egaroucid`), or the built-in practice engine. An engine that
-//! fails (times out, answers garbage, plays an illegal move, dies) is reported on one line and
-//! restarted; the connector itself keeps going.
+//! fails (times out, answers garbage, plays an illegal move, dies) is restarted and asked again
+//! while the clock allows, and each decision's failures are reported together on one line; the
+//! connector itself keeps going.
 
 mod api;
 mod engine;
