@@ -29,7 +29,7 @@ pub(crate) struct BotArgs {
     /// An engine speaking the NBoard protocol (standard 8x8 Othello only).
     #[arg(long, value_name = "COMMAND")]
     nboard: Option<String>,
-    /// The `set depth` sent to an NBoard engine, 0–60 (0: the engine's default; with --edax, full strength under the clock).
+    /// The `set depth` sent to an NBoard engine, 0–60 (0: the engine's default; with --edax, chosen move by move from the clock).
     #[arg(long, value_name = "N", default_value_t = 0, value_parser = clap::value_parser!(u8).range(0..=60))]
     nboard_depth: u8,
     /// Edax's executable, run in its NBoard mode.

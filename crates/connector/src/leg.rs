@@ -114,7 +114,7 @@ pub(crate) async fn run(
             changed = turns.changed() => if changed.is_err() { break },
         }
     }
-    leg.engine.restart().await;
+    leg.engine.stop().await;
 }
 
 /// Completes once a decision later than `revision` arrives (or the match is gone).

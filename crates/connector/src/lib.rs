@@ -84,6 +84,15 @@ impl EngineSpec {
         }
     }
 
+    /// Whether one process of the engine is kept from move to move, and so started once at
+    /// start-up to check it (NBoard, Edax, Egaroucid).
+    fn keeps_running(&self) -> bool {
+        matches!(
+            self,
+            EngineSpec::Nboard { .. } | EngineSpec::Edax { .. } | EngineSpec::Egaroucid { .. }
+        )
+    }
+
     /// The engine name reported when `--engine-name` is not given.
     fn default_name(&self) -> Option<&'static str> {
         match self {

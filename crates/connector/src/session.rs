@@ -94,6 +94,7 @@ pub(crate) async fn run(
             }
         },
     };
+    check_engine(&options).await;
     let my_id = me["id"].as_i64().unwrap_or_default();
     let my_name = me["name"].as_str().unwrap_or("?").to_owned();
     // Reported before anything is accepted, so that a practice bot's first match is already
@@ -194,6 +195,33 @@ pub(crate) async fn run(
     let _ = source.await;
     session.stop_all().await;
     Ok(exit)
+}
+
+/// Starts an engine that keeps its process running once before anything is accepted, so that
+/// its first start (Edax builds an opening book when it has none) does not eat a match's clock,
+/// and says how it went. JSON engines are not checked: they may be one-shot programs, started
+/// for every decision anyway.
+async fn check_engine(options: &Options) {
+    let name = options
+        .engine_name
+        .as_deref()
+        .or(options.engine.default_name())
+        .unwrap_or("the engine");
+    if !options.engine.keeps_running() {
+        return;
+    }
+    tracing::info!(
+        "Starting {name} once before accepting matches, to check that it answers (Edax without an opening book builds one first, which can take a minute)"
+    );
+    match crate::engine::first_answer(&options.engine).await {
+        Ok(took) => tracing::info!(
+            "{name} is ready: it answered the start position in {:.1} s",
+            took.as_secs_f64()
+        ),
+        Err(failure) => tracing::warn!(
+            "{name} did not answer the start position ({failure}); matches are accepted anyway, and a failing engine is restarted at every decision"
+        ),
+    }
 }
 
 /// A match being played.
