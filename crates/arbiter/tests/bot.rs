@@ -378,3 +378,25 @@ async fn challenge_plays_one_match_against_the_named_bot_and_exits() {
         "{log}"
     );
 }
+
+#[tokio::test]
+async fn a_system_without_root_certificates_still_gets_a_working_client() {
+    let (server, dir) = server();
+    let (token, _) = mint(&server, "bare").await;
+    // Pointed at no certificates at all, the platform's verifier finds none, as on a minimal
+    // container without a certificate bundle.
+    let empty = dir.path().join("no-certificates");
+    std::fs::create_dir(&empty).expect("an empty folder");
+    let empty = empty.to_str().expect("a UTF-8 path");
+    let missing = dir.path().join("no-bundle.pem");
+    let missing = missing.to_str().expect("a UTF-8 path");
+    let bot = Bot::start_with(
+        &server,
+        Some(("ARBITER_TOKEN", &token)),
+        &[("SSL_CERT_FILE", missing), ("SSL_CERT_DIR", empty)],
+        &["--practice", "--max-runtime", "0.5"],
+    );
+    let (status, log) = bot.exit();
+    assert_eq!(status.code(), Some(3), "{log}");
+    assert!(log.contains("Connected to"), "{log}");
+}

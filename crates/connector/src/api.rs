@@ -81,7 +81,7 @@ impl Api {
             .tcp_nodelay(true)
             .user_agent(concat!("arbiter-bot/", env!("CARGO_PKG_VERSION")))
             .build()
-            .map_err(|e| crate::ConnectorError::Client(e.to_string()))?;
+            .map_err(|e| crate::ConnectorError::Client(chain(&e)))?;
         Ok(Api {
             client,
             base: format!("{server}/api/v1"),

@@ -94,7 +94,12 @@ pub(crate) async fn run(
             }
         },
     };
-    check_engine(&options).await;
+    // Stopping during the check (it may take a minute) drops it, and with it the engine.
+    tokio::select! {
+        () = &mut shutdown => return Ok(Exit::Normal),
+        () = &mut runtime_over => return Ok(Exit::MaxRuntime),
+        () = check_engine(&options) => {}
+    }
     let my_id = me["id"].as_i64().unwrap_or_default();
     let my_name = me["name"].as_str().unwrap_or("?").to_owned();
     // Reported before anything is accepted, so that a practice bot's first match is already

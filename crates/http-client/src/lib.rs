@@ -11,14 +11,21 @@
 //! Certificates are checked against the platform's trust store (the system's certificate
 //! bundle on Linux, the keychain on macOS, the certificate store on Windows), to which a caller
 //! may add roots of its own with [`reqwest::ClientBuilder::tls_certs_merge`], for a server with a
-//! self-signed certificate.
+//! self-signed certificate. On a Linux or BSD system with no certificate bundle at all (a
+//! minimal container), where the platform's verifier refuses to be built and no client could be
+//! made, even for plain HTTP, Mozilla's root certificates compiled into the binary are used.
 
-use std::sync::Once;
+use std::sync::{Once, OnceLock};
 
 /// A reqwest client builder, with ring installed as the process's TLS crypto provider.
 pub fn builder() -> reqwest::ClientBuilder {
     install_ring();
-    reqwest::Client::builder()
+    let builder = reqwest::Client::builder();
+    if system_has_roots() {
+        builder
+    } else {
+        builder.tls_certs_only(mozilla_roots())
+    }
 }
 
 /// A client with reqwest's defaults, for tests and tools that need nothing else.
@@ -40,6 +47,28 @@ fn install_ring() {
     INSTALLED.call_once(|| {
         let _ = rustls::crypto::ring::default_provider().install_default();
     });
+}
+
+/// Whether the system offers root certificates the platform's verifier can load. Only Linux and
+/// the BSDs read them from files that may be missing; elsewhere the operating system's own store
+/// is asked.
+fn system_has_roots() -> bool {
+    static FOUND: OnceLock<bool> = OnceLock::new();
+    *FOUND.get_or_init(|| {
+        !cfg!(all(
+            unix,
+            not(target_vendor = "apple"),
+            not(target_os = "android")
+        )) || !rustls_native_certs::load_native_certs().certs.is_empty()
+    })
+}
+
+/// Mozilla's root certificates, as compiled into the binary.
+fn mozilla_roots() -> Vec<reqwest::Certificate> {
+    webpki_root_certs::TLS_SERVER_ROOT_CERTS
+        .iter()
+        .filter_map(|der| reqwest::Certificate::from_der(der).ok())
+        .collect()
 }
 
 /// Whether a request failed because the server's certificate is not trusted (unknown issuer,

@@ -6,7 +6,7 @@
 //! read liberally: any case, `/` or spaces after the move, stray lines anywhere.
 //!
 //! Edax's NBoard mode ignores the clock in `set game` and searches to its `set depth`, so for
-//! Edax the connector chooses the depth itself, move by move ([`DepthControl`]).
+//! Edax the connector chooses the depth itself, move by move (`DepthControl`).
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
