@@ -59,7 +59,7 @@ pub enum EngineSpec {
         path: PathBuf,
         /// The evaluation weights (`data/eval.dat`), if not found beside the executable.
         eval: Option<PathBuf>,
-        /// `set depth` (0 = full strength, under the clock).
+        /// `set depth` (0 = chosen move by move from the clock, since Edax ignores it).
         depth: u8,
     },
     /// Egaroucid for Console.
