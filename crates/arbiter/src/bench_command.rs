@@ -514,7 +514,7 @@ pub(crate) async fn run(args: BenchArgs) -> anyhow::Result<()> {
         .trim_start_matches("http://")
         .trim_end_matches("/api/v1")
         .to_owned();
-    let client = reqwest::Client::builder()
+    let client = arbiter_http_client::builder()
         .tcp_nodelay(true)
         .pool_max_idle_per_host(usize::MAX)
         .build()?;

@@ -4,7 +4,8 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use arbiter_connector::{
-    EngineSpec, Exit, FLIPSIGHT_TOKEN_VARIABLE, MAX_THINK_SECONDS, Options, TOKEN_VARIABLE,
+    Challenge, EngineSpec, Exit, FLIPSIGHT_TOKEN_VARIABLE, MAX_THINK_SECONDS, Options,
+    TOKEN_VARIABLE,
 };
 use clap::{ArgGroup, Args};
 
@@ -13,9 +14,12 @@ use clap::{ArgGroup, Args};
 #[derive(Args)]
 #[command(group(ArgGroup::new("adapter").required(true).args(["engine", "practice", "nboard", "edax", "egaroucid"])))]
 pub(crate) struct BotArgs {
-    /// The server's address.
+    /// The server's address, http:// or https://.
     #[arg(long, env = "ARBITER_SERVER", default_value = "http://127.0.0.1:8080")]
     server: String,
+    /// A PEM file of certificates to trust besides the system's, for a server with a self-signed certificate.
+    #[arg(long, value_name = "PATH")]
+    ca_file: Option<PathBuf>,
     /// An engine speaking JSON lines: one request line per decision, one `{"move": …}` line back.
     #[arg(long, value_name = "COMMAND")]
     engine: Option<String>,
@@ -25,7 +29,7 @@ pub(crate) struct BotArgs {
     /// An engine speaking the NBoard protocol (standard 8x8 Othello only).
     #[arg(long, value_name = "COMMAND")]
     nboard: Option<String>,
-    /// The `set depth` sent to an NBoard engine, 0–60 (0: the engine's default; with --edax, full strength under the clock).
+    /// The `set depth` sent to an NBoard engine, 0–60 (0: the engine's default; with --edax, chosen move by move from the clock).
     #[arg(long, value_name = "N", default_value_t = 0, value_parser = clap::value_parser!(u8).range(0..=60))]
     nboard_depth: u8,
     /// Edax's executable, run in its NBoard mode.
@@ -47,8 +51,19 @@ pub(crate) struct BotArgs {
     #[arg(long, value_name = "NAME", value_parser = short_name)]
     cpu_name: Option<String>,
     /// Play this match only (accepting it if it is a challenge to this bot), then exit.
-    #[arg(long, value_name = "ID", allow_negative_numbers = true)]
+    #[arg(
+        long,
+        value_name = "ID",
+        allow_negative_numbers = true,
+        conflicts_with = "challenge"
+    )]
     once_match: Option<i64>,
+    /// Challenge this bot once signed in (a house bot such as house-easy, or any bot's name), play that match, then exit.
+    #[arg(long, value_name = "NAME")]
+    challenge: Option<String>,
+    /// The variant of the --challenge match: std, anti, grand, octagon or reversi (default: std).
+    #[arg(long, value_name = "V", requires = "challenge")]
+    variant: Option<String>,
     /// Stop after this many seconds, with exit code 3.
     #[arg(long, value_name = "S", allow_negative_numbers = true)]
     max_runtime: Option<f64>,
@@ -118,6 +133,11 @@ pub(crate) async fn run(args: BotArgs) -> anyhow::Result<i32> {
         return Ok(Exit::TokenRejected.code());
     };
     let mut options = Options::new(args.server.clone(), token, engine);
+    options.ca_file = args.ca_file.clone();
+    options.challenge = args.challenge.clone().map(|opponent| Challenge {
+        opponent,
+        variant: args.variant.clone(),
+    });
     options.max_think = (think > 0.0).then(|| Duration::from_secs_f64(think));
     options.engine_name = args.engine_name.clone();
     options.cpu_name = args.cpu_name.clone();

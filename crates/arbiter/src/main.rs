@@ -34,18 +34,29 @@ enum Command {
     /// Load-test a server: simulated bots play paired matches over HTTP.
     Bench(bench_command::BenchArgs),
     /// Connect an engine to a server and play the bot's matches (token from ARBITER_TOKEN).
-    Bot(bot_command::BotArgs),
+    Bot(Box<bot_command::BotArgs>),
     /// Make the list of balanced 8-move openings XOT games start from (printed).
     XotOpenings(xot_command::XotArgs),
 }
 
-fn main() -> anyhow::Result<()> {
+fn main() {
     // Exit code 2 means a rejected token to `arbiter bot`'s users; options that cannot be
     // parsed are an ordinary error (1), help and version a success.
     let cli = Cli::try_parse().unwrap_or_else(|error| {
         let _ = error.print();
         std::process::exit(if error.use_stderr() { 1 } else { 0 })
     });
+    // Errors that reach here are the user's to fix (a bad option, an unreadable file, a server
+    // that cannot be used), so they are printed as their message and its causes alone. Returning
+    // them from `main` would print their `Debug` form, with a stack backtrace whenever
+    // RUST_BACKTRACE is set.
+    if let Err(error) = run(cli) {
+        eprintln!("Error: {error:#}");
+        std::process::exit(1);
+    }
+}
+
+fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Perft(args) => perft_command::run(&args),
         Command::XotOpenings(args) => xot_command::run(&args),
@@ -53,7 +64,7 @@ fn main() -> anyhow::Result<()> {
         Command::Bots(args) => runtime()?.block_on(bots_command::run(args)),
         Command::Bench(args) => runtime()?.block_on(bench_command::run(args)),
         Command::Bot(args) => {
-            let code = runtime()?.block_on(bot_command::run(args))?;
+            let code = runtime()?.block_on(bot_command::run(*args))?;
             // The runtime is gone by now, and with it every engine process.
             std::process::exit(code)
         }

@@ -17,12 +17,24 @@ const PATIENCE: Duration = Duration::from_secs(90);
 struct Bot {
     child: Child,
     log: Arc<Mutex<String>>,
+    /// The thread copying standard error into `log`; it ends when the pipe closes.
+    reader: Option<std::thread::JoinHandle<()>>,
 }
 
 impl Bot {
     /// Starts `arbiter bot` against `server` with `token` in `ARBITER_TOKEN` (or in
     /// `variable`) and `args`.
     fn start(server: &Server, token: Option<(&str, &str)>, args: &[&str]) -> Bot {
+        Bot::start_with(server, token, &[], args)
+    }
+
+    /// Like [`Bot::start`], with more environment variables.
+    fn start_with(
+        server: &Server,
+        token: Option<(&str, &str)>,
+        environment: &[(&str, &str)],
+        args: &[&str],
+    ) -> Bot {
         let mut command = Command::new(env!("CARGO_BIN_EXE_arbiter"));
         command
             .arg("bot")
@@ -31,24 +43,30 @@ impl Bot {
             .env_remove("ARBITER_TOKEN")
             .env_remove("FS_BOT_TOKEN")
             .env_remove("RUST_LOG")
+            .env_remove("RUST_BACKTRACE")
             .current_dir(env!("CARGO_MANIFEST_DIR"))
             .stdout(Stdio::null())
             .stderr(Stdio::piped());
         if let Some((variable, token)) = token {
             command.env(variable, token);
         }
+        command.envs(environment.iter().copied());
         let mut child = command.spawn().expect("the connector starts");
         let log = Arc::new(Mutex::new(String::new()));
         let stderr = child.stderr.take().expect("stderr");
         let kept = log.clone();
-        std::thread::spawn(move || {
+        let reader = std::thread::spawn(move || {
             for line in BufReader::new(stderr).lines().map_while(Result::ok) {
                 let mut log = kept.lock().expect("log");
                 log.push_str(&line);
                 log.push('\n');
             }
         });
-        Bot { child, log }
+        Bot {
+            child,
+            log,
+            reader: Some(reader),
+        }
     }
 
     /// Waits for the process to exit by itself.
@@ -63,7 +81,11 @@ impl Bot {
             .recv_timeout(PATIENCE)
             .expect("the connector exits in time")
             .expect("exit status");
-        // The reader thread sees the pipe close once the process is gone.
+        // The reader thread sees the pipe close once the process is gone; the lines it has not
+        // copied yet are wanted.
+        if let Some(reader) = self.reader.take() {
+            reader.join().expect("the log reader");
+        }
         let log = self.log.lock().expect("log").clone();
         (status, log)
     }
@@ -105,7 +127,7 @@ fn server() -> (Server, tempfile::TempDir) {
 
 /// A new anonymous bot: its token and id.
 async fn mint(server: &Server, name: &str) -> (String, i64) {
-    let client = reqwest::Client::new();
+    let client = arbiter_http_client::client();
     let url = format!("{}/bots/anon", server.base);
     let (status, body) = call(
         &client,
@@ -123,7 +145,7 @@ async fn mint(server: &Server, name: &str) -> (String, i64) {
 }
 
 async fn challenge(server: &Server, token: &str, body: Value) -> i64 {
-    let client = reqwest::Client::new();
+    let client = arbiter_http_client::client();
     let url = format!("{}/challenges", server.base);
     let (status, body) = call(&client, reqwest::Method::POST, url, token, body).await;
     assert_eq!(status, 201, "{body}");
@@ -132,7 +154,7 @@ async fn challenge(server: &Server, token: &str, body: Value) -> i64 {
 
 /// Long-polls the match's events until it has ended; returns its snapshot.
 async fn ended(server: &Server, id: i64) -> Value {
-    let client = reqwest::Client::new();
+    let client = arbiter_http_client::client();
     let wait = async {
         let mut since = 0;
         loop {
@@ -195,7 +217,7 @@ async fn two_connector_processes_play_a_paired_match_and_stop_on_ctrl_c() {
         Some(("ARBITER_TOKEN", &python)),
         &["--engine", "python3 ../../examples/engine.py"],
     );
-    let client = reqwest::Client::new();
+    let client = arbiter_http_client::client();
     let online = async {
         loop {
             let url = format!("{}/bots/{python_id}", server.base);
@@ -226,7 +248,7 @@ async fn two_connector_processes_play_a_paired_match_and_stop_on_ctrl_c() {
 }
 
 #[tokio::test]
-async fn engine_failures_are_reported_on_one_line_each_and_play_goes_on() {
+async fn a_decisions_engine_failures_are_reported_on_one_line_and_play_goes_on() {
     if !have_python() {
         return;
     }
@@ -254,8 +276,12 @@ async fn engine_failures_are_reported_on_one_line_each_and_play_goes_on() {
     assert_eq!(status.code(), Some(0), "{log}");
     let failures: Vec<&str> = log
         .lines()
-        .filter(|line| line.contains(&format!("Engine failed for match {id} (leg 0): ")))
+        .filter(|line| line.contains(&format!("Engine failed for match {id} (leg 0)")))
         .collect();
+    // The engine fails five times in a row at its first decision, each time differently, and
+    // then plays: one line says so, not one line per attempt.
+    assert_eq!(failures.len(), 1, "one line per decision:\n{log}");
+    let line = failures[0];
     let expected = [
         "exited without answering",
         "crashing on purpose",
@@ -263,12 +289,114 @@ async fn engine_failures_are_reported_on_one_line_each_and_play_goes_on() {
         "not JSON",
         "not a legal move",
         "answer is empty",
+        "[5 failed attempts, then a move was sent]",
     ];
-    for reason in expected {
+    for part in expected {
         assert!(
-            failures.iter().any(|line| line.contains(reason)),
-            "no failure line says {reason:?}:\n{log}"
+            line.contains(part),
+            "the line does not say {part:?}:\n{log}"
         );
     }
-    assert_eq!(failures.len(), 5, "one line per failure:\n{log}");
+}
+
+#[tokio::test]
+async fn user_errors_print_their_message_without_a_backtrace() {
+    let (server, dir) = server();
+    let (token, _) = mint(&server, "mistaken").await;
+    let missing = dir.path().join("no-such-ca.pem");
+    let missing = missing.to_str().expect("a UTF-8 path");
+    let table: [(&[&str], &str); 3] = [
+        (
+            &["--practice", "--max-think-seconds", "400"],
+            "Error: --max-think-seconds must be between 0 and 300, not 400",
+        ),
+        (
+            &["--practice", "--ca-file", missing],
+            "Error: cannot use the certificate file",
+        ),
+        (
+            &["--practice", "--edax-eval", "eval.dat"],
+            "Error: --edax-eval only goes with --edax",
+        ),
+    ];
+    for (args, message) in table {
+        let bot = Bot::start_with(
+            &server,
+            Some(("ARBITER_TOKEN", &token)),
+            &[("RUST_BACKTRACE", "1")],
+            args,
+        );
+        let (status, log) = bot.exit();
+        assert_eq!(status.code(), Some(1), "{args:?}: {log}");
+        assert!(log.contains(message), "{args:?}: {log}");
+        assert!(
+            !log.to_lowercase().contains("backtrace"),
+            "{args:?}: no backtrace for a user error: {log}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn challenge_plays_one_match_against_the_named_bot_and_exits() {
+    let (server, _dir) = server();
+    let (token, _) = mint(&server, "newcomer").await;
+    let bot = Bot::start(
+        &server,
+        Some(("ARBITER_TOKEN", &token)),
+        &[
+            "--practice",
+            "--challenge",
+            "house-easy",
+            "--variant",
+            "anti",
+        ],
+    );
+    let (status, log) = bot.exit();
+    assert_eq!(status.code(), Some(0), "{log}");
+    let id: i64 = log
+        .split("Challenged house-easy (match ")
+        .nth(1)
+        .and_then(|rest| rest.split(')').next())
+        .and_then(|id| id.parse().ok())
+        .unwrap_or_else(|| panic!("the challenge is reported: {log}"));
+    assert!(log.contains(&format!("Match {id} finished")), "{log}");
+    let client = arbiter_http_client::client();
+    let url = format!("{}/matches/{id}", server.base);
+    let (_, snapshot) = call(&client, reqwest::Method::GET, url, "", Value::Null).await;
+    assert_eq!(snapshot["status"], "finished", "{snapshot}");
+    assert_eq!(snapshot["variant"], "anti", "{snapshot}");
+
+    let refused = Bot::start(
+        &server,
+        Some(("ARBITER_TOKEN", &token)),
+        &["--practice", "--challenge", "nobody-of-that-name"],
+    );
+    let (status, log) = refused.exit();
+    assert_eq!(status.code(), Some(1), "{log}");
+    assert!(
+        log.contains("Error: the challenge to nobody-of-that-name was refused"),
+        "{log}"
+    );
+}
+
+#[tokio::test]
+async fn a_system_without_root_certificates_still_gets_a_working_client() {
+    let (server, dir) = server();
+    let (token, _) = mint(&server, "bare").await;
+    // Pointed at no certificates at all, the platform's verifier finds none, as on a minimal
+    // container without a certificate bundle.
+    let empty = dir.path().join("no-certificates");
+    std::fs::create_dir(&empty).expect("an empty folder");
+    let empty = empty.to_str().expect("a UTF-8 path");
+    let missing = dir.path().join("no-bundle.pem");
+    let missing = missing.to_str().expect("a UTF-8 path");
+    let bot = Bot::start_with(
+        &server,
+        Some(("ARBITER_TOKEN", &token)),
+        &[("SSL_CERT_FILE", missing), ("SSL_CERT_DIR", empty)],
+        &["--practice", "--max-runtime", "0.5"],
+    );
+    let (status, log) = bot.exit();
+    assert_eq!(status.code(), Some(3), "{log}");
+    assert!(log.contains("Connected to"), "{log}");
 }

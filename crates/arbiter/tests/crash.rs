@@ -59,7 +59,7 @@ async fn every_acknowledged_move_survives_sigkill() {
     let dir = tempfile::tempdir().expect("temp dir");
     let database = dir.path().join("arbiter.db");
     let mut server = start(&database);
-    let client = reqwest::Client::new();
+    let client = arbiter_http_client::client();
     let base = server.base.clone();
     let register = |name: &'static str| {
         let client = client.clone();

@@ -160,7 +160,7 @@ async fn note_arrival(arrivals: Arrivals, request: Request, next: Next) -> Respo
 /// Runs a connector playing `matches` self-play matches at a time until `decisions` moves are
 /// sent.
 async fn play(url: &str, decisions: usize, matches: usize) -> Vec<MoveTiming> {
-    let client = reqwest::Client::new();
+    let client = arbiter_http_client::client();
     let minted: Value = client
         .post(format!("{url}/api/v1/bots/anon"))
         .body(r#"{"name":"bench"}"#)
@@ -234,7 +234,7 @@ async fn play(url: &str, decisions: usize, matches: usize) -> Vec<MoveTiming> {
 /// Sends health checks one after another from a plain client on the connector's runtime and
 /// notes when each was handed to the client.
 async fn probe(url: &str) -> Vec<(u64, Instant)> {
-    let client = reqwest::Client::new();
+    let client = arbiter_http_client::client();
     let mut sent = Vec::new();
     for n in 1..=PROBES {
         let request = client

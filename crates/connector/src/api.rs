@@ -1,5 +1,6 @@
 //! The native API v1 as the connector uses it.
 
+use std::path::Path;
 use std::time::Duration;
 
 use reqwest::{Client, Method, StatusCode};
@@ -24,6 +25,9 @@ pub(crate) enum ApiError {
     /// The server could not be reached or the reply could not be read.
     #[error("Connection/state error: {0}")]
     Connection(String),
+    /// The server's TLS certificate is not trusted; trying again will not change that.
+    #[error("the server's certificate is not trusted: {0}")]
+    Untrusted(String),
 }
 
 impl ApiError {
@@ -33,7 +37,7 @@ impl ApiError {
         match self {
             ApiError::Connection(_) => true,
             ApiError::Refused { status, .. } => *status == 503,
-            ApiError::Unauthorized(_) => false,
+            ApiError::Unauthorized(_) | ApiError::Untrusted(_) => false,
         }
     }
 
@@ -57,17 +61,27 @@ pub(crate) struct Api {
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
 
 impl Api {
-    pub(crate) fn new(server: &str, token: &str) -> Result<Api, crate::ConnectorError> {
+    /// A client for `server` (`http://` or `https://`), trusting the certificates in the PEM
+    /// file `ca_file` as well as the platform's.
+    pub(crate) fn new(
+        server: &str,
+        token: &str,
+        ca_file: Option<&Path>,
+    ) -> Result<Api, crate::ConnectorError> {
         let server = server.trim_end_matches('/');
-        if !server.starts_with("http://") {
+        if !(server.starts_with("http://") || server.starts_with("https://")) {
             return Err(crate::ConnectorError::BadServer(server.to_owned()));
         }
-        let client = Client::builder()
+        let mut builder = arbiter_http_client::builder();
+        if let Some(path) = ca_file {
+            builder = builder.tls_certs_merge(certificates(path)?);
+        }
+        let client = builder
             .connect_timeout(Duration::from_secs(10))
             .tcp_nodelay(true)
             .user_agent(concat!("arbiter-bot/", env!("CARGO_PKG_VERSION")))
             .build()
-            .map_err(|e| crate::ConnectorError::Client(e.to_string()))?;
+            .map_err(|e| crate::ConnectorError::Client(chain(&e)))?;
         Ok(Api {
             client,
             base: format!("{server}/api/v1"),
@@ -185,6 +199,22 @@ impl Api {
             .await
     }
 
+    /// Challenges `opponent` (in `variant`, else the server's default); returns the match id.
+    pub(crate) async fn challenge(
+        &self,
+        opponent: &str,
+        variant: Option<&str>,
+    ) -> Result<i64, ApiError> {
+        let mut body = json!({"opponent": opponent});
+        if let Some(variant) = variant {
+            body["variant"] = json!(variant);
+        }
+        let created = self.call(Method::POST, "/challenges", Some(body)).await?;
+        created["id"].as_i64().ok_or_else(|| {
+            ApiError::Connection(format!("the server's reply has no match id: {created}"))
+        })
+    }
+
     /// Accepts a challenge.
     pub(crate) async fn accept(&self, id: i64) -> Result<Value, ApiError> {
         self.call(Method::POST, &format!("/challenges/{id}/accept"), None)
@@ -211,14 +241,36 @@ impl Api {
     }
 }
 
+/// The certificates of a PEM file given with `--ca-file`.
+fn certificates(path: &Path) -> Result<Vec<reqwest::Certificate>, crate::ConnectorError> {
+    let unusable = |why: String| crate::ConnectorError::CaFile {
+        path: path.to_path_buf(),
+        why,
+    };
+    let pem = std::fs::read(path).map_err(|e| unusable(e.to_string()))?;
+    let certificates =
+        reqwest::Certificate::from_pem_bundle(&pem).map_err(|e| unusable(e.to_string()))?;
+    if certificates.is_empty() {
+        return Err(unusable("it holds no PEM certificate".to_owned()));
+    }
+    Ok(certificates)
+}
+
 fn connection(error: reqwest::Error) -> ApiError {
+    if arbiter_http_client::is_untrusted_certificate(&error) {
+        return ApiError::Untrusted(chain(&error));
+    }
+    ApiError::Connection(chain(&error))
+}
+
+fn chain(error: &reqwest::Error) -> String {
     // The error's chain holds the useful part ("connection refused"); its top line is generic.
     let mut text = error.to_string();
-    let mut source = std::error::Error::source(&error);
+    let mut source = std::error::Error::source(error);
     while let Some(cause) = source {
         text.push_str(": ");
         text.push_str(&cause.to_string());
         source = cause.source();
     }
-    ApiError::Connection(text)
+    text
 }

@@ -1,5 +1,6 @@
 //! The engine adapters: each turns a decision (FlipSight's engine request) into a move.
 
+mod depth;
 mod egaroucid;
 mod ggf;
 mod json;
@@ -78,31 +79,46 @@ pub(crate) enum Engine {
     Json(json::JsonEngine),
     Practice,
     Nboard(nboard::NboardEngine),
-    Egaroucid(egaroucid::EgaroucidEngine),
+    Egaroucid(Box<egaroucid::EgaroucidEngine>),
 }
 
 impl Engine {
-    /// The engine `spec` describes; its process starts at the first decision.
+    /// The engine `spec` describes, for a leg; its process starts at the first decision.
     pub(crate) fn new(spec: &EngineSpec) -> Engine {
+        Engine::build(spec, true)
+    }
+
+    /// The engine `spec` describes; `spare`: whether an engine that is slow to start keeps a
+    /// spare process loaded (legs do; a one-off check does not).
+    fn build(spec: &EngineSpec, spare: bool) -> Engine {
         match spec {
             EngineSpec::Json { command } => {
                 Engine::Json(json::JsonEngine::new(Program::Shell(command.clone())))
             }
             EngineSpec::Practice => Engine::Practice,
-            EngineSpec::Nboard { command, depth } => Engine::Nboard(nboard::NboardEngine::new(
-                Program::Shell(command.clone()),
-                2,
-                *depth,
-            )),
+            EngineSpec::Nboard { command, depth } => {
+                let depth = match depth {
+                    0 => nboard::Depth::EngineDefault,
+                    depth => nboard::Depth::Fixed(*depth),
+                };
+                Engine::Nboard(nboard::NboardEngine::new(
+                    Program::Shell(command.clone()),
+                    2,
+                    depth,
+                ))
+            }
             EngineSpec::Edax { path, eval, depth } => {
                 let (program, _) = nboard::edax_program(path, eval.as_deref());
-                // Edax's depth 0 would mean its default level; under a clock full strength is
-                // wanted, and its time management keeps it within the clock.
-                let depth = if *depth == 0 { 60 } else { *depth };
+                // Edax's NBoard mode ignores the clock and searches to its depth, so the
+                // connector chooses the depth from the clock unless the user fixed one.
+                let depth = match depth {
+                    0 => nboard::Depth::FromClock(depth::DepthControl::default()),
+                    depth => nboard::Depth::Fixed(*depth),
+                };
                 Engine::Nboard(nboard::NboardEngine::new(program, 1, depth))
             }
             EngineSpec::Egaroucid { path } => {
-                Engine::Egaroucid(egaroucid::EgaroucidEngine::new(path))
+                Engine::Egaroucid(Box::new(egaroucid::EgaroucidEngine::new(path, spare)))
             }
         }
     }
@@ -127,7 +143,7 @@ impl Engine {
         }
     }
 
-    /// Stops the engine's process; the next decision starts a fresh one.
+    /// Stops the engine's process; the next decision starts a fresh one (or takes the spare).
     pub(crate) async fn restart(&mut self) {
         let process = match self {
             Engine::Json(engine) => engine.process.take(),
@@ -139,6 +155,58 @@ impl Engine {
             process.stop().await;
         }
     }
+
+    /// Stops every process of the engine, the spare too.
+    pub(crate) async fn stop(&mut self) {
+        self.restart().await;
+        if let Engine::Egaroucid(engine) = self
+            && let Some(spare) = engine.spare.take()
+        {
+            spare.stop().await;
+        }
+    }
+}
+
+/// The longest the start-up check waits for an engine's first answer: Edax without an opening
+/// book builds one before it answers anything, which takes about half a minute.
+const FIRST_ANSWER_LIMIT: Duration = Duration::from_secs(180);
+/// How long an engine asked to quit after the start-up check may take to save and exit.
+const QUIT_PATIENCE: Duration = Duration::from_secs(10);
+
+/// Starts the engine once, asks it about the start position, and asks it to quit: a slow first
+/// start (Edax building its opening book, which it saves when it quits) then happens before a
+/// challenge is accepted, and an engine that cannot play shows at once. Returns how long the
+/// answer took.
+pub(crate) async fn first_answer(spec: &EngineSpec) -> Result<Duration, Failure> {
+    let position = arbiter_othello::OthelloState::new(
+        arbiter_othello::Position::start(Variant::Std),
+        Vec::new(),
+    );
+    let limit = u64::try_from(FIRST_ANSWER_LIMIT.as_millis()).unwrap_or(u64::MAX);
+    let context = arbiter_engine_protocol::MatchContext {
+        match_id: 0,
+        leg: 0,
+        black_participant: 0,
+        remaining_ms: limit,
+        budget_ms: limit,
+        move_times_ms: Vec::new(),
+        round_no: None,
+        room_created_at: None,
+    };
+    let request = EngineRequest::new(&position, &context);
+    let mut engine = Engine::build(spec, false);
+    let started = Instant::now();
+    let answered = engine.decide(&request, Some(FIRST_ANSWER_LIMIT)).await;
+    let took = started.elapsed();
+    let process = match &mut engine {
+        Engine::Nboard(engine) => engine.process.take(),
+        Engine::Egaroucid(engine) => engine.process.take(),
+        Engine::Json(_) | Engine::Practice => None,
+    };
+    if let Some(process) = process {
+        process.quit("quit", QUIT_PATIENCE).await;
+    }
+    answered.map(|_| took)
 }
 
 /// The practice engine: the lowest-numbered legal square, or a pass.
@@ -221,12 +289,16 @@ pub(crate) fn engine_clock(request: &EngineRequest, budget: Option<Duration>) ->
             .remaining_ms
             .saturating_sub(crate::leg::CLOCK_MARGIN_MS),
     );
-    let empties = request.board.iter().filter(|&&cell| cell == 0).count() as u32;
-    let moves_left = empties / 2 + 1;
     match budget {
-        Some(budget) => left.min(budget * moves_left),
+        Some(budget) => left.min(budget * moves_left(request)),
         None => left,
     }
+}
+
+/// The moves the mover still has to make, at most: half the empty squares, plus one.
+fn moves_left(request: &EngineRequest) -> u32 {
+    let empties = request.board.iter().filter(|&&cell| cell == 0).count() as u32;
+    empties / 2 + 1
 }
 
 /// Parses a move written as a coordinate or a pass word, checked against the request.

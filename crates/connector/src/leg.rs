@@ -83,16 +83,22 @@ pub(crate) async fn run(
         context,
         refused: HashSet::new(),
         done: None,
+        failures: Failures::default(),
     };
     loop {
         let latest = turns.borrow_and_update().clone();
         if let Some(turn) = latest.filter(|t| leg.done.is_none_or(|done| t.revision > done)) {
-            let revision = turn.revision;
-            let settled = tokio::select! {
-                () = stop.cancelled() => break,
-                settled = leg.play(turn, &mut turns) => settled,
+            let (id, number, revision) = (turn.match_id, turn.leg, turn.revision);
+            let outcome = tokio::select! {
+                () = stop.cancelled() => None,
+                outcome = leg.play(turn, &mut turns) => Some(outcome),
             };
-            if settled {
+            let outcome = outcome.unwrap_or(Outcome::Stopped);
+            std::mem::take(&mut leg.failures).report(id, number, revision, outcome);
+            if outcome == Outcome::Stopped {
+                break;
+            }
+            if outcome.settled() {
                 leg.done = Some(revision);
             } else {
                 // Tried again only when the server sends the decision again.
@@ -108,7 +114,7 @@ pub(crate) async fn run(
             changed = turns.changed() => if changed.is_err() { break },
         }
     }
-    leg.engine.restart().await;
+    leg.engine.stop().await;
 }
 
 /// Completes once a decision later than `revision` arrives (or the match is gone).
@@ -134,13 +140,106 @@ struct Leg {
     refused: HashSet<(u64, Move)>,
     /// The last revision handled.
     done: Option<u64>,
+    /// The failed attempts at the decision being played.
+    failures: Failures,
+}
+
+/// How the connector's attempts at one decision ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Outcome {
+    /// A move was sent, or none is owed any more since the token was revoked (the connector
+    /// then stops).
+    Sent,
+    /// The clock ran out before the engine gave a usable move; nothing was sent.
+    ClockRanOut,
+    /// A move was chosen but the server could not be reached to take it.
+    NotSent,
+    /// A later decision replaced this one.
+    MovedOn,
+    /// The engine cannot play this game at all; nothing was sent.
+    Unplayable,
+    /// The match ended or the connector stopped while the engine was at work.
+    Stopped,
+}
+
+impl Outcome {
+    /// Whether the decision is owed no more; one that is still owed is tried again if the
+    /// server sends it again, as it does after a reconnection.
+    fn settled(self) -> bool {
+        !matches!(self, Outcome::ClockRanOut | Outcome::NotSent)
+    }
+
+    /// How the one line about a decision's failures ends.
+    fn describe(self) -> &'static str {
+        match self {
+            Outcome::Sent => "then a move was sent",
+            Outcome::ClockRanOut => "then the clock ran out and no move was sent",
+            Outcome::NotSent => "then the move could not be sent",
+            Outcome::MovedOn => "then the position moved on",
+            Outcome::Unplayable => "no move was sent",
+            Outcome::Stopped => "then the match ended or the connector stopped",
+        }
+    }
+}
+
+/// The failed attempts at one decision. A failing engine is tried again and again while the
+/// clock allows (a missing engine fails about twice a second), so failures are gathered and
+/// printed on one line once the decision is over, each distinct reason once with its count.
+#[derive(Default)]
+struct Failures {
+    /// Each distinct reason, in the order first seen, and how often it happened.
+    reasons: Vec<(String, u32)>,
+    attempts: u32,
+}
+
+impl Failures {
+    fn add(&mut self, id: i64, leg: u8, why: String) {
+        self.attempts += 1;
+        tracing::debug!(
+            "match {id} leg {leg}: attempt {} failed: {why}",
+            self.attempts
+        );
+        match self.reasons.iter_mut().find(|(reason, _)| *reason == why) {
+            Some((_, count)) => *count += 1,
+            None => self.reasons.push((why, 1)),
+        }
+    }
+
+    /// Prints the one line about this decision's failures, if it had any.
+    fn report(self, id: i64, leg: u8, revision: u64, outcome: Outcome) {
+        if let Some(line) = self.line(id, leg, revision, outcome) {
+            tracing::warn!("{line}");
+        }
+    }
+
+    /// The one line about this decision's failures, if it had any.
+    fn line(self, id: i64, leg: u8, revision: u64, outcome: Outcome) -> Option<String> {
+        if self.attempts == 0 {
+            return None;
+        }
+        let reasons: Vec<String> = self
+            .reasons
+            .into_iter()
+            .map(|(reason, count)| match count {
+                1 => reason,
+                n => format!("{reason} (×{n})"),
+            })
+            .collect();
+        let attempts = match self.attempts {
+            1 => "1 failed attempt".to_owned(),
+            n => format!("{n} failed attempts"),
+        };
+        Some(format!(
+            "Engine failed for match {id} (leg {leg}) at revision {revision}: {} [{attempts}, {}]",
+            reasons.join(" | "),
+            outcome.describe()
+        ))
+    }
 }
 
 impl Leg {
-    /// Plays one decision; returns whether it is settled (answered, or owed no more). A
-    /// decision left unsettled is tried again if the server sends it again, as it does after
-    /// a reconnection.
-    async fn play(&mut self, turn: Turn, turns: &mut watch::Receiver<Option<Turn>>) -> bool {
+    /// Plays one decision, gathering its failed attempts in `self.failures`.
+    async fn play(&mut self, turn: Turn, turns: &mut watch::Receiver<Option<Turn>>) -> Outcome {
         let (id, leg, revision) = (turn.match_id, turn.leg, turn.revision);
         let max_think = self.context.max_think;
         let mut pause = Duration::ZERO;
@@ -170,40 +269,35 @@ impl Leg {
             pause = (pause * 2).clamp(Duration::from_millis(100), RETRY_PAUSE_MAX);
             let (request, result) = match outcome {
                 Some(Some(done)) => done,
-                Some(None) => {
-                    tracing::warn!(
-                        "Giving up on match {id} leg {leg} at revision {revision}: the engine gave no usable move before the clock ran out"
-                    );
-                    return false;
-                }
+                Some(None) => return Outcome::ClockRanOut,
                 None => {
                     // The engine may be half-way through an answer: it starts afresh.
                     self.engine.restart().await;
-                    return true;
+                    return Outcome::MovedOn;
                 }
             };
             let answered = match result {
                 Ok(answered) => answered,
                 Err(failure) => {
-                    report(id, leg, &failure.to_string());
+                    self.failures.add(id, leg, failure.to_string());
                     self.engine.restart().await;
                     if failure.is_permanent() {
-                        return true;
+                        return Outcome::Unplayable;
                     }
                     continue;
                 }
             };
             if let Some(note) = &answered.substitute {
-                report(id, leg, note);
+                self.failures.add(id, leg, note.clone());
                 self.engine.restart().await;
             }
             let mv = answered.mv;
             let name = mv.name(request.board_size);
             if self.refused.contains(&(revision, mv)) {
-                report(
+                self.failures.add(
                     id,
                     leg,
-                    &format!(
+                    format!(
                         "the engine chose {name} again, which the server refused as illegal; it is not sent twice"
                     ),
                 );
@@ -222,14 +316,14 @@ impl Leg {
             match self.post(id, leg, revision, mv).await {
                 Ok(()) => {
                     tracing::debug!("match {id} leg {leg}: played {name} at revision {revision}");
-                    return true;
+                    return Outcome::Sent;
                 }
                 Err(ApiError::Refused { code, message, .. }) if code == "illegal_move" => {
                     self.refused.insert((revision, mv));
-                    report(
+                    self.failures.add(
                         id,
                         leg,
-                        &format!("the server refused {name} as illegal ({message})"),
+                        format!("the server refused {name} as illegal ({message})"),
                     );
                     self.engine.restart().await;
                 }
@@ -237,15 +331,15 @@ impl Leg {
                     // The opponent's flag fell, the match ended, or another connector of this
                     // bot answered first: nothing is owed any more.
                     tracing::debug!("match {id} leg {leg}: move {name} not needed: {error}");
-                    return true;
+                    return Outcome::MovedOn;
                 }
                 Err(ApiError::Unauthorized(_)) => {
                     self.context.revoked.cancel();
-                    return true;
+                    return Outcome::Sent;
                 }
                 Err(error) => {
                     tracing::warn!("Match {id} leg {leg}: could not send {name}: {error}");
-                    return false;
+                    return Outcome::NotSent;
                 }
             }
         }
@@ -274,14 +368,28 @@ impl Leg {
     }
 }
 
-/// The one line a failed decision prints.
-fn report(id: i64, leg: u8, why: &str) {
-    tracing::warn!("Engine failed for match {id} (leg {leg}): {why}");
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_decisions_failures_make_one_line_with_each_reason_once_and_its_count() {
+        assert_eq!(
+            Failures::default().line(1, 0, 0, Outcome::Sent),
+            None,
+            "no failure, no line"
+        );
+        let mut failures = Failures::default();
+        for why in ["cannot start", "no answer", "cannot start", "cannot start"] {
+            failures.add(7, 1, why.to_owned());
+        }
+        assert_eq!(
+            failures.line(7, 1, 12, Outcome::ClockRanOut).as_deref(),
+            Some(
+                "Engine failed for match 7 (leg 1) at revision 12: cannot start (×3) | no answer [4 failed attempts, then the clock ran out and no move was sent]"
+            )
+        );
+    }
 
     #[test]
     fn the_budget_is_the_cap_but_never_past_the_clock_less_the_margin() {

@@ -10,8 +10,9 @@
 //! Engines are separate programs behind one of four adapters (see [`EngineSpec`]): FlipSight's
 //! JSON lines (`--engine`), the NBoard protocol (`--nboard`, and `--edax` on top of it),
 //! Egaroucid's console commands (`--egaroucid`), or the built-in practice engine. An engine that
-//! fails (times out, answers garbage, plays an illegal move, dies) is reported on one line and
-//! restarted; the connector itself keeps going.
+//! fails (times out, answers garbage, plays an illegal move, dies) is restarted and asked again
+//! while the clock allows, and each decision's failures are reported together on one line; the
+//! connector itself keeps going.
 
 mod api;
 mod engine;
@@ -58,7 +59,7 @@ pub enum EngineSpec {
         path: PathBuf,
         /// The evaluation weights (`data/eval.dat`), if not found beside the executable.
         eval: Option<PathBuf>,
-        /// `set depth` (0 = full strength, under the clock).
+        /// `set depth` (0 = chosen move by move from the clock, since Edax ignores it).
         depth: u8,
     },
     /// Egaroucid for Console.
@@ -83,6 +84,15 @@ impl EngineSpec {
         }
     }
 
+    /// Whether one process of the engine is kept from move to move, and so started once at
+    /// start-up to check it (NBoard, Edax, Egaroucid).
+    fn keeps_running(&self) -> bool {
+        matches!(
+            self,
+            EngineSpec::Nboard { .. } | EngineSpec::Edax { .. } | EngineSpec::Egaroucid { .. }
+        )
+    }
+
     /// The engine name reported when `--engine-name` is not given.
     fn default_name(&self) -> Option<&'static str> {
         match self {
@@ -97,8 +107,11 @@ impl EngineSpec {
 /// Everything `arbiter bot` is told.
 #[derive(Clone, Debug)]
 pub struct Options {
-    /// The server's base URL, e.g. `http://127.0.0.1:8080`.
+    /// The server's base URL, e.g. `http://127.0.0.1:8080` or `https://arena.example.org`.
     pub server: String,
+    /// A PEM file of certificates trusted besides the platform's, for a server whose
+    /// certificate is self-signed or issued by a private authority.
+    pub ca_file: Option<PathBuf>,
     /// The bot's token (from the environment only).
     pub token: String,
     /// The engine.
@@ -111,6 +124,8 @@ pub struct Options {
     pub cpu_name: Option<String>,
     /// Play this match only, then exit.
     pub once_match: Option<i64>,
+    /// Challenge this opponent once signed in, play that match only, then exit.
+    pub challenge: Option<Challenge>,
     /// Stop after this long (exit code 3).
     pub max_runtime: Option<Duration>,
     /// Poll instead of keeping the event stream open.
@@ -128,17 +143,28 @@ impl Options {
         Options {
             server: server.into(),
             token: token.into(),
+            ca_file: None,
             engine,
             max_think: Some(Duration::from_secs(10)),
             engine_name: None,
             cpu_name: None,
             once_match: None,
+            challenge: None,
             max_runtime: None,
             no_stream: false,
             poll_every: Duration::from_secs(1),
             timings: None,
         }
     }
+}
+
+/// The match `--challenge` asks for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Challenge {
+    /// The opponent's name (a house bot such as `house-easy`, or any bot's name).
+    pub opponent: String,
+    /// The variant; `None` leaves the server's default, standard Othello.
+    pub variant: Option<String>,
 }
 
 /// When one move went from the engine to the server.
@@ -181,12 +207,30 @@ impl Exit {
 /// Why the connector could not run at all.
 #[derive(Debug, thiserror::Error)]
 pub enum ConnectorError {
-    /// The server URL is not an `http://` URL. HTTPS is not spoken yet: reach a server behind
-    /// TLS through a local tunnel or proxy.
-    #[error(
-        "the server address {0:?} is not an http:// URL (this connector does not speak HTTPS yet; reach a TLS server through a local proxy or tunnel)"
-    )]
+    /// The server URL is neither an `http://` nor an `https://` URL.
+    #[error("the server address {0:?} is not an http:// or https:// URL")]
     BadServer(String),
+    /// The `--ca-file` cannot be read or holds no certificate.
+    #[error("cannot use the certificate file {path:?} given with --ca-file: {why}")]
+    CaFile {
+        /// The file.
+        path: PathBuf,
+        /// Why it cannot be used.
+        why: String,
+    },
+    /// The server's TLS certificate is not trusted by the platform, nor by `--ca-file`.
+    #[error(
+        "the server's certificate is not trusted ({0}); if the server uses a self-signed certificate or a private authority, give that certificate with --ca-file PATH (a PEM file)"
+    )]
+    Untrusted(String),
+    /// The server refused the challenge asked for with `--challenge`.
+    #[error("the challenge to {opponent} was refused: {why}")]
+    ChallengeRefused {
+        /// The opponent asked for.
+        opponent: String,
+        /// The server's reason.
+        why: String,
+    },
     /// `--once-match` names a match this bot does not play.
     #[error("match {0} does not exist or is not this bot's")]
     NoSuchMatch(i64),

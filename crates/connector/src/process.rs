@@ -174,6 +174,15 @@ impl EngineProcess {
             .ok()
     }
 
+    /// Asks the process to end with `command` and waits up to `patience` for it to exit, then
+    /// stops whatever is left. Edax saves the opening book it built only when it ends this way.
+    pub(crate) async fn quit(mut self, command: &str, patience: Duration) {
+        if self.send(command).await.is_ok() {
+            let _ = tokio::time::timeout(patience, self.child.wait()).await;
+        }
+        self.stop().await;
+    }
+
     /// Stops the process and everything it started.
     pub(crate) async fn stop(mut self) {
         self.kill_group();

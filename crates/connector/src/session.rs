@@ -54,7 +54,7 @@ pub(crate) async fn run(
     options: Options,
     shutdown: impl std::future::Future<Output = ()>,
 ) -> Result<Exit, ConnectorError> {
-    let api = Api::new(&options.server, &options.token)?;
+    let api = Api::new(&options.server, &options.token, options.ca_file.as_deref())?;
     let runtime_over = async {
         match options.max_runtime {
             Some(limit) => tokio::time::sleep(limit).await,
@@ -68,8 +68,9 @@ pub(crate) async fn run(
         let mut wait = BACKOFF_FIRST;
         loop {
             match api.me().await {
-                Ok(me) => return Ok(me),
-                Err(ApiError::Unauthorized(why)) => return Err(why),
+                Ok(me) => return Ok(Ok(me)),
+                Err(ApiError::Unauthorized(why)) => return Ok(Err(why)),
+                Err(ApiError::Untrusted(why)) => return Err(ConnectorError::Untrusted(why)),
                 Err(error) => {
                     tracing::warn!(
                         "{error}; cannot reach {}, retrying in {} s",
@@ -85,7 +86,7 @@ pub(crate) async fn run(
     let me = tokio::select! {
         () = &mut shutdown => return Ok(Exit::Normal),
         () = &mut runtime_over => return Ok(Exit::MaxRuntime),
-        me = signed_in => match me {
+        me = signed_in => match me? {
             Ok(me) => me,
             Err(why) => {
                 tracing::error!("Bot credential rejected by {}: {why}. Check the token (a rotated token stops working at once).", api.server());
@@ -93,6 +94,12 @@ pub(crate) async fn run(
             }
         },
     };
+    // Stopping during the check (it may take a minute) drops it, and with it the engine.
+    tokio::select! {
+        () = &mut shutdown => return Ok(Exit::Normal),
+        () = &mut runtime_over => return Ok(Exit::MaxRuntime),
+        () = check_engine(&options) => {}
+    }
     let my_id = me["id"].as_i64().unwrap_or_default();
     let my_name = me["name"].as_str().unwrap_or("?").to_owned();
     // Reported before anything is accepted, so that a practice bot's first match is already
@@ -106,6 +113,18 @@ pub(crate) async fn run(
     );
 
     let mut once_pending = None;
+    let mut once = options.once_match;
+    if let Some(challenge) = &options.challenge {
+        let id = api
+            .challenge(&challenge.opponent, challenge.variant.as_deref())
+            .await
+            .map_err(|error| ConnectorError::ChallengeRefused {
+                opponent: challenge.opponent.clone(),
+                why: error.to_string(),
+            })?;
+        tracing::info!("Challenged {} (match {id})", challenge.opponent);
+        once = Some(id);
+    }
     if let Some(id) = options.once_match {
         match api.snapshot(id).await {
             // Anyone may watch a match; only the bot's own can be played.
@@ -147,7 +166,7 @@ pub(crate) async fn run(
             revoked: CancellationToken::new(),
         },
         me: my_id,
-        once: options.once_match,
+        once,
         matches: HashMap::new(),
         answered: HashSet::new(),
         legs: TaskTracker::new(),
@@ -181,6 +200,33 @@ pub(crate) async fn run(
     let _ = source.await;
     session.stop_all().await;
     Ok(exit)
+}
+
+/// Starts an engine that keeps its process running once before anything is accepted, so that
+/// its first start (Edax builds an opening book when it has none) does not eat a match's clock,
+/// and says how it went. JSON engines are not checked: they may be one-shot programs, started
+/// for every decision anyway.
+async fn check_engine(options: &Options) {
+    let name = options
+        .engine_name
+        .as_deref()
+        .or(options.engine.default_name())
+        .unwrap_or("the engine");
+    if !options.engine.keeps_running() {
+        return;
+    }
+    tracing::info!(
+        "Starting {name} once before accepting matches, to check that it answers (Edax without an opening book builds one first, which can take a minute)"
+    );
+    match crate::engine::first_answer(&options.engine).await {
+        Ok(took) => tracing::info!(
+            "{name} is ready: it answered the start position in {:.1} s",
+            took.as_secs_f64()
+        ),
+        Err(failure) => tracing::warn!(
+            "{name} did not answer the start position ({failure}); matches are accepted anyway, and a failing engine is restarted at every decision"
+        ),
+    }
 }
 
 /// A match being played.

@@ -3,7 +3,14 @@
 //! Egaroucid has no NBoard mode. Each decision sets the board (`setboard`), the mover's clock
 //! (`settime`) and asks for a move (`go`); in quiet mode the move is printed alone on a line.
 //! When it overruns the per-move cap it is stopped, the lowest-numbered legal square is played
-//! instead (so one slow search does not lose the leg), and a fresh process takes the next move.
+//! instead (so one slow search does not lose the leg), and a spare process takes the next move.
+//! Its console has no command that stops a search, and a fresh process spends about 1.4 s
+//! loading its weights, more than a short cap allows; so a spare is started beside the process
+//! in use and left loading, ready to take over at once, and another spare is started whenever
+//! one takes over.
+//!
+//! `settime` takes whole seconds: Egaroucid reads the number as an integer (`std::stoi`), so a
+//! fraction would be cut off anyway. The clock is rounded down, but never below one second.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -19,10 +26,15 @@ use crate::process::{EngineProcess, Program, parent_dir};
 pub(crate) struct EgaroucidEngine {
     program: Program,
     pub(super) process: Option<EngineProcess>,
+    /// The process that takes over when `process` has to be stopped, already loaded.
+    pub(super) spare: Option<EngineProcess>,
+    keep_spare: bool,
 }
 
 impl EgaroucidEngine {
-    pub(super) fn new(path: &Path) -> EgaroucidEngine {
+    /// Egaroucid at `path`; with `keep_spare`, a spare process is kept loaded beside the one in
+    /// use.
+    pub(super) fn new(path: &Path, keep_spare: bool) -> EgaroucidEngine {
         let path = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
         // It finds its `resources` folder relative to where it runs: beside the executable.
         let dir: Option<PathBuf> = parent_dir(&path);
@@ -33,7 +45,26 @@ impl EgaroucidEngine {
                 dir,
             },
             process: None,
+            spare: None,
+            keep_spare,
         }
+    }
+
+    /// The process to ask: the running one, else the spare, else a new one; and a new spare
+    /// whenever there is none, so that one is loading before it is needed.
+    fn ready(&mut self) -> Result<&mut EngineProcess, Failure> {
+        let running = self.process.as_mut().is_some_and(|p| !p.exited());
+        if !running
+            && let Some(mut spare) = self.spare.take()
+            && !spare.exited()
+        {
+            self.process = Some(spare);
+        }
+        if self.keep_spare && self.spare.as_mut().is_none_or(|s| s.exited()) {
+            // A spare that cannot start is no failure of this decision: the next one tries again.
+            self.spare = EngineProcess::start(&self.program).ok();
+        }
+        Ok(ensure_started(&mut self.process, &self.program)?.0)
     }
 
     pub(super) async fn decide(
@@ -42,7 +73,7 @@ impl EgaroucidEngine {
         budget: Option<Duration>,
     ) -> Result<Answered, Failure> {
         let deadline = budget.map(|b| Instant::now() + b);
-        let (process, _) = ensure_started(&mut self.process, &self.program)?;
+        let process = self.ready()?;
         let side = match request.color {
             Color::Black => 'X',
             Color::White => 'O',
@@ -63,7 +94,7 @@ impl EgaroucidEngine {
                 Err(Failure::Timeout(ms)) => {
                     let mut answered = Answered::now(practice_move(request));
                     answered.substitute = Some(format!(
-                        "Egaroucid reached the per-move cap of {ms} ms and was stopped; the lowest-numbered legal square was played, and a fresh Egaroucid takes the next move"
+                        "Egaroucid reached the per-move cap of {ms} ms and was stopped; the lowest-numbered legal square was played, and the spare Egaroucid, already loaded, takes the next move"
                     ));
                     return Ok(answered);
                 }

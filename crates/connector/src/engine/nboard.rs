@@ -4,30 +4,57 @@
 //! reads lines until `pong n` (the only synchronisation point the protocol offers) and then the
 //! `=== move` reply. Real engines differ from the specification in small ways, so replies are
 //! read liberally: any case, `/` or spaces after the move, stray lines anywhere.
+//!
+//! Edax's NBoard mode ignores the clock in `set game` and searches to its `set depth`, so for
+//! Edax the connector chooses the depth itself, move by move (`DepthControl`).
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use arbiter_engine_protocol::EngineRequest;
 
+use super::depth::DepthControl;
 use super::{Answered, Failure, checked_move, engine_clock, ensure_started, ggf, read_before};
 use crate::process::{EngineProcess, Program, parent_dir};
+
+/// How deep an NBoard engine searches.
+pub(super) enum Depth {
+    /// The engine's own setting: no `set depth` is sent.
+    EngineDefault,
+    /// `set depth N`, as the user asked.
+    Fixed(u8),
+    /// Chosen move by move from the clock, for an engine that ignores the clock.
+    FromClock(DepthControl),
+}
+
+impl Depth {
+    fn wanted(&self) -> Option<u8> {
+        match self {
+            Depth::EngineDefault => None,
+            Depth::Fixed(depth) => Some(*depth),
+            Depth::FromClock(control) => Some(control.depth()),
+        }
+    }
+}
 
 pub(crate) struct NboardEngine {
     program: Program,
     /// The protocol version announced (`nboard 2`; Edax insists on 1).
     version: u8,
-    depth: u8,
+    depth: Depth,
+    /// The depth the running process was last told.
+    told: Option<u8>,
     pub(super) process: Option<EngineProcess>,
     ping: u64,
 }
 
 impl NboardEngine {
-    pub(super) fn new(program: Program, version: u8, depth: u8) -> NboardEngine {
+    pub(super) fn new(program: Program, version: u8, depth: Depth) -> NboardEngine {
         NboardEngine {
             program,
             version,
             depth,
+            told: None,
             process: None,
             ping: 0,
         }
@@ -38,19 +65,42 @@ impl NboardEngine {
         request: &EngineRequest,
         budget: Option<Duration>,
     ) -> Result<Answered, Failure> {
+        let share = DepthControl::share(request, budget);
+        let result = self.search(request, budget).await;
+        if let Depth::FromClock(control) = &mut self.depth {
+            match &result {
+                Ok((_, took)) => control.searched(*took, share),
+                Err(Failure::Timeout(_)) => control.stopped(budget.unwrap_or(share), share),
+                Err(_) => {}
+            }
+        }
+        result.map(|(answered, _)| answered)
+    }
+
+    /// Asks for a move; returns it with the time the search took, from the `pong` that precedes
+    /// it (so that an engine's start-up is not counted as searching).
+    async fn search(
+        &mut self,
+        request: &EngineRequest,
+        budget: Option<Duration>,
+    ) -> Result<(Answered, Duration), Failure> {
         let deadline = budget.map(|b| Instant::now() + b);
         let (process, fresh) = ensure_started(&mut self.process, &self.program)?;
         if fresh {
+            self.told = None;
             process
                 .send(&format!("nboard {}", self.version))
                 .await
                 .map_err(Failure::write)?;
-            if self.depth > 0 {
-                process
-                    .send(&format!("set depth {}", self.depth))
-                    .await
-                    .map_err(Failure::write)?;
-            }
+        }
+        if let Some(depth) = self.depth.wanted()
+            && self.told != Some(depth)
+        {
+            process
+                .send(&format!("set depth {depth}"))
+                .await
+                .map_err(Failure::write)?;
+            self.told = Some(depth);
         }
         self.ping += 1;
         let ping = self.ping;
@@ -64,20 +114,23 @@ impl NboardEngine {
             .await
             .map_err(Failure::write)?;
         process.send("go").await.map_err(Failure::write)?;
-        let mut synchronised = false;
+        let mut synchronised = None;
         loop {
             let line = read_before(&mut self.process, deadline, budget).await?;
             match Reply::parse(&line) {
-                Reply::Pong(n) if n >= ping => synchronised = true,
+                Reply::Pong(n) if n >= ping => synchronised = Some(Instant::now()),
                 // A `===` before the pong answers an earlier `go`.
-                Reply::Move(text) if synchronised => {
-                    let at = Instant::now();
-                    let mv = checked_move(text, request)?;
-                    return Ok(Answered {
-                        mv,
-                        at,
-                        substitute: None,
-                    });
+                Reply::Move(text) => {
+                    if let Some(searching) = synchronised {
+                        let at = Instant::now();
+                        let mv = checked_move(text, request)?;
+                        let answered = Answered {
+                            mv,
+                            at,
+                            substitute: None,
+                        };
+                        return Ok((answered, at - searching));
+                    }
                 }
                 _ => {}
             }

@@ -1,5 +1,7 @@
-//! The adapters against small engines written here as shell scripts: well-behaved, one-shot,
-//! crashing, hanging, garbage-printing and illegal-move engines.
+//! The adapters against small engines written here as shell scripts (well-behaved, one-shot,
+//! crashing, hanging, garbage-printing and illegal-move engines, and an Egaroucid that loads
+//! slowly), and against the test NBoard engine in its Edax mode, which ignores the clock and
+//! starts slowly without an opening book.
 
 use super::*;
 
@@ -75,8 +77,9 @@ async fn broken_engines_fail_with_the_reason() {
             "no such square",
         ),
         (
+            // Gone before the request is written, or just after: either way it is reported.
             "exec /nonexistent/engine",
-            |f| matches!(f, Failure::Exited(_)),
+            |f| matches!(f, Failure::Exited(_) | Failure::Write(_)),
             "a command that does not exist",
         ),
     ];
@@ -203,4 +206,135 @@ async fn the_practice_engine_plays_the_lowest_legal_square() {
         engine.decide(&request, None).await.expect("a move").mv,
         Move::Place(26)
     );
+}
+
+/// The test NBoard engine in its Edax mode (it ignores the clock and searches 2^depth ms), in a
+/// folder of its own with the `data/eval.dat` the connector looks for, taking `startup` seconds
+/// to start while it has no opening book. `None`, with a notice, where Python is missing.
+fn fake_edax(startup: f64) -> Option<(tempfile::TempDir, EngineSpec)> {
+    let python = std::process::Command::new("python3")
+        .arg("--version")
+        .output()
+        .is_ok_and(|output| output.status.success());
+    if !python {
+        eprintln!("python3 is not installed: skipping a test that runs a Python engine");
+        return None;
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::create_dir(dir.path().join("data")).expect("data folder");
+    let eval = dir.path().join("data/eval.dat");
+    std::fs::write(&eval, b"weights").expect("write");
+    std::fs::write(dir.path().join("startup"), startup.to_string()).expect("write");
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/engines/nboard_engine.py"
+    )
+    .into();
+    let spec = EngineSpec::Edax {
+        path,
+        eval: Some(eval),
+        depth: 0,
+    };
+    Some((dir, spec))
+}
+
+/// The depths the fake Edax searched, in order.
+fn depths(dir: &tempfile::TempDir) -> Vec<u8> {
+    std::fs::read_to_string(dir.path().join("depths"))
+        .expect("the fake Edax logs its searches")
+        .lines()
+        .map(|depth| depth.parse().expect("a depth"))
+        .collect()
+}
+
+#[tokio::test]
+async fn edax_searches_as_deep_as_its_share_of_the_clock_allows_move_by_move() {
+    let Some((dir, spec)) = fake_edax(0.0) else {
+        return;
+    };
+    let mut engine = Engine::new(&spec);
+    let mut request = start();
+    // 60 empty squares leave Black 31 moves: 200 ms each.
+    request.remaining_ms = 200 * 31 + 750;
+    let budget = Some(Duration::from_secs(10));
+    for _ in 0..6 {
+        engine.decide(&request, budget).await.expect("a move");
+    }
+    // 2^7 = 128 ms fits 200 ms and 2^8 would not: the depth climbs a ply a move to 7 and stays.
+    assert_eq!(depths(&dir), [4, 5, 6, 7, 7, 7]);
+    // The engine becomes 16 times slower: its next search, at depth 7, takes 2 s, and the one
+    // after it is several plies shallower.
+    std::fs::write(dir.path().join("slow"), "16").expect("write");
+    engine.decide(&request, budget).await.expect("a move");
+    engine.decide(&request, budget).await.expect("a move");
+    let searched = depths(&dir);
+    assert_eq!(searched[6], 7);
+    assert!(
+        (2..=5).contains(&searched[7]),
+        "at least two plies shallower: {searched:?}"
+    );
+    engine.stop().await;
+}
+
+#[tokio::test]
+async fn a_slow_starting_edax_is_started_once_ahead_and_told_to_quit_so_it_keeps_its_book() {
+    let Some((dir, spec)) = fake_edax(1.0) else {
+        return;
+    };
+    let took = first_answer(&spec)
+        .await
+        .expect("the start position is answered");
+    assert!(
+        took >= Duration::from_secs(1),
+        "{took:?} includes the start"
+    );
+    assert!(
+        dir.path().join("data/book.dat").exists(),
+        "asked to quit, the engine saved its book"
+    );
+    // With its book it starts at once: a short budget is enough for the first move now.
+    let mut engine = Engine::new(&spec);
+    engine
+        .decide(&start(), Some(Duration::from_millis(900)))
+        .await
+        .expect("a move without the slow start");
+    engine.stop().await;
+}
+
+#[tokio::test]
+async fn egaroucid_takes_the_move_after_the_cap_from_a_spare_already_loaded() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let fake = dir.path().join("egaroucid");
+    // It takes a second to load its weights, as Egaroucid does.
+    std::fs::write(
+        &fake,
+        "#!/bin/sh\nsleep 1\nwhile read -r cmd rest; do\n  case \"$cmd\" in\n    go) if [ -e slow ]; then sleep 30; else echo 'd3'; fi;;\n  esac\ndone\n",
+    )
+    .expect("write");
+    make_executable(&fake);
+    let mut engine = Engine::new(&EngineSpec::Egaroucid { path: fake });
+    let answered = decide(&mut engine, 5_000).await.expect("a move");
+    assert!(answered.substitute.is_none(), "the first move is its own");
+    std::fs::write(dir.path().join("slow"), b"").expect("write");
+    let answered = decide(&mut engine, 300).await.expect("a substitute move");
+    assert!(answered.substitute.is_some(), "stopped at the cap");
+    std::fs::remove_file(dir.path().join("slow")).expect("remove");
+    // A fresh process would spend a second loading; the spare has loaded meanwhile.
+    let answered = decide(&mut engine, 700).await.expect("a move");
+    assert!(
+        answered.substitute.is_none(),
+        "the spare answered within 700 ms"
+    );
+    // The spare that took over got a spare of its own, which has been loading since: after
+    // another search stopped at a cap of 800 ms, it needs at most 200 ms more.
+    std::fs::write(dir.path().join("slow"), b"").expect("write");
+    let answered = decide(&mut engine, 800).await.expect("a substitute move");
+    assert!(answered.substitute.is_some(), "stopped at the cap again");
+    std::fs::remove_file(dir.path().join("slow")).expect("remove");
+    let answered = decide(&mut engine, 700).await.expect("a move");
+    assert!(
+        answered.substitute.is_none(),
+        "the next spare answered within 700 ms"
+    );
+    engine.stop().await;
 }

@@ -90,7 +90,7 @@ impl Server {
             clock,
             stop,
             task,
-            client: Client::new(),
+            client: arbiter_http_client::client(),
         }
     }
 

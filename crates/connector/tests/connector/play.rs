@@ -102,6 +102,48 @@ async fn an_nboard_engine_plays_standard_othello_and_the_bot_offers_nothing_else
 }
 
 #[tokio::test]
+async fn a_slow_starting_edax_is_ready_before_anything_is_accepted_and_kept_to_its_share() {
+    let Some(_) = python() else { return };
+    let server = Server::start().await;
+    let token = server.mint("edax").await;
+    // The test NBoard engine in its Edax mode ignores the clock, searches 2^depth ms and takes
+    // a second to start while it has no opening book.
+    let folder = server.dir.path().join("edax");
+    std::fs::create_dir_all(folder.join("data")).expect("folders");
+    std::fs::write(folder.join("data/eval.dat"), "weights").expect("write");
+    std::fs::write(folder.join("startup"), "1").expect("write");
+    let engine = EngineSpec::Edax {
+        path: engine_file("tests/engines/nboard_engine.py").into(),
+        eval: Some(folder.join("data/eval.dat")),
+        depth: 0,
+    };
+    let mut options = Connector::options(&server, &token, engine);
+    // A share of at most 90 ms a move: depth 6 (64 ms) fits, depth 7 (128 ms) never does.
+    options.max_think = Some(std::time::Duration::from_millis(90));
+    let connector = Connector::start(options);
+    server.connected(&token).await;
+    assert!(
+        folder.join("data/book.dat").exists(),
+        "the engine was started, and told to quit so that it saved its book, before the bot reported itself"
+    );
+    let id = server.challenge(&token, "house-greedy", json!({})).await;
+    let end = server.ended(id).await;
+    assert_eq!(end["status"], "finished", "{end}");
+    assert!(moves_played(&end) >= 2 * 8, "{end}");
+    let depths: Vec<u8> = std::fs::read_to_string(folder.join("depths"))
+        .expect("searches logged")
+        .lines()
+        .map(|depth| depth.parse().expect("a depth"))
+        .collect();
+    assert!(depths.iter().all(|&depth| depth <= 6), "{depths:?}");
+    assert!(
+        depths.contains(&6),
+        "the depth rose to what fits: {depths:?}"
+    );
+    assert_eq!(connector.stop().await, Exit::Normal);
+}
+
+#[tokio::test]
 async fn two_connected_bots_play_each_other_and_challenges_are_accepted_automatically() {
     let Some(python) = python() else { return };
     let server = Server::start().await;
@@ -132,7 +174,7 @@ async fn two_connected_bots_play_each_other_and_challenges_are_accepted_automati
 
 /// One FlipSight-dialect call, written from FlipSight's documentation.
 async fn flipsight(server: &Server, token: &str, body: serde_json::Value) -> serde_json::Value {
-    let reply: serde_json::Value = reqwest::Client::new()
+    let reply: serde_json::Value = arbiter_http_client::client()
         .post(format!("{}/flipsight/bot_match_api.php", server.url))
         .bearer_auth(token)
         .body(body.to_string())
@@ -190,7 +232,7 @@ async fn the_connector_plays_a_bot_that_speaks_flipsights_dialect() {
                 let my_colour = if leg["black_participant"] == me { 1 } else { 2 };
                 if leg["status"] == "active" && leg["turn"] == my_colour {
                     let mv = leg["legal_moves"].get(0).cloned().unwrap_or(json!(-1));
-                    let _ = reqwest::Client::new()
+                    let _ = arbiter_http_client::client()
                         .post(format!("{}/flipsight/bot_match_api.php", server.url))
                         .bearer_auth(&fs)
                         .body(json!({"action": "agent_move", "match_id": id, "leg": leg_no, "revision": leg["revision"], "move": mv}).to_string())

@@ -108,7 +108,7 @@ pub(crate) async fn start_with_store(
     TestApp {
         base,
         clock,
-        client: Client::new(),
+        client: arbiter_http_client::client(),
         arena,
         dir,
         server,

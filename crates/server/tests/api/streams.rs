@@ -117,13 +117,14 @@ async fn a_long_poll_wakes_as_soon_as_an_event_exists() {
     let base = app.base.clone();
     let poll = tokio::spawn(async move {
         let started = std::time::Instant::now();
-        let body: serde_json::Value =
-            reqwest::get(format!("{base}/matches/{id}/events?since={latest}&wait=30"))
-                .await
-                .expect("poll")
-                .json()
-                .await
-                .expect("json");
+        let body: serde_json::Value = arbiter_http_client::client()
+            .get(format!("{base}/matches/{id}/events?since={latest}&wait=30"))
+            .send()
+            .await
+            .expect("poll")
+            .json()
+            .await
+            .expect("json");
         (body, started.elapsed())
     });
     settle().await;
@@ -141,7 +142,9 @@ async fn a_long_poll_wakes_as_soon_as_an_event_exists() {
     let base = app.base.clone();
     let since = latest + 1;
     let idle = tokio::spawn(async move {
-        reqwest::get(format!("{base}/matches/{id}/events?since={since}&wait=5"))
+        arbiter_http_client::client()
+            .get(format!("{base}/matches/{id}/events?since={since}&wait=5"))
+            .send()
             .await
             .expect("poll")
             .json::<serde_json::Value>()
@@ -202,7 +205,9 @@ async fn shutting_down_ends_streams_and_long_polls() {
     let base = app.base.clone();
     let latest = app.snapshot(id).await["seq"].as_i64().expect("seq");
     let poll = tokio::spawn(async move {
-        let response = reqwest::get(format!("{base}/matches/{id}/events?since={latest}&wait=60"))
+        let response = arbiter_http_client::client()
+            .get(format!("{base}/matches/{id}/events?since={latest}&wait=60"))
+            .send()
             .await
             .expect("poll");
         let status = response.status().as_u16();

@@ -31,7 +31,7 @@ struct Page {
 impl Browser {
     fn new(app: &TestApp) -> Browser {
         Browser {
-            client: Client::builder()
+            client: arbiter_http_client::builder()
                 .cookie_store(true)
                 .redirect(reqwest::redirect::Policy::none())
                 .build()
