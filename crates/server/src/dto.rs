@@ -159,30 +159,37 @@ pub struct NewBot {
 #[derive(Debug, Default, Deserialize, ToSchema)]
 #[serde(default)]
 pub struct AnonymousRequest {
-    /// An optional label shown in the bot's name (`anon:<label>#<id>`).
+    /// An optional label shown in the bot's name (`anon:<label>#<id>`): 2 to 24 letters,
+    /// digits, `_`, `-` or `.`, neither only digits nor only dots.
     pub name: Option<String>,
-    /// The Othello variants it plays (default: all of them).
-    pub supported_variants: Vec<String>,
+    /// The Othello variants it plays, at least one (default: all of them).
+    pub supported_variants: Option<Vec<String>>,
 }
 
 /// Registering a bot (administrator).
 #[derive(Debug, Deserialize, ToSchema)]
 pub struct RegisterRequest {
-    /// 2–24 letters, digits, `_`, `-` or `.`; unique regardless of case.
+    /// 2 to 24 letters, digits, `_`, `-` or `.`, neither only digits nor only dots, not
+    /// starting with `house-`, not `me` or `anon`, and unique regardless of case and of
+    /// letters that look alike (Unicode's confusable skeletons): `hоuse-easy` with a Cyrillic
+    /// `о` is refused.
     pub name: String,
-    /// The Othello variants it plays (default `["std"]`).
+    /// The Othello variants it plays, at least one (default `["std"]`).
     #[serde(default)]
-    pub supported_variants: Vec<String>,
-    /// How many matches it may play at once (default 2).
+    pub supported_variants: Option<Vec<String>>,
+    /// How many matches it may play at once, 1 to 16 (default 2).
     #[serde(default)]
     pub concurrency: Option<u32>,
 }
 
 impl RegisterRequest {
-    /// The profile it asks for.
+    /// The profile it asks for, which the arena checks.
     pub fn profile(&self) -> BotProfile {
         BotProfile {
-            supported_variants: self.supported_variants.clone(),
+            supported_variants: self
+                .supported_variants
+                .clone()
+                .unwrap_or_else(|| vec!["std".to_owned()]),
             concurrency: self.concurrency,
             ..BotProfile::default()
         }

@@ -2,7 +2,7 @@
 
 use arbiter_arena::{ChallengeRequest, MoveReply};
 use axum::Json;
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
@@ -14,7 +14,7 @@ use crate::dto::{
     TurnsQuery, VariantsRequest,
 };
 use crate::error::{ApiError, ApiResult, ErrorBody};
-use crate::extract::{Admin, ApiJson, ApiQuery, AuthBot, ClientIp, MaybeBot};
+use crate::extract::{Admin, ApiJson, ApiPath, ApiQuery, AuthBot, ClientIp, MaybeBot};
 use crate::text;
 
 /// A plain-text response body.
@@ -128,7 +128,7 @@ pub(crate) async fn list_bots(State(state): State<AppState>) -> Json<Vec<BotView
     responses((status = 200, body = BotView), (status = 404, body = ErrorBody)))]
 pub(crate) async fn bot_profile(
     State(state): State<AppState>,
-    Path(name): Path<String>,
+    ApiPath(name): ApiPath<String>,
 ) -> ApiResult<Json<BotView>> {
     let bot = state.arena.find_bot(&name)?;
     let mut view = BotView::public(&bot, state.arena.is_online(bot.id));
@@ -146,8 +146,10 @@ pub(crate) async fn bot_profile(
 pub(crate) async fn leaderboard(
     State(state): State<AppState>,
     ApiQuery(query): ApiQuery<LeaderboardQuery>,
-) -> Json<Value> {
-    Json(state.arena.leaderboard(&query.game, &query.variant).await)
+) -> ApiResult<Json<Value>> {
+    Ok(Json(
+        state.arena.leaderboard(&query.game, &query.variant).await?,
+    ))
 }
 
 /// Registers a bot and returns its token once (administrator).
@@ -174,7 +176,7 @@ pub(crate) async fn register_bot(
 pub(crate) async fn admin_rotate(
     State(state): State<AppState>,
     _admin: Admin,
-    Path(name): Path<String>,
+    ApiPath(name): ApiPath<String>,
 ) -> ApiResult<Json<NewBot>> {
     let bot = state.arena.find_bot(&name)?;
     let (bot, token) = state.arena.rotate_token(bot.id).await?;
@@ -190,7 +192,7 @@ pub(crate) async fn admin_rotate(
 pub(crate) async fn admin_disable(
     State(state): State<AppState>,
     _admin: Admin,
-    Path(name): Path<String>,
+    ApiPath(name): ApiPath<String>,
     ApiJson(body): ApiJson<DisableRequest>,
 ) -> ApiResult<Json<BotView>> {
     let bot = state.arena.find_bot(&name)?;
@@ -205,7 +207,7 @@ pub(crate) async fn admin_disable(
 pub(crate) async fn admin_variants(
     State(state): State<AppState>,
     _admin: Admin,
-    Path(name): Path<String>,
+    ApiPath(name): ApiPath<String>,
     ApiJson(body): ApiJson<VariantsRequest>,
 ) -> ApiResult<Json<BotView>> {
     let bot = state.arena.find_bot(&name)?;
@@ -222,7 +224,7 @@ pub(crate) async fn admin_variants(
 pub(crate) async fn admin_auto_match(
     State(state): State<AppState>,
     _admin: Admin,
-    Path(name): Path<String>,
+    ApiPath(name): ApiPath<String>,
     ApiJson(body): ApiJson<AutoMatchRequest>,
 ) -> ApiResult<Json<BotView>> {
     let bot = state.arena.find_bot(&name)?;
@@ -236,7 +238,7 @@ pub(crate) async fn admin_auto_match(
 pub(crate) async fn admin_delete(
     State(state): State<AppState>,
     _admin: Admin,
-    Path(name): Path<String>,
+    ApiPath(name): ApiPath<String>,
 ) -> ApiResult<Json<BotView>> {
     let bot = state.arena.find_bot(&name)?;
     let bot = state.arena.delete_bot(bot.id).await?;
@@ -311,7 +313,7 @@ pub(crate) async fn my_challenges(
 pub(crate) async fn accept(
     State(state): State<AppState>,
     AuthBot(bot): AuthBot,
-    Path(id): Path<i64>,
+    ApiPath(id): ApiPath<i64>,
 ) -> ApiResult<Json<Value>> {
     Ok(Json(state.arena.accept(&bot, id).await?))
 }
@@ -322,7 +324,7 @@ pub(crate) async fn accept(
 pub(crate) async fn reject(
     State(state): State<AppState>,
     AuthBot(bot): AuthBot,
-    Path(id): Path<i64>,
+    ApiPath(id): ApiPath<i64>,
 ) -> ApiResult<Json<Value>> {
     Ok(Json(state.arena.decline(&bot, id, false).await?))
 }
@@ -333,7 +335,7 @@ pub(crate) async fn reject(
 pub(crate) async fn cancel(
     State(state): State<AppState>,
     AuthBot(bot): AuthBot,
-    Path(id): Path<i64>,
+    ApiPath(id): ApiPath<i64>,
 ) -> ApiResult<Json<Value>> {
     Ok(Json(state.arena.decline(&bot, id, true).await?))
 }
@@ -344,7 +346,7 @@ pub(crate) async fn cancel(
 pub(crate) async fn snapshot(
     State(state): State<AppState>,
     MaybeBot(bot): MaybeBot,
-    Path(id): Path<i64>,
+    ApiPath(id): ApiPath<i64>,
 ) -> ApiResult<Json<Value>> {
     let reader = state.arena.reader_for(id, bot.as_ref());
     Ok(Json(state.arena.snapshot(id, reader).await?))
@@ -356,7 +358,7 @@ pub(crate) async fn snapshot(
 pub(crate) async fn events(
     State(state): State<AppState>,
     MaybeBot(bot): MaybeBot,
-    Path(id): Path<i64>,
+    ApiPath(id): ApiPath<i64>,
     ApiQuery(query): ApiQuery<EventsQuery>,
 ) -> ApiResult<Json<Value>> {
     let reader = state.arena.reader_for(id, bot.as_ref());
@@ -379,7 +381,7 @@ pub(crate) async fn events(
 pub(crate) async fn turns(
     State(state): State<AppState>,
     AuthBot(bot): AuthBot,
-    Path(id): Path<i64>,
+    ApiPath(id): ApiPath<i64>,
     ApiQuery(query): ApiQuery<TurnsQuery>,
 ) -> ApiResult<Response> {
     let turns = state
@@ -406,7 +408,7 @@ pub(crate) async fn turns(
 pub(crate) async fn play(
     State(state): State<AppState>,
     AuthBot(bot): AuthBot,
-    Path(id): Path<i64>,
+    ApiPath(id): ApiPath<i64>,
     ApiJson(body): ApiJson<MoveBody>,
 ) -> ApiResult<Json<MoveReply>> {
     Ok(Json(
@@ -423,7 +425,7 @@ pub(crate) async fn play(
 pub(crate) async fn resign(
     State(state): State<AppState>,
     AuthBot(bot): AuthBot,
-    Path(id): Path<i64>,
+    ApiPath(id): ApiPath<i64>,
 ) -> ApiResult<Json<Value>> {
     Ok(Json(state.arena.resign(&bot, id).await?))
 }
@@ -433,7 +435,7 @@ pub(crate) async fn resign(
     responses((status = 200, description = "The export"), (status = 404, body = ErrorBody)))]
 pub(crate) async fn export(
     State(state): State<AppState>,
-    Path(id): Path<i64>,
+    ApiPath(id): ApiPath<i64>,
 ) -> ApiResult<Json<Value>> {
     let export = state.arena.export(id).await?;
     if export["status"] == "pending" || export["status"] == "running" {
@@ -447,9 +449,9 @@ pub(crate) async fn export(
     Ok(Json(export))
 }
 
-/// Any path the API does not know.
-pub(crate) async fn not_found(uri: axum::http::Uri, headers: axum::http::HeaderMap) -> Response {
-    // A browser asking for a page gets a page; clients of the APIs get the API's error.
+/// Whether a request is a browser's for a page rather than an API client's: not under an
+/// API's prefix, and accepting HTML.
+fn wants_page(uri: &axum::http::Uri, headers: &axum::http::HeaderMap) -> bool {
     let api = ["/api/", "/flipsight"]
         .iter()
         .any(|prefix| uri.path().starts_with(prefix));
@@ -457,17 +459,30 @@ pub(crate) async fn not_found(uri: axum::http::Uri, headers: axum::http::HeaderM
         .get(axum::http::header::ACCEPT)
         .and_then(|v| v.to_str().ok())
         .is_some_and(|accept| accept.contains("text/html"));
-    if wants_html && !api {
+    wants_html && !api
+}
+
+/// Any path the API does not know.
+pub(crate) async fn not_found(uri: axum::http::Uri, headers: axum::http::HeaderMap) -> Response {
+    // A browser asking for a page gets a page; clients of the APIs get the API's error.
+    if wants_page(&uri, &headers) {
         return arbiter_web::not_found_page();
     }
     ApiError::new(StatusCode::NOT_FOUND, "not_found", "no such endpoint").into_response()
 }
 
 /// A known path with the wrong method.
-pub(crate) async fn method_not_allowed() -> ApiError {
+pub(crate) async fn method_not_allowed(
+    uri: axum::http::Uri,
+    headers: axum::http::HeaderMap,
+) -> Response {
+    if wants_page(&uri, &headers) {
+        return arbiter_web::method_not_allowed_page();
+    }
     ApiError::new(
         StatusCode::METHOD_NOT_ALLOWED,
         "method_not_allowed",
         "this endpoint does not accept that method",
     )
+    .into_response()
 }

@@ -49,6 +49,16 @@ pub fn not_found_page() -> axum::response::Response {
     error::WebError::NotFound.into_response()
 }
 
+/// The page a browser gets for a page's address with a method it does not take (405).
+pub fn method_not_allowed_page() -> axum::response::Response {
+    use axum::response::IntoResponse;
+    error::WebError::Refused(
+        axum::http::StatusCode::METHOD_NOT_ALLOWED,
+        "This address does not take that method.".to_owned(),
+    )
+    .into_response()
+}
+
 /// The pages' routes, with their state.
 pub fn router(arena: Arena) -> Router {
     let state = WebState {
@@ -85,6 +95,7 @@ pub fn router(arena: Arena) -> Router {
         .route("/static/style.css", get(pages::style))
         .route("/static/app.js", get(pages::script))
         .merge(uploads)
+        .layer(axum::middleware::from_fn(error::pages_for_errors))
         .layer(axum::middleware::from_fn(session::csrf_cookie))
         .with_state(state)
 }

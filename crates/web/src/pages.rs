@@ -800,7 +800,7 @@ pub(crate) async fn leaderboard(
     if !VARIANTS.iter().any(|(v, _)| *v == variant) {
         return Err(WebError::NotFound);
     }
-    let board = state.arena.leaderboard("othello", &variant).await;
+    let board = state.arena.leaderboard("othello", &variant).await?;
     let standings = board
         .as_array()
         .into_iter()

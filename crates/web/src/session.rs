@@ -67,6 +67,16 @@ const PAGE_HEADERS: [(&str, &str); 4] = [
     ("x-frame-options", "DENY"),
 ];
 
+/// Adds the pages' security headers to `response`.
+pub(crate) fn add_page_headers(response: &mut Response) {
+    for (name, value) in PAGE_HEADERS {
+        response.headers_mut().insert(
+            axum::http::HeaderName::from_static(name),
+            axum::http::HeaderValue::from_static(value),
+        );
+    }
+}
+
 /// Middleware: makes sure every visitor has a CSRF cookie, hands its value to the page, and
 /// adds the pages' security headers.
 pub(crate) async fn csrf_cookie(jar: CookieJar, mut request: Request, next: Next) -> Response {
@@ -87,12 +97,7 @@ pub(crate) async fn csrf_cookie(jar: CookieJar, mut request: Request, next: Next
     let secure = is_https(request.headers());
     request.extensions_mut().insert(Csrf(value.clone()));
     let mut response = next.run(request).await;
-    for (name, value) in PAGE_HEADERS {
-        response.headers_mut().insert(
-            axum::http::HeaderName::from_static(name),
-            axum::http::HeaderValue::from_static(value),
-        );
-    }
+    add_page_headers(&mut response);
     if fresh {
         let jar = CookieJar::new().add(cookie(CSRF_COOKIE, value, secure, SESSION_MS));
         (jar, response).into_response()
