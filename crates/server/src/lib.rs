@@ -10,6 +10,7 @@ pub mod dto;
 pub mod error;
 mod extract;
 mod flipsight;
+mod openapi;
 mod routes;
 mod stream;
 mod text;
@@ -21,9 +22,9 @@ use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::response::IntoResponse;
 use axum::serve::ListenerExt;
+use openapi::{BearerAuth, ErrorResponses};
 use tokio::net::TcpListener;
 use tower_http::catch_panic::CatchPanicLayer;
-use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
@@ -46,21 +47,9 @@ pub struct AppState {
 )]
 struct ApiDoc;
 
-struct BearerAuth;
-
-impl Modify for BearerAuth {
-    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
-        let components = openapi.components.get_or_insert_with(Default::default);
-        components.add_security_scheme(
-            "bearer",
-            SecurityScheme::Http(HttpBuilder::new().scheme(HttpAuthScheme::Bearer).build()),
-        );
-    }
-}
-
 /// The router and the OpenAPI document describing it.
 fn router() -> (Router<AppState>, utoipa::openapi::OpenApi) {
-    OpenApiRouter::with_openapi(ApiDoc::openapi())
+    let (router, mut api) = OpenApiRouter::with_openapi(ApiDoc::openapi())
         .routes(routes!(routes::health))
         .routes(routes!(routes::mint_anonymous))
         .routes(routes!(routes::me))
@@ -87,7 +76,11 @@ fn router() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .routes(routes!(routes::resign))
         .routes(routes!(routes::export))
         .routes(routes!(stream::open))
-        .split_for_parts()
+        .split_for_parts();
+    // Once every route is in: the errors of reading requests go to each operation that can
+    // give them.
+    ErrorResponses.modify(&mut api);
+    (router, api)
 }
 
 /// The OpenAPI document of the native API.

@@ -84,17 +84,76 @@ async fn the_openapi_document_describes_the_api() {
     let app = spawn_app().await;
     let document = app.get("/openapi.json", None).await.expect(200);
     let paths = document["paths"].as_object().expect("paths");
-    for path in [
-        "/api/v1/bots/anon",
-        "/api/v1/bots/me/environment",
-        "/api/v1/challenges",
-        "/api/v1/matches/{id}/moves",
-        "/api/v1/matches/{id}/events",
-        "/api/v1/stream",
-    ] {
-        assert!(paths.contains_key(path), "{path} missing");
-    }
     assert!(document["components"]["securitySchemes"]["bearer"].is_object());
+    // Every status each operation can answer, the errors of reading a request included.
+    let table: [(&str, &str, &[&str]); 8] = [
+        ("/api/v1/health", "get", &["200"]),
+        (
+            "/api/v1/bots/anon",
+            "post",
+            &["201", "400", "413", "429", "503"],
+        ),
+        ("/api/v1/bots/{name}", "get", &["200", "400", "404", "503"]),
+        (
+            "/api/v1/admin/bots",
+            "post",
+            &["201", "400", "401", "403", "409", "413", "503"],
+        ),
+        (
+            "/api/v1/challenges",
+            "post",
+            &["201", "400", "401", "404", "409", "413", "429", "503"],
+        ),
+        (
+            "/api/v1/matches/{id}",
+            "get",
+            &["200", "400", "401", "404", "503"],
+        ),
+        (
+            "/api/v1/matches/{id}/moves",
+            "post",
+            &["200", "400", "401", "403", "404", "409", "413", "503"],
+        ),
+        ("/api/v1/stream", "get", &["200", "401", "429", "503"]),
+    ];
+    for (path, method, statuses) in table {
+        let responses = paths[path][method]["responses"].as_object().expect(path);
+        let listed: Vec<&str> = responses.keys().map(String::as_str).collect();
+        assert_eq!(listed, statuses, "{method} {path}");
+        for (status, response) in responses {
+            if status.starts_with(['4', '5']) {
+                assert_eq!(
+                    response["content"]["application/json"]["schema"]["$ref"],
+                    "#/components/schemas/ErrorBody",
+                    "{method} {path} {status}"
+                );
+            }
+        }
+    }
+    // Schemas are as strict as the server.
+    let schemas = &document["components"]["schemas"];
+    let name = &schemas["RegisterRequest"]["properties"]["name"];
+    assert_eq!(
+        (&name["minLength"], &name["maxLength"]),
+        (&json!(2), &json!(24))
+    );
+    assert_eq!(
+        schemas["VariantName"]["enum"],
+        json!(["std", "anti", "grand", "octagon", "reversi"])
+    );
+    assert_eq!(schemas["MatchFormat"]["enum"], json!(["paired", "single"]));
+    assert_eq!(
+        schemas["ChallengeBody"]["properties"]["opponent"]["$ref"],
+        "#/components/schemas/Opponent"
+    );
+    assert_eq!(
+        schemas["Opponent"]["oneOf"],
+        json!([{"type": "string", "minLength": 1}, {"type": "integer"}])
+    );
+    assert_eq!(
+        schemas["RegisterRequest"]["properties"]["concurrency"]["maximum"],
+        16
+    );
 }
 
 /// Path parameters that do not parse, for every kind of parameter.
