@@ -3,8 +3,8 @@
 use std::path::PathBuf;
 
 use anyhow::{Context, bail};
-use arbiter_arena::directory::validate_name;
-use arbiter_arena::{BotProfile, Clock, SystemClock, token};
+use arbiter_arena::names::{check_bot_name, name_key};
+use arbiter_arena::{BotProfile, Clock, SystemClock, kit, token};
 use arbiter_store::{BotKind, BotRecord, Store, Write};
 use arbiter_store_sqlite::SqliteStore;
 use clap::{Args, Subcommand};
@@ -28,7 +28,8 @@ pub(crate) struct BotsArgs {
 enum BotsCommand {
     /// Register a bot and print its token (shown this once).
     Create {
-        /// 2–24 letters, digits, '_', '-' or '.'.
+        /// 2 to 24 letters, digits, '_', '-' or '.', neither only digits nor only dots, and not
+        /// too like a taken name (regardless of case and of letters that look alike).
         name: String,
         /// Othello variants it plays (comma-separated; default std).
         #[arg(long, value_delimiter = ',')]
@@ -63,18 +64,28 @@ pub(crate) async fn run(args: BotsArgs) -> anyhow::Result<()> {
     let bots = store.bots().await?;
     match args.command {
         BotsCommand::Create { name, variants } => {
-            let name = validate_name(&name)?;
-            if bots
+            // The server's own rule (which keeps the house bots' names even where no server
+            // has started on this database yet), against every name it has given.
+            let name = check_bot_name(&name)?;
+            let key = name_key(&name);
+            if let Some(taken) = bots
                 .iter()
-                .any(|b| b.name.to_lowercase() == name.to_lowercase())
+                .find(|b| name_key(&b.name) == key)
+                .map(|b| &b.name)
             {
-                bail!("the name {name:?} is already taken");
+                bail!("the name {name:?} is too like {taken:?}, which is taken");
             }
-            let token = token::generate(token::REGISTERED_PREFIX)?;
+            let variants = if variants.is_empty() {
+                vec!["std".to_owned()]
+            } else {
+                variants
+            };
             let profile = BotProfile {
                 supported_variants: variants,
                 ..BotProfile::default()
-            };
+            }
+            .checked(&kit::known_variants())?;
+            let token = token::generate(token::REGISTERED_PREFIX)?;
             let record = BotRecord {
                 id: store.max_ids().await?.bot + 1,
                 name,
@@ -130,4 +141,56 @@ pub(crate) async fn run(args: BotsArgs) -> anyhow::Result<()> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    async fn create(
+        database: &std::path::Path,
+        name: &str,
+        variants: &[&str],
+    ) -> Result<(), String> {
+        let args = BotsArgs {
+            database: database.to_owned(),
+            command: BotsCommand::Create {
+                name: name.to_owned(),
+                variants: variants.iter().map(|v| (*v).to_owned()).collect(),
+            },
+        };
+        run(args).await.map_err(|e| e.to_string())
+    }
+
+    #[tokio::test]
+    async fn create_follows_the_servers_rules() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let database = dir.path().join("arbiter.db");
+        create(&database, "alpha", &[]).await.expect("created");
+        let table: [(&str, &[&str], &str); 7] = [
+            ("аlpha", &[], "too like \"alpha\""),
+            ("ALPHA", &[], "too like \"alpha\""),
+            ("hоuse-easy", &[], "already taken"),
+            ("12345", &[], "only digits"),
+            ("..", &[], "only dots"),
+            ("beta", &["bogus"], "unknown variant \"bogus\""),
+            ("beta", &["std", "<b>"], "unknown variant \"<b>\""),
+        ];
+        for (name, variants, says) in table {
+            let error = create(&database, name, variants).await.expect_err(name);
+            assert!(error.contains(says), "{name}: {error}");
+        }
+        create(&database, "beta", &["grand", "std"])
+            .await
+            .expect("created");
+        let store = SqliteStore::open(&database).await.expect("store");
+        let names: Vec<String> = store
+            .bots()
+            .await
+            .expect("bots")
+            .into_iter()
+            .map(|b| b.name)
+            .collect();
+        assert_eq!(names, ["alpha", "beta"]);
+    }
 }

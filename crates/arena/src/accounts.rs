@@ -13,6 +13,7 @@ use rand::TryRng;
 
 use crate::directory::Bot;
 use crate::humans::{PERSON_PREFIX, is_person};
+use crate::names::{check_name, name_key};
 use crate::{Arena, ArenaError, BotProfile, lock, token};
 
 /// The prefix of a session cookie's value.
@@ -63,9 +64,12 @@ pub(crate) struct Accounts {
 struct Inner {
     by_id: HashMap<AccountId, AccountRecord>,
     by_name: HashMap<String, AccountId>,
+    /// Every account's name by its [`name_key`], so that no account takes a name too like
+    /// another's.
+    keys: HashMap<String, String>,
     sessions: HashMap<String, SessionRecord>,
     next_id: AccountId,
-    /// Names being created, so that two sign-ups cannot both take one.
+    /// The keys of names being created, so that two sign-ups cannot both take one.
     reserved: Vec<String>,
     /// Recent failed sign-ins, by lower-cased name and by address.
     failures_by_name: HashMap<String, VecDeque<i64>>,
@@ -83,10 +87,7 @@ impl Accounts {
             ..Inner::default()
         };
         for account in accounts {
-            inner
-                .by_name
-                .insert(account.name.to_lowercase(), account.id);
-            inner.by_id.insert(account.id, account);
+            inner.add(account);
         }
         for session in sessions {
             inner.sessions.insert(session.token_hash.clone(), session);
@@ -105,31 +106,20 @@ impl Accounts {
 const SESSIONS_KEPT: usize = 10_000;
 
 impl Inner {
+    fn add(&mut self, account: AccountRecord) {
+        self.by_name.insert(account.name.to_lowercase(), account.id);
+        self.keys
+            .entry(name_key(&account.name))
+            .or_insert_with(|| account.name.clone());
+        self.by_id.insert(account.id, account);
+    }
+
     fn keep_session(&mut self, session: SessionRecord, now: i64) {
         self.sessions.insert(session.token_hash.clone(), session);
         if self.sessions.len() > SESSIONS_KEPT {
             self.sessions.retain(|_, s| s.expires_ms > now);
         }
     }
-}
-
-/// Checks an account name: 2 to 24 letters, digits, `_`, `-` or `.`.
-fn validate_name(name: &str) -> Result<String, ArenaError> {
-    let name = name.trim();
-    if !(2..=24).contains(&name.chars().count()) {
-        return Err(ArenaError::InvalidRequest(
-            "a name has 2 to 24 characters".to_owned(),
-        ));
-    }
-    if !name
-        .chars()
-        .all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.'))
-    {
-        return Err(ArenaError::InvalidRequest(
-            "a name may contain only letters, digits, '_', '-' and '.'".to_owned(),
-        ));
-    }
-    Ok(name.to_owned())
 }
 
 fn validate_password(password: &str) -> Result<(), ArenaError> {
@@ -212,12 +202,22 @@ impl Arena {
         name: &str,
         password: &str,
     ) -> Result<(Account, String), ArenaError> {
-        let name = validate_name(name)?;
+        let name = check_name(name, "a name")?;
         validate_password(password)?;
-        let key = name.to_lowercase();
+        let key = name_key(&name);
         {
             let mut inner = self.shared.accounts.lock();
-            if inner.by_name.contains_key(&key) || inner.reserved.contains(&key) {
+            if let Some(taken) = inner.keys.get(&key) {
+                return Err(if taken.to_lowercase() == name.to_lowercase() {
+                    ArenaError::NameTaken(name)
+                } else {
+                    ArenaError::NameTooLike {
+                        name,
+                        taken: taken.clone(),
+                    }
+                });
+            }
+            if inner.reserved.contains(&key) {
                 return Err(ArenaError::NameTaken(name));
             }
             inner.reserved.push(key.clone());
@@ -255,8 +255,7 @@ impl Arena {
             .await?;
         let account = Account::from(&record);
         let mut inner = self.shared.accounts.lock();
-        inner.by_name.insert(record.name.to_lowercase(), id);
-        inner.by_id.insert(id, record);
+        inner.add(record);
         inner.keep_session(session, now);
         Ok((account, secret))
     }
@@ -480,6 +479,8 @@ impl Arena {
         let mut inner = self.shared.accounts.lock();
         inner.sessions.retain(|_, s| s.account != record.id);
         inner.by_name.remove(&record.name.to_lowercase());
+        // The name is free for a new account: the deleted one's games show it no more.
+        inner.keys.remove(&name_key(&record.name));
         inner.by_id.remove(&record.id);
         Ok(())
     }
@@ -501,18 +502,6 @@ impl Arena {
         name: &str,
         variants: Vec<String>,
     ) -> Result<(Bot, String), ArenaError> {
-        let known = self.shared.known_variants();
-        if let Some(unknown) = variants.iter().find(|v| !known.contains(&v.as_str())) {
-            return Err(ArenaError::InvalidRequest(format!(
-                "unknown variant {unknown:?}; the variants are {}",
-                known.join(", ")
-            )));
-        }
-        if variants.is_empty() {
-            return Err(ArenaError::InvalidRequest(
-                "a bot must play at least one variant".to_owned(),
-            ));
-        }
         let profile = BotProfile {
             supported_variants: variants,
             owner: Some(account.id),
@@ -563,11 +552,7 @@ mod tests {
     }
 
     #[test]
-    fn names_and_passwords_are_checked() {
-        assert_eq!(validate_name("  ada.l "), Ok("ada.l".to_owned()));
-        for bad in ["a", "x".repeat(25).as_str(), "ada lovelace", "<b>"] {
-            assert!(validate_name(bad).is_err(), "{bad:?}");
-        }
+    fn passwords_are_checked() {
         assert!(validate_password("seven77").is_err());
         assert!(validate_password("eight888").is_ok());
         assert!(validate_password(&"x".repeat(1_025)).is_err());

@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::ArenaError;
 use crate::kit::HouseLevel;
+use crate::names::name_key;
 use crate::token;
 
 /// The prefix of every house bot's name; registered names may not start with it.
@@ -231,6 +232,10 @@ struct Inner {
     by_id: HashMap<BotId, Entry>,
     by_token: HashMap<String, BotId>,
     by_name: HashMap<String, BotId>,
+    /// Every name ever given, by its [`name_key`]: names are never given back, deleted
+    /// bots' included, so a lookalike can never take over a bot's history.
+    keys: HashMap<String, String>,
+    /// The keys of names being created now.
     reserved: Vec<String>,
     next_id: BotId,
 }
@@ -256,28 +261,50 @@ pub struct Directory {
     presence_ms: i64,
 }
 
-/// Checks a registered bot's name: 2 to 24 letters, digits, `_`, `-` or `.`, and not a
-/// reserved name.
-pub fn validate_name(name: &str) -> Result<String, ArenaError> {
-    let name = name.trim();
-    let count = name.chars().count();
-    if !(2..=24).contains(&count) {
+/// The most matches a bot may play at once.
+pub const CONCURRENCY_MAX: u32 = 16;
+
+impl BotProfile {
+    /// Checks the settings a registration or a change asks for, whatever door it came
+    /// through: every variant must be among `known` and at least one must be named (repeats
+    /// are dropped), and a concurrency, if set, lies between 1 and [`CONCURRENCY_MAX`].
+    pub fn checked(mut self, known: &[&str]) -> Result<BotProfile, ArenaError> {
+        self.supported_variants = check_variants(&self.supported_variants, known)?;
+        check_concurrency(self.concurrency)?;
+        Ok(self)
+    }
+}
+
+/// Checks a list of variants a bot plays: each among `known`, at least one; repeats dropped.
+pub fn check_variants(variants: &[String], known: &[&str]) -> Result<Vec<String>, ArenaError> {
+    let mut list: Vec<String> = Vec::with_capacity(variants.len());
+    for variant in variants {
+        if !known.contains(&variant.as_str()) {
+            return Err(ArenaError::InvalidRequest(format!(
+                "unknown variant {variant:?}; the variants are {}",
+                known.join(", ")
+            )));
+        }
+        if !list.contains(variant) {
+            list.push(variant.clone());
+        }
+    }
+    if list.is_empty() {
         return Err(ArenaError::InvalidRequest(
-            "a bot name has 2 to 24 characters".to_owned(),
+            "a bot must play at least one variant".to_owned(),
         ));
     }
-    if !name
-        .chars()
-        .all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.'))
-    {
-        return Err(ArenaError::InvalidRequest(
-            "a bot name may contain only letters, digits, '_', '-' and '.'".to_owned(),
-        ));
+    Ok(list)
+}
+
+/// Checks how many matches a bot may play at once (`None`: the server's default).
+pub fn check_concurrency(limit: Option<u32>) -> Result<(), ArenaError> {
+    if limit.is_some_and(|n| !(1..=CONCURRENCY_MAX).contains(&n)) {
+        return Err(ArenaError::InvalidRequest(format!(
+            "a bot plays 1 to {CONCURRENCY_MAX} matches at once"
+        )));
     }
-    if name.to_lowercase().starts_with(HOUSE_PREFIX) {
-        return Err(ArenaError::NameTaken(name.to_owned()));
-    }
-    Ok(name.to_owned())
+    Ok(())
 }
 
 fn key(name: &str) -> String {
@@ -332,8 +359,18 @@ impl Directory {
     /// Reserves a name for a bot about to be created.
     pub fn reserve_name(&self, name: &str) -> Result<(), ArenaError> {
         let mut inner = self.lock();
-        let k = key(name);
-        if inner.by_name.contains_key(&k) || inner.reserved.contains(&k) {
+        let k = name_key(name);
+        if let Some(taken) = inner.keys.get(&k) {
+            return Err(if key(taken) == key(name) {
+                ArenaError::NameTaken(name.to_owned())
+            } else {
+                ArenaError::NameTooLike {
+                    name: name.to_owned(),
+                    taken: taken.clone(),
+                }
+            });
+        }
+        if inner.reserved.contains(&k) {
             return Err(ArenaError::NameTaken(name.to_owned()));
         }
         inner.reserved.push(k);
@@ -342,7 +379,7 @@ impl Directory {
 
     /// Gives a reserved name back (the creation failed or completed).
     pub fn release_name(&self, name: &str) {
-        let k = key(name);
+        let k = name_key(name);
         self.lock().reserved.retain(|r| *r != k);
     }
 
@@ -355,6 +392,11 @@ impl Directory {
                 inner.by_token.remove(hash);
             }
             inner.by_name.remove(&key(&old.record.name));
+            // Bots keep their names for ever; a person is renamed only when their account
+            // is deleted, to hide the name, which is then free for a new account's person.
+            if old.record.kind == BotKind::Human && old.record.name != record.name {
+                inner.keys.remove(&name_key(&old.record.name));
+            }
             let streams = old.streams;
             insert(&mut inner, record);
             // The stored columns changed (a new token, disabled); the connection did not, so
@@ -515,6 +557,10 @@ fn insert(inner: &mut Inner, record: BotRecord) {
         inner.by_token.insert(hash.clone(), record.id);
     }
     inner.by_name.insert(key(&record.name), record.id);
+    inner
+        .keys
+        .entry(name_key(&record.name))
+        .or_insert_with(|| record.name.clone());
     inner.by_id.insert(
         record.id,
         Entry {
@@ -549,17 +595,80 @@ mod tests {
     }
 
     #[test]
-    fn names() {
-        assert_eq!(validate_name(" Edax-4.6 "), Ok("Edax-4.6".to_owned()));
-        assert!(validate_name("x").is_err());
-        assert!(validate_name("a".repeat(25).as_str()).is_err());
-        assert!(validate_name("bad name").is_err());
-        assert!(validate_name("anon:me").is_err());
-        assert_eq!(
-            validate_name("House-Greedy"),
-            Err(ArenaError::NameTaken("House-Greedy".into()))
-        );
-        assert!(validate_name("오델로봇").is_ok());
+    fn names_clash_by_case_and_lookalike_letters_and_are_never_given_back() {
+        let mut deleted = record(7, "Deleted-Bot", "arbr_deleted");
+        deleted.deleted = true;
+        let directory = Directory::new(vec![record(5, "Alpha", "arbr_alpha"), deleted], 10_000);
+        let table: [(&str, Result<(), &str>); 5] = [
+            ("alpha", Err("the name \"alpha\" is already taken")),
+            (
+                "Аlpha",
+                Err("the name \"Аlpha\" is too like \"Alpha\", which is taken"),
+            ),
+            (
+                "deleted-bot",
+                Err("the name \"deleted-bot\" is already taken"),
+            ),
+            ("Alphas", Ok(())),
+            ("alphas", Err("the name \"alphas\" is already taken")),
+        ];
+        for (name, expected) in table {
+            let got = directory.reserve_name(name).map_err(|e| e.to_string());
+            assert_eq!(got, expected.map_err(str::to_owned), "{name:?}");
+        }
+        directory.release_name("Alphas");
+        assert_eq!(directory.reserve_name("ALPHAS"), Ok(()));
+    }
+
+    #[test]
+    fn profiles_are_checked_at_every_door() {
+        let profile = |variants: &[&str], concurrency| BotProfile {
+            supported_variants: variants.iter().map(|v| (*v).to_owned()).collect(),
+            concurrency,
+            ..BotProfile::default()
+        };
+        let table: [(BotProfile, Result<&[&str], &str>); 7] = [
+            (profile(&["std"], None), Ok(&["std"])),
+            (
+                profile(&["grand", "std", "grand"], Some(16)),
+                Ok(&["grand", "std"]),
+            ),
+            (
+                profile(&[], None),
+                Err("a bot must play at least one variant"),
+            ),
+            (
+                profile(&["bogus", "<b>"], None),
+                Err("unknown variant \"bogus\""),
+            ),
+            (
+                profile(&["std", "Std"], None),
+                Err("unknown variant \"Std\""),
+            ),
+            (
+                profile(&["std"], Some(0)),
+                Err("a bot plays 1 to 16 matches at once"),
+            ),
+            (
+                profile(&["std"], Some(4_000_000_000)),
+                Err("a bot plays 1 to 16"),
+            ),
+        ];
+        for (asked, expected) in table {
+            let got = asked.clone().checked(&KNOWN);
+            match expected {
+                Ok(variants) => {
+                    let got = got.expect("accepted");
+                    assert_eq!(got.supported_variants, variants, "{asked:?}");
+                    assert_eq!(got.concurrency, asked.concurrency);
+                }
+                Err(text) => {
+                    let error = got.expect_err("refused");
+                    assert_eq!(error.code(), "invalid_request");
+                    assert!(error.to_string().starts_with(text), "{error}");
+                }
+            }
+        }
     }
 
     const KNOWN: [&str; 5] = ["std", "anti", "grand", "octagon", "reversi"];

@@ -38,6 +38,9 @@ pub enum ArenaError {
     /// The request is malformed; the text says how.
     #[error("{0}")]
     InvalidRequest(String),
+    /// A name breaks the naming rule ([`crate::NAME_RULE`]); the text says how.
+    #[error("{0}")]
+    InvalidName(String),
     /// An environment report is malformed (a text too long, an unknown variant); the text
     /// says which field.
     #[error("{0}")]
@@ -48,9 +51,18 @@ pub enum ArenaError {
     /// No match with this id.
     #[error("no match with id {0}")]
     MatchNotFound(i64),
-    /// The name is taken (names are unique regardless of case) or reserved.
+    /// The name is taken or reserved: names are unique regardless of case and of letters
+    /// that look alike (their confusable skeletons differ).
     #[error("the name {0:?} is already taken")]
     NameTaken(String),
+    /// The name differs from a taken one only by case or by letters that look alike.
+    #[error("the name {name:?} is too like {taken:?}, which is taken")]
+    NameTooLike {
+        /// The name asked for.
+        name: String,
+        /// The name it could be mistaken for.
+        taken: String,
+    },
     /// The bot cannot be challenged (disabled, deleted or expired).
     #[error("{0} cannot play now")]
     BotUnavailable(String),
@@ -131,10 +143,11 @@ impl ArenaError {
             ArenaError::WrongPassword => "wrong_password",
             ArenaError::NotYourBot(_) => "not_your_bot",
             ArenaError::InvalidRequest(_) => "invalid_request",
+            ArenaError::InvalidName(_) => "invalid_name",
             ArenaError::InvalidEnvironment(_) => "invalid_environment",
             ArenaError::BotNotFound(_) => "bot_not_found",
             ArenaError::MatchNotFound(_) => "match_not_found",
-            ArenaError::NameTaken(_) => "name_taken",
+            ArenaError::NameTaken(_) | ArenaError::NameTooLike { .. } => "name_taken",
             ArenaError::BotUnavailable(_) => "bot_unavailable",
             ArenaError::UnsupportedVariant(_) => "unsupported_variant",
             ArenaError::ChallengeNotPending => "challenge_not_pending",
@@ -162,6 +175,7 @@ impl ArenaError {
     pub fn class(&self) -> ErrorClass {
         match self {
             ArenaError::InvalidRequest(_)
+            | ArenaError::InvalidName(_)
             | ArenaError::InvalidEnvironment(_)
             | ArenaError::NoSuchLeg(_) => ErrorClass::BadRequest,
             ArenaError::InvalidToken | ArenaError::WrongPassword => ErrorClass::Unauthenticated,

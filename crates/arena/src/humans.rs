@@ -170,6 +170,6 @@ mod tests {
     #[test]
     fn person_names_cannot_be_bot_names() {
         let name = format!("{PERSON_PREFIX}ada");
-        assert!(crate::directory::validate_name(&name).is_err());
+        assert!(crate::names::check_bot_name(&name).is_err());
     }
 }

@@ -270,6 +270,14 @@ pub fn kits() -> Vec<&'static dyn GameKit> {
     vec![&OthelloKit]
 }
 
+/// Every variant of every game the arena runs.
+pub fn known_variants() -> Vec<&'static str> {
+    kits()
+        .iter()
+        .flat_map(|kit| kit.variants().iter().copied())
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use arbiter_rules::{Ctx, Seat};

@@ -21,6 +21,7 @@ mod humans;
 pub mod kit;
 mod live;
 pub mod log;
+pub mod names;
 mod ratings;
 pub mod token;
 
@@ -44,6 +45,7 @@ pub use humans::{PERSON_PREFIX, PersonChallenge, QuickMatch, ROOM_ROUND};
 pub use kit::{GameKit, HouseLevel};
 pub use live::{Format, MoveReply, Opening, SeatChoice};
 pub use log::Reader;
+pub use names::{BOT_NAME_RULE, NAME_MAX_CHARS, NAME_MIN_CHARS, NAME_RULE};
 
 use actor::{Actor, Command};
 use directory::{ANONYMOUS_PREFIX, Directory, HOUSE_PREFIX};
@@ -130,10 +132,7 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 impl Shared {
     /// Every variant of every game the arena runs.
     fn known_variants(&self) -> Vec<&'static str> {
-        self.kits
-            .iter()
-            .flat_map(|kit| kit.variants().iter().copied())
-            .collect()
+        kit::known_variants()
     }
 
     /// Called by a match actor whenever its status changes.
@@ -665,13 +664,16 @@ impl Arena {
         Ok((bot, new.secret))
     }
 
-    /// Registers a bot (administrator); returns it and its token, which is never shown again.
+    /// Registers a bot (administrator, or an account on the web); returns it and its token,
+    /// which is never shown again. The name follows [`names::check_bot_name`] and must not be
+    /// too like a taken one; the profile is [checked](BotProfile::checked).
     pub async fn register_bot(
         &self,
         name: &str,
         profile: BotProfile,
     ) -> Result<(Bot, String), ArenaError> {
-        let name = directory::validate_name(name)?;
+        let name = names::check_bot_name(name)?;
+        let profile = profile.checked(&self.shared.known_variants())?;
         let id = self.shared.directory.next_id();
         self.create(id, name, BotKind::Registered, profile).await
     }
@@ -700,40 +702,33 @@ impl Arena {
         Ok(())
     }
 
-    /// Mints an anonymous bot for a client at `ip`, optionally labelled; limited per address.
+    /// Mints an anonymous bot for a client at `ip`, optionally labelled, playing the variants
+    /// asked for (`None`: every variant); limited per address. A label follows the naming rule
+    /// ([`names::check_name`]); it cannot pose as anyone, because the name it makes,
+    /// `anon:<label>#<id>`, says what the bot is.
     pub async fn mint_anonymous(
         &self,
         ip: IpAddr,
         label: Option<&str>,
-        supported_variants: Vec<String>,
+        supported_variants: Option<Vec<String>>,
     ) -> Result<(Bot, String), ArenaError> {
+        let label = label
+            .map(|label| names::check_name(label, "a label"))
+            .transpose()?;
+        let known = self.shared.known_variants();
+        let profile = BotProfile {
+            // Anonymous bots are for trying things out: they play every variant unless told.
+            supported_variants: supported_variants
+                .unwrap_or_else(|| known.iter().map(|v| (*v).to_owned()).collect()),
+            ..BotProfile::default()
+        }
+        .checked(&known)?;
         self.count_mint(ip)?;
-        let label: String = label
-            .unwrap_or_default()
-            .chars()
-            .filter(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.'))
-            .take(16)
-            .collect();
         // The bot's id makes the name unique; the label only helps people recognise it.
         let id = self.shared.directory.next_id();
-        let name = if label.is_empty() {
-            format!("{ANONYMOUS_PREFIX}{id}")
-        } else {
-            format!("{ANONYMOUS_PREFIX}{label}#{id}")
-        };
-        let supported_variants = if supported_variants.is_empty() {
-            // Anonymous bots are for trying things out: they play every variant they are asked to.
-            self.shared
-                .kits
-                .iter()
-                .flat_map(|k| k.variants().iter().map(|v| (*v).to_owned()))
-                .collect()
-        } else {
-            supported_variants
-        };
-        let profile = BotProfile {
-            supported_variants,
-            ..BotProfile::default()
+        let name = match label {
+            None => format!("{ANONYMOUS_PREFIX}{id}"),
+            Some(label) => format!("{ANONYMOUS_PREFIX}{label}#{id}"),
         };
         self.create(id, name, BotKind::Anonymous, profile).await
     }
@@ -781,31 +776,14 @@ impl Arena {
     }
 
     /// Replaces the variants a registered bot offers (administrator; the bot's owner on the
-    /// web). Refused for an empty list or an unknown variant, and while the bot has a pending
-    /// or running match, whose terms were agreed on the old list.
+    /// web). Refused for a list [`directory::check_variants`] refuses, and while the bot has
+    /// a pending or running match, whose terms were agreed on the old list.
     pub async fn set_supported_variants(
         &self,
         id: BotId,
         variants: &[String],
     ) -> Result<Bot, ArenaError> {
-        let known = self.shared.known_variants();
-        let mut list: Vec<String> = Vec::new();
-        for variant in variants {
-            if !known.contains(&variant.as_str()) {
-                return Err(ArenaError::InvalidRequest(format!(
-                    "unknown variant {variant:?}; the variants are {}",
-                    known.join(", ")
-                )));
-            }
-            if !list.contains(variant) {
-                list.push(variant.clone());
-            }
-        }
-        if list.is_empty() {
-            return Err(ArenaError::InvalidRequest(
-                "a bot must play at least one variant".to_owned(),
-            ));
-        }
+        let list = directory::check_variants(variants, &self.shared.known_variants())?;
         let bot = self
             .shared
             .directory
@@ -828,13 +806,9 @@ impl Arena {
     }
 
     /// Sets how many matches a bot may play at once (`None`: the server's default), from 1
-    /// to 16 (administrator; the bot's owner on the web).
+    /// to [`directory::CONCURRENCY_MAX`] (administrator; the bot's owner on the web).
     pub async fn set_concurrency(&self, id: BotId, limit: Option<u32>) -> Result<Bot, ArenaError> {
-        if limit.is_some_and(|n| !(1..=16).contains(&n)) {
-            return Err(ArenaError::InvalidRequest(
-                "a bot plays 1 to 16 matches at once".to_owned(),
-            ));
-        }
+        directory::check_concurrency(limit)?;
         self.update_profile(id, |profile| profile.concurrency = limit)
             .await
     }
@@ -970,11 +944,19 @@ impl Arena {
             .ok_or_else(|| ArenaError::BotNotFound(id.to_string()))
     }
 
-    /// Every bot's rating in a game mode, best first, deleted bots left out.
-    pub async fn standings(&self, game: &str, variant: &str) -> Vec<Standing> {
+    /// Every bot's rating in a game mode, best first, deleted bots left out. An unknown game
+    /// or variant is refused rather than answered with an empty board.
+    pub async fn standings(&self, game: &str, variant: &str) -> Result<Vec<Standing>, ArenaError> {
+        let known = self.shared.kit(game).map(|kit| kit.variants());
+        if !known.is_ok_and(|variants| variants.contains(&variant)) {
+            return Err(ArenaError::InvalidRequest(format!(
+                "unknown game mode {game:?}, {variant:?}; the variants are {}",
+                self.shared.known_variants().join(", ")
+            )));
+        }
         let mode = format!("{game}:{variant}");
         let board = self.shared.ratings.leaderboard(&mode).await;
-        board
+        Ok(board
             .into_iter()
             .filter_map(|(id, rating)| {
                 let bot = self.shared.directory.get(id).filter(|b| !b.deleted)?;
@@ -987,15 +969,15 @@ impl Arena {
                 bot,
                 rating,
             })
-            .collect()
+            .collect())
     }
 
     /// The leaderboard of a game mode as the API shows it: `{"mode", "entries"}`, each entry
     /// a rating with its `bot` and `rank`.
-    pub async fn leaderboard(&self, game: &str, variant: &str) -> Value {
+    pub async fn leaderboard(&self, game: &str, variant: &str) -> Result<Value, ArenaError> {
         let entries: Vec<Value> = self
             .standings(game, variant)
-            .await
+            .await?
             .iter()
             .map(|standing| {
                 let bot = &standing.bot;
@@ -1005,7 +987,7 @@ impl Arena {
                 entry
             })
             .collect();
-        json!({"mode": format!("{game}:{variant}"), "entries": entries})
+        Ok(json!({"mode": format!("{game}:{variant}"), "entries": entries}))
     }
 
     /// A bot's ratings, by game mode (`othello:std`, …), in the modes it has been rated in.

@@ -3,7 +3,81 @@
 use arbiter_arena::{Bot, BotProfile, Environment, Format, TimeControl};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use utoipa::{IntoParams, ToSchema};
+use utoipa::openapi::RefOr;
+use utoipa::openapi::schema::{ObjectBuilder, OneOfBuilder, Schema, Type};
+use utoipa::{IntoParams, PartialSchema, ToSchema};
+
+/// A variant of a game the arena runs, in the document: one of the names the arena knows.
+pub struct VariantName;
+
+impl PartialSchema for VariantName {
+    fn schema() -> RefOr<Schema> {
+        ObjectBuilder::new()
+            .schema_type(Type::String)
+            .enum_values(Some(arbiter_arena::kit::known_variants()))
+            .description(Some("A variant of Othello."))
+            .into()
+    }
+}
+
+impl ToSchema for VariantName {}
+
+/// A game the arena runs, in the document.
+pub struct GameName;
+
+impl PartialSchema for GameName {
+    fn schema() -> RefOr<Schema> {
+        ObjectBuilder::new()
+            .schema_type(Type::String)
+            .enum_values(Some(
+                arbiter_arena::kit::kits()
+                    .iter()
+                    .map(|kit| kit.id())
+                    .collect::<Vec<_>>(),
+            ))
+            .description(Some("A game."))
+            .into()
+    }
+}
+
+impl ToSchema for GameName {}
+
+/// An opponent, in the document: a bot's name or its id.
+pub struct Opponent;
+
+impl PartialSchema for Opponent {
+    fn schema() -> RefOr<Schema> {
+        OneOfBuilder::new()
+            .item(
+                ObjectBuilder::new()
+                    .schema_type(Type::String)
+                    .min_length(Some(1)),
+            )
+            .item(ObjectBuilder::new().schema_type(Type::Integer))
+            .description(Some("A bot's name, or its id."))
+            .into()
+    }
+}
+
+impl ToSchema for Opponent {}
+
+/// A move, in the document: a square index, a coordinate, or a pass.
+pub struct MoveSpelling;
+
+impl PartialSchema for MoveSpelling {
+    fn schema() -> RefOr<Schema> {
+        OneOfBuilder::new()
+            .item(ObjectBuilder::new().schema_type(Type::Integer))
+            .item(ObjectBuilder::new().schema_type(Type::String))
+            .description(Some(
+                "A square index (`19`, `-1` for a pass), a coordinate (`\"d3\"`, `\"J0\"`) or a pass \
+                 (`\"pass\"`, `\"PA\"`, `\"PS\"`, `\"--\"`).",
+            ))
+            .into()
+    }
+}
+
+impl ToSchema for MoveSpelling {}
 
 /// A bot as the API shows it.
 #[derive(Debug, Serialize, ToSchema)]
@@ -13,12 +87,14 @@ pub struct BotView {
     /// Name (anonymous bots are named `anon:…`, house bots `house-…`).
     pub name: String,
     /// `registered`, `anonymous` or `house`.
+    #[schema(pattern = "^(registered|anonymous|house)$")]
     pub kind: String,
     /// Creation time, milliseconds since the Unix epoch.
     pub created_ms: i64,
     /// Whether it is connected now (an open stream, or a request in the last 10 s).
     pub online: bool,
     /// The Othello variants it plays.
+    #[schema(value_type = Vec<VariantName>)]
     pub supported_variants: Vec<String>,
     /// Whether it may be rated.
     pub ranked: bool,
@@ -58,7 +134,7 @@ pub struct EnvironmentView {
     pub practice: bool,
     /// The variants the connected engine plays; `null` when it did not say, which restricts
     /// nothing. Challenges in other variants are refused with `unsupported_variant`.
-    #[schema(required = true)]
+    #[schema(required = true, value_type = Option<Vec<VariantName>>)]
     pub variants: Option<Vec<String>>,
 }
 
@@ -81,10 +157,13 @@ impl EnvironmentView {
 #[serde(default)]
 pub struct EnvironmentReport {
     /// The engine's name and version (at most 120 characters; trimmed, empty means absent).
+    #[schema(max_length = 120)]
     pub engine: Option<String>,
     /// The processor (at most 120 characters; trimmed, empty means absent).
+    #[schema(max_length = 120)]
     pub cpu: Option<String>,
     /// The operating system (at most 120 characters; trimmed, empty means absent).
+    #[schema(max_length = 120)]
     pub os: Option<String>,
     /// Practice mode (default `false`): while set, the bot's matches against other bots are
     /// unrated.
@@ -92,6 +171,7 @@ pub struct EnvironmentReport {
     /// The variants the connected engine can play, among `std`, `anti`, `grand`, `octagon` and
     /// `reversi`; absent for no restriction, and never empty. Challenges in other variants are
     /// refused.
+    #[schema(value_type = Option<Vec<VariantName>>, min_items = 1)]
     pub variants: Option<Vec<String>>,
 }
 
@@ -159,30 +239,42 @@ pub struct NewBot {
 #[derive(Debug, Default, Deserialize, ToSchema)]
 #[serde(default)]
 pub struct AnonymousRequest {
-    /// An optional label shown in the bot's name (`anon:<label>#<id>`).
+    /// An optional label shown in the bot's name (`anon:<label>#<id>`): 2 to 24 letters,
+    /// digits, `_`, `-` or `.`, neither only digits nor only dots.
+    #[schema(min_length = 2, max_length = 24, pattern = r"^[\w.-]{2,24}$")]
     pub name: Option<String>,
-    /// The Othello variants it plays (default: all of them).
-    pub supported_variants: Vec<String>,
+    /// The Othello variants it plays, at least one (default: all of them).
+    #[schema(value_type = Option<Vec<VariantName>>, min_items = 1)]
+    pub supported_variants: Option<Vec<String>>,
 }
 
 /// Registering a bot (administrator).
 #[derive(Debug, Deserialize, ToSchema)]
 pub struct RegisterRequest {
-    /// 2–24 letters, digits, `_`, `-` or `.`; unique regardless of case.
+    /// 2 to 24 letters, digits, `_`, `-` or `.`, neither only digits nor only dots, not
+    /// starting with `house-`, not `me` or `anon`, and unique regardless of case and of
+    /// letters that look alike (Unicode's confusable skeletons): `hоuse-easy` with a Cyrillic
+    /// `о` is refused. In the pattern, `\w` stands for letters and digits of any script and `_`.
+    #[schema(min_length = 2, max_length = 24, pattern = r"^[\w.-]{2,24}$")]
     pub name: String,
-    /// The Othello variants it plays (default `["std"]`).
+    /// The Othello variants it plays, at least one (default `["std"]`).
     #[serde(default)]
-    pub supported_variants: Vec<String>,
-    /// How many matches it may play at once (default 2).
+    #[schema(value_type = Option<Vec<VariantName>>, min_items = 1)]
+    pub supported_variants: Option<Vec<String>>,
+    /// How many matches it may play at once, 1 to 16 (default 2).
     #[serde(default)]
+    #[schema(minimum = 1, maximum = 16)]
     pub concurrency: Option<u32>,
 }
 
 impl RegisterRequest {
-    /// The profile it asks for.
+    /// The profile it asks for, which the arena checks.
     pub fn profile(&self) -> BotProfile {
         BotProfile {
-            supported_variants: self.supported_variants.clone(),
+            supported_variants: self
+                .supported_variants
+                .clone()
+                .unwrap_or_else(|| vec!["std".to_owned()]),
             concurrency: self.concurrency,
             ..BotProfile::default()
         }
@@ -193,6 +285,7 @@ impl RegisterRequest {
 #[derive(Debug, Deserialize, ToSchema)]
 pub struct VariantsRequest {
     /// The Othello variants it plays: `std`, `anti`, `grand`, `octagon`, `reversi`; at least one.
+    #[schema(value_type = Vec<VariantName>, min_items = 1)]
     pub variants: Vec<String>,
 }
 
@@ -220,21 +313,22 @@ fn yes() -> bool {
 pub struct ChallengeBody {
     /// The opponent's name or id. Your own name gives an unrated self-play match; a house bot
     /// (`house-random`, `house-greedy`, `house-easy`, `house-medium`, `house-hard`) starts at once.
+    #[schema(value_type = Opponent)]
     pub opponent: Value,
     /// The game (default `othello`).
     #[serde(default = "othello")]
+    #[schema(value_type = GameName)]
     pub game: String,
     /// The variant: `std` (default), `anti`, `grand`, `octagon` or `reversi`.
     #[serde(default)]
+    #[schema(value_type = Option<VariantName>)]
     pub variant: Option<String>,
     /// `paired` (default: two legs from one opening, colours swapped) or `single`.
-    #[serde(default = "paired")]
-    #[schema(value_type = String)]
-    pub format: Format,
+    #[serde(default)]
+    pub format: MatchFormat,
     /// Clocks (default 60 s per leg per side, no increment).
     #[serde(default)]
-    #[schema(value_type = Object)]
-    pub time_control: TimeControl,
+    pub time_control: TimeControlBody,
     /// Whether the result should count for ratings (default true; only between registered
     /// bots, never in self-play).
     #[serde(default = "yes")]
@@ -245,30 +339,76 @@ fn othello() -> String {
     "othello".to_owned()
 }
 
-fn paired() -> Format {
-    Format::Paired
+/// How many legs a match has.
+#[derive(Clone, Copy, Debug, Default, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum MatchFormat {
+    /// Two legs from one opening, colours swapped, played at once and scored together.
+    #[default]
+    Paired,
+    /// One leg.
+    Single,
+}
+
+impl From<MatchFormat> for Format {
+    fn from(format: MatchFormat) -> Format {
+        match format {
+            MatchFormat::Paired => Format::Paired,
+            MatchFormat::Single => Format::Single,
+        }
+    }
+}
+
+/// A match's clocks; every field is optional.
+#[derive(Clone, Copy, Debug, Default, Deserialize, ToSchema)]
+#[serde(default)]
+pub struct TimeControlBody {
+    /// Each side's clock per leg at the start, in milliseconds (default 60,000).
+    #[schema(minimum = 1_000, maximum = 86_400_000)]
+    pub initial_ms: Option<i64>,
+    /// Added to a side's clock after each of its moves, in milliseconds (default 0).
+    #[schema(minimum = 0, maximum = 3_600_000)]
+    pub increment_ms: Option<i64>,
+    /// A limit on every single turn, in milliseconds; `null` (default) for none.
+    #[schema(minimum = 1_000, maximum = 86_400_000)]
+    pub per_turn_ms: Option<i64>,
+}
+
+impl From<TimeControlBody> for TimeControl {
+    fn from(body: TimeControlBody) -> TimeControl {
+        let default = TimeControl::default();
+        TimeControl {
+            initial_ms: body.initial_ms.unwrap_or(default.initial_ms),
+            increment_ms: body.increment_ms.unwrap_or(default.increment_ms),
+            per_turn_ms: body.per_turn_ms.or(default.per_turn_ms),
+        }
+    }
 }
 
 /// A move.
 #[derive(Debug, Deserialize, ToSchema)]
 pub struct MoveBody {
     /// The leg, 0 or 1.
+    #[schema(maximum = 1)]
     pub leg: u8,
     /// The leg's revision the move was computed for.
     pub revision: u64,
     /// A square index (`19`), a coordinate (`"d3"`, `"J0"`), or a pass (`-1`, `"pass"`, `"PA"`).
     #[serde(rename = "move")]
-    #[schema(value_type = Object)]
+    #[schema(value_type = MoveSpelling)]
     pub mv: Value,
 }
 
 /// Query of a long-poll.
-#[derive(Debug, Default, Deserialize, ToSchema)]
+#[derive(Debug, Default, Deserialize, IntoParams)]
 #[serde(default)]
+#[into_params(parameter_in = Query)]
 pub struct EventsQuery {
     /// The last seq already seen (0 for all).
+    #[param(minimum = 0)]
     pub since: i64,
     /// Seconds to wait for an event when there is none yet (0 returns at once; at most 60).
+    #[param(minimum = 0, maximum = 60)]
     pub wait: i64,
 }
 
@@ -278,9 +418,10 @@ pub struct EventsQuery {
 #[into_params(parameter_in = Query)]
 pub struct TurnsQuery {
     /// Seconds to wait for a decision when there is none yet (0 returns at once; at most 60).
+    #[param(minimum = 0, maximum = 60)]
     pub wait: i64,
     /// `json` (default) or `text`: one line per decision, for shell scripts.
-    #[param(value_type = String)]
+    #[param(inline)]
     pub format: OutputFormat,
 }
 
@@ -290,8 +431,10 @@ pub struct TurnsQuery {
 #[into_params(parameter_in = Query)]
 pub struct LeaderboardQuery {
     /// The game (default `othello`).
+    #[param(value_type = GameName)]
     pub game: String,
     /// The variant (default `std`).
+    #[param(value_type = VariantName)]
     pub variant: String,
 }
 
@@ -310,13 +453,13 @@ impl Default for LeaderboardQuery {
 #[into_params(parameter_in = Query)]
 pub struct FormatQuery {
     /// `json` (default) or `text`: the one value a shell script needs, on one line.
-    #[param(value_type = String)]
+    #[param(inline)]
     pub format: OutputFormat,
 }
 
 /// How a response is written. The text form exists so that a bot can be played with
 /// nothing but `curl` and a shell loop; errors stay JSON either way.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum OutputFormat {
     /// The API's JSON.
@@ -324,4 +467,13 @@ pub enum OutputFormat {
     Json,
     /// Plain text lines.
     Text,
+}
+
+/// The answer of the liveness probe.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Health {
+    /// Always `true`.
+    pub ok: bool,
+    /// The server's clock, milliseconds since the Unix epoch.
+    pub server_now_ms: i64,
 }

@@ -1,12 +1,12 @@
 //! Request extractors that fail in the API's own error format: JSON bodies (whatever the
-//! content type, so that `curl -d` works), bearer tokens, and query strings.
+//! content type, so that `curl -d` works), path parameters, bearer tokens, and query strings.
 
 use std::net::SocketAddr;
 
 use arbiter_arena::Bot;
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
-use axum::extract::{ConnectInfo, FromRequest, FromRequestParts, Query, Request};
+use axum::extract::{ConnectInfo, FromRequest, FromRequestParts, Path, Query, Request};
 use axum::http::StatusCode;
 use axum::http::header::AUTHORIZATION;
 use axum::http::request::Parts;
@@ -65,6 +65,24 @@ impl<T: DeserializeOwned + Send> FromRequestParts<AppState> for ApiQuery<T> {
             .await
             .map(|Query(q)| ApiQuery(q))
             .map_err(|e| ApiError::bad_request("invalid_query", e.body_text()))
+    }
+}
+
+/// Path parameters; one that does not parse (`/matches/abc`, a number beyond `i64`, bytes
+/// that are not UTF-8) is a 400 in the API's format.
+pub(crate) struct ApiPath<T>(pub(crate) T);
+
+impl<T: DeserializeOwned + Send> FromRequestParts<AppState> for ApiPath<T> {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(
+        parts: &mut Parts,
+        state: &AppState,
+    ) -> Result<Self, Self::Rejection> {
+        Path::<T>::from_request_parts(parts, state)
+            .await
+            .map(|Path(value)| ApiPath(value))
+            .map_err(|e| ApiError::new(e.status(), "invalid_path", e.body_text()))
     }
 }
 

@@ -78,6 +78,7 @@ impl From<ArenaError> for Failure {
                 Failure::new(StatusCode::FORBIDDEN, "access denied")
             }
             ArenaError::InvalidRequest(_)
+            | ArenaError::InvalidName(_)
             | ArenaError::InvalidEnvironment(_)
             | ArenaError::NoSuchLeg(_) => {
                 Failure::new(StatusCode::BAD_REQUEST, "JSON object required")
@@ -97,9 +98,9 @@ impl From<ArenaError> for Failure {
             ArenaError::BotUnavailable(_) => conflict("both bots must be connected"),
             ArenaError::ChallengeNotPending => conflict("challenge expired or answered"),
             ArenaError::HouseVariantsFull => conflict("site bot variant matches are full"),
-            ArenaError::BotNotFound(_) | ArenaError::NameTaken(_) => {
-                conflict("target bot not found")
-            }
+            ArenaError::BotNotFound(_)
+            | ArenaError::NameTaken(_)
+            | ArenaError::NameTooLike { .. } => conflict("target bot not found"),
             ArenaError::MatchNotFound(_) => Failure::new(StatusCode::FORBIDDEN, "access denied"),
             ArenaError::TooManyStreams(_) => {
                 Failure::new(StatusCode::TOO_MANY_REQUESTS, "too many streams")
@@ -297,18 +298,29 @@ async fn play(state: &AppState, bot: &Bot, body: &Map<String, Value>) -> Result<
 /// The arena's match named by `match_id`. A negative id names a human match by its room
 /// (FlipSight numbers those apart from bot matches); its `round_no` and `room_created_at`,
 /// when given, must be this room's, or the bot is acting on a position it no longer has.
+/// Any integer is a well-formed id: one that names no match (0, or beyond 64 bits) gets
+/// `access denied`, FlipSight's answer for a match that is not the bot's, like any other
+/// missing match; only a `match_id` that is not an integer gets `JSON object required`.
 async fn resolve(state: &AppState, bot: &Bot, body: &Map<String, Value>) -> Result<i64, Failure> {
-    let id = body
-        .get("match_id")
-        .and_then(Value::as_i64)
-        .filter(|id| *id != 0)
-        .ok_or_else(|| Failure::new(StatusCode::BAD_REQUEST, "JSON object required"))?;
+    let denied = || Failure::new(StatusCode::FORBIDDEN, "access denied");
+    let value = body.get("match_id").unwrap_or(&Value::Null);
+    let id = match value.as_i64() {
+        Some(id) => id,
+        None if value.is_u64() => return Err(denied()),
+        None => {
+            return Err(Failure::new(
+                StatusCode::BAD_REQUEST,
+                "JSON object required",
+            ));
+        }
+    };
     if id > 0 {
         return Ok(id);
     }
     let room = id
         .checked_neg()
-        .ok_or_else(|| Failure::new(StatusCode::FORBIDDEN, "access denied"))?;
+        .filter(|room| *room > 0)
+        .ok_or_else(denied)?;
     let reader = state.arena.reader_for(room, Some(bot));
     let snapshot = state.arena.snapshot(room, reader).await?;
     check_room(&snapshot, bot.id, body)?;

@@ -11,6 +11,7 @@ pub mod error;
 mod extract;
 mod flipsight;
 mod limits;
+mod openapi;
 mod routes;
 mod stream;
 mod text;
@@ -22,10 +23,10 @@ use axum::response::IntoResponse;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
+use openapi::{BearerAuth, ErrorResponses};
 use tokio::net::TcpListener;
 use tower::ServiceExt;
 use tower_http::catch_panic::CatchPanicLayer;
-use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
@@ -52,21 +53,9 @@ pub use limits::ServeLimits;
 )]
 struct ApiDoc;
 
-struct BearerAuth;
-
-impl Modify for BearerAuth {
-    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
-        let components = openapi.components.get_or_insert_with(Default::default);
-        components.add_security_scheme(
-            "bearer",
-            SecurityScheme::Http(HttpBuilder::new().scheme(HttpAuthScheme::Bearer).build()),
-        );
-    }
-}
-
 /// The router and the OpenAPI document describing it.
 fn router() -> (Router<AppState>, utoipa::openapi::OpenApi) {
-    OpenApiRouter::with_openapi(ApiDoc::openapi())
+    let (router, mut api) = OpenApiRouter::with_openapi(ApiDoc::openapi())
         .routes(routes!(routes::health))
         .routes(routes!(routes::mint_anonymous))
         .routes(routes!(routes::me))
@@ -93,7 +82,11 @@ fn router() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .routes(routes!(routes::resign))
         .routes(routes!(routes::export))
         .routes(routes!(stream::open))
-        .split_for_parts()
+        .split_for_parts();
+    // Once every route is in: the errors of reading requests go to each operation that can
+    // give them.
+    ErrorResponses.modify(&mut api);
+    (router, api)
 }
 
 /// The OpenAPI document of the native API.

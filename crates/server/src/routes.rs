@@ -2,7 +2,7 @@
 
 use arbiter_arena::{ChallengeRequest, MoveReply};
 use axum::Json;
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
@@ -10,11 +10,11 @@ use serde_json::{Value, json};
 use crate::AppState;
 use crate::dto::{
     AnonymousRequest, AutoMatchRequest, BotView, ChallengeBody, DisableRequest, EnvironmentReport,
-    EventsQuery, FormatQuery, LeaderboardQuery, MoveBody, NewBot, OutputFormat, RegisterRequest,
-    TurnsQuery, VariantsRequest,
+    EventsQuery, FormatQuery, Health, LeaderboardQuery, MoveBody, NewBot, OutputFormat,
+    RegisterRequest, TurnsQuery, VariantsRequest,
 };
 use crate::error::{ApiError, ApiResult, ErrorBody};
-use crate::extract::{Admin, ApiJson, ApiQuery, AuthBot, ClientIp, MaybeBot};
+use crate::extract::{Admin, ApiJson, ApiPath, ApiQuery, AuthBot, ClientIp, MaybeBot};
 use crate::text;
 
 /// A plain-text response body.
@@ -36,15 +36,20 @@ pub(crate) const MATCHES: &str = "matches";
 pub(crate) const ADMIN: &str = "admin";
 
 /// A liveness probe and the cheapest request the server answers.
-#[utoipa::path(get, path = "/api/v1/health", tag = BOTS, responses((status = 200, description = "The server is up")))]
-pub(crate) async fn health(State(state): State<AppState>) -> Json<Value> {
-    Json(json!({"ok": true, "server_now_ms": state.arena.now_ms()}))
+#[utoipa::path(get, path = "/api/v1/health", tag = BOTS, responses((status = 200, body = Health, description = "The server is up")))]
+pub(crate) async fn health(State(state): State<AppState>) -> Json<Health> {
+    Json(Health {
+        ok: true,
+        server_now_ms: state.arena.now_ms(),
+    })
 }
 
 /// Mints an anonymous bot: unranked, expires when idle, limited per client address.
 /// With `?format=text` the answer is the token alone, on one line.
 #[utoipa::path(post, path = "/api/v1/bots/anon", tag = BOTS, request_body = AnonymousRequest, params(FormatQuery),
-    responses((status = 201, body = NewBot), (status = 429, body = ErrorBody, description = "Too many mints from this address; see Retry-After")))]
+    responses((status = 201, description = "The bot and its token; with `?format=text` the token alone", content((NewBot = "application/json"), (String = "text/plain"))),
+        (status = 400, body = ErrorBody, description = "`invalid_name` (the label breaks the naming rule), `invalid_request` (an unknown variant, or none), or a body or query that does not parse; nothing changed"),
+        (status = 429, body = ErrorBody, description = "`rate_limited`: too many bots from this address; see Retry-After")))]
 pub(crate) async fn mint_anonymous(
     State(state): State<AppState>,
     ClientIp(ip): ClientIp,
@@ -66,7 +71,7 @@ pub(crate) async fn mint_anonymous(
 }
 
 /// The calling bot's own profile.
-#[utoipa::path(get, path = "/api/v1/bots/me", tag = BOTS, security(("bearer" = [])), responses((status = 200, body = BotView), (status = 401, body = ErrorBody)))]
+#[utoipa::path(get, path = "/api/v1/bots/me", tag = BOTS, security(("bearer" = [])), responses((status = 200, body = BotView)))]
 pub(crate) async fn me(State(state): State<AppState>, AuthBot(bot): AuthBot) -> Json<BotView> {
     Json(own_profile(&state, &bot).await)
 }
@@ -79,7 +84,7 @@ async fn own_profile(state: &AppState, bot: &arbiter_arena::Bot) -> BotView {
 }
 
 /// Replaces the calling bot's token; the old token stops working at once.
-#[utoipa::path(post, path = "/api/v1/bots/me/rotate-token", tag = BOTS, security(("bearer" = [])), responses((status = 200, body = NewBot), (status = 401, body = ErrorBody)))]
+#[utoipa::path(post, path = "/api/v1/bots/me/rotate-token", tag = BOTS, security(("bearer" = [])), responses((status = 200, body = NewBot)))]
 pub(crate) async fn rotate_own_token(
     State(state): State<AppState>,
     AuthBot(bot): AuthBot,
@@ -98,7 +103,7 @@ pub(crate) async fn rotate_own_token(
 /// others are refused). It replaces the previous report entirely and is kept in memory only,
 /// so a connector sends it on every connect.
 #[utoipa::path(post, path = "/api/v1/bots/me/environment", tag = BOTS, security(("bearer" = [])), request_body = EnvironmentReport,
-    responses((status = 200, body = BotView), (status = 400, body = ErrorBody, description = "invalid_environment: a text longer than 120 characters, or an unknown or empty variant list; nothing changed"), (status = 401, body = ErrorBody)))]
+    responses((status = 200, body = BotView), (status = 400, body = ErrorBody, description = "`invalid_environment`: a text longer than 120 characters, or an unknown or empty variant list; or a body that does not parse; nothing changed")))]
 pub(crate) async fn report_environment(
     State(state): State<AppState>,
     AuthBot(bot): AuthBot,
@@ -125,10 +130,10 @@ pub(crate) async fn list_bots(State(state): State<AppState>) -> Json<Vec<BotView
 
 /// One bot's public profile.
 #[utoipa::path(get, path = "/api/v1/bots/{name}", tag = BOTS, params(("name" = String, Path, description = "Name or id")),
-    responses((status = 200, body = BotView), (status = 404, body = ErrorBody)))]
+    responses((status = 200, body = BotView), (status = 404, body = ErrorBody, description = "`bot_not_found`")))]
 pub(crate) async fn bot_profile(
     State(state): State<AppState>,
-    Path(name): Path<String>,
+    ApiPath(name): ApiPath<String>,
 ) -> ApiResult<Json<BotView>> {
     let bot = state.arena.find_bot(&name)?;
     let mut view = BotView::public(&bot, state.arena.is_online(bot.id));
@@ -142,17 +147,21 @@ pub(crate) async fn bot_profile(
 /// highest rating, current and best streak, and whether the rating is still provisional (fewer
 /// than 50 rated games) with its progress towards an official one.
 #[utoipa::path(get, path = "/api/v1/leaderboard", tag = BOTS, params(LeaderboardQuery),
-    responses((status = 200, description = "The mode and its entries, best first"), (status = 400, body = ErrorBody)))]
+    responses((status = 200, description = "The mode and its entries, best first"), (status = 400, body = ErrorBody, description = "`invalid_request`: no such game or variant; or a query that does not parse")))]
 pub(crate) async fn leaderboard(
     State(state): State<AppState>,
     ApiQuery(query): ApiQuery<LeaderboardQuery>,
-) -> Json<Value> {
-    Json(state.arena.leaderboard(&query.game, &query.variant).await)
+) -> ApiResult<Json<Value>> {
+    Ok(Json(
+        state.arena.leaderboard(&query.game, &query.variant).await?,
+    ))
 }
 
 /// Registers a bot and returns its token once (administrator).
 #[utoipa::path(post, path = "/api/v1/admin/bots", tag = ADMIN, security(("bearer" = [])), request_body = RegisterRequest,
-    responses((status = 201, body = NewBot), (status = 409, body = ErrorBody, description = "The name is taken")))]
+    responses((status = 201, body = NewBot),
+        (status = 400, body = ErrorBody, description = "`invalid_name` (the name breaks the naming rule), `invalid_request` (an unknown variant or none, a concurrency outside 1 to 16), or a body that does not parse; nothing changed"),
+        (status = 409, body = ErrorBody, description = "`name_taken`: the name, or one that looks like it regardless of case and lookalike letters, is taken or reserved")))]
 pub(crate) async fn register_bot(
     State(state): State<AppState>,
     _admin: Admin,
@@ -169,12 +178,12 @@ pub(crate) async fn register_bot(
 }
 
 /// Replaces a bot's token (administrator).
-#[utoipa::path(post, path = "/api/v1/admin/bots/{name}/rotate-token", tag = ADMIN, security(("bearer" = [])), params(("name" = String, Path)),
-    responses((status = 200, body = NewBot)))]
+#[utoipa::path(post, path = "/api/v1/admin/bots/{name}/rotate-token", tag = ADMIN, security(("bearer" = [])), params(("name" = String, Path, description = "Name or id")),
+    responses((status = 200, body = NewBot), (status = 400, body = ErrorBody, description = "`invalid_request`: house bots cannot be changed; or a path that does not parse"), (status = 404, body = ErrorBody, description = "`bot_not_found`")))]
 pub(crate) async fn admin_rotate(
     State(state): State<AppState>,
     _admin: Admin,
-    Path(name): Path<String>,
+    ApiPath(name): ApiPath<String>,
 ) -> ApiResult<Json<NewBot>> {
     let bot = state.arena.find_bot(&name)?;
     let (bot, token) = state.arena.rotate_token(bot.id).await?;
@@ -185,12 +194,12 @@ pub(crate) async fn admin_rotate(
 }
 
 /// Disables or enables a bot (administrator).
-#[utoipa::path(post, path = "/api/v1/admin/bots/{name}/disable", tag = ADMIN, security(("bearer" = [])), params(("name" = String, Path)),
-    request_body = DisableRequest, responses((status = 200, body = BotView)))]
+#[utoipa::path(post, path = "/api/v1/admin/bots/{name}/disable", tag = ADMIN, security(("bearer" = [])), params(("name" = String, Path, description = "Name or id")),
+    request_body = DisableRequest, responses((status = 200, body = BotView), (status = 400, body = ErrorBody, description = "`invalid_request`: house bots cannot be changed; or a path or body that does not parse"), (status = 404, body = ErrorBody, description = "`bot_not_found`")))]
 pub(crate) async fn admin_disable(
     State(state): State<AppState>,
     _admin: Admin,
-    Path(name): Path<String>,
+    ApiPath(name): ApiPath<String>,
     ApiJson(body): ApiJson<DisableRequest>,
 ) -> ApiResult<Json<BotView>> {
     let bot = state.arena.find_bot(&name)?;
@@ -200,12 +209,12 @@ pub(crate) async fn admin_disable(
 
 /// Replaces the variants a registered bot offers (administrator). Refused while the bot has a
 /// pending or running match (409 `has_open_matches`) and for an empty list (400).
-#[utoipa::path(put, path = "/api/v1/admin/bots/{name}/variants", tag = ADMIN, security(("bearer" = [])), params(("name" = String, Path)),
-    request_body = VariantsRequest, responses((status = 200, body = BotView), (status = 400, body = ErrorBody), (status = 409, body = ErrorBody)))]
+#[utoipa::path(put, path = "/api/v1/admin/bots/{name}/variants", tag = ADMIN, security(("bearer" = [])), params(("name" = String, Path, description = "Name or id")),
+    request_body = VariantsRequest, responses((status = 200, body = BotView), (status = 400, body = ErrorBody, description = "`invalid_request`: an unknown variant or none, or a house bot; or a path or body that does not parse"), (status = 404, body = ErrorBody, description = "`bot_not_found`"), (status = 409, body = ErrorBody, description = "`has_open_matches`: the bot has a pending or running match")))]
 pub(crate) async fn admin_variants(
     State(state): State<AppState>,
     _admin: Admin,
-    Path(name): Path<String>,
+    ApiPath(name): ApiPath<String>,
     ApiJson(body): ApiJson<VariantsRequest>,
 ) -> ApiResult<Json<BotView>> {
     let bot = state.arena.find_bot(&name)?;
@@ -217,12 +226,12 @@ pub(crate) async fn admin_variants(
 }
 
 /// Switches a registered bot's auto-matching on or off (administrator).
-#[utoipa::path(post, path = "/api/v1/admin/bots/{name}/auto-match", tag = ADMIN, security(("bearer" = [])), params(("name" = String, Path)),
-    request_body = AutoMatchRequest, responses((status = 200, body = BotView)))]
+#[utoipa::path(post, path = "/api/v1/admin/bots/{name}/auto-match", tag = ADMIN, security(("bearer" = [])), params(("name" = String, Path, description = "Name or id")),
+    request_body = AutoMatchRequest, responses((status = 200, body = BotView), (status = 400, body = ErrorBody, description = "`invalid_request`: house bots cannot be changed; or a path or body that does not parse"), (status = 404, body = ErrorBody, description = "`bot_not_found`")))]
 pub(crate) async fn admin_auto_match(
     State(state): State<AppState>,
     _admin: Admin,
-    Path(name): Path<String>,
+    ApiPath(name): ApiPath<String>,
     ApiJson(body): ApiJson<AutoMatchRequest>,
 ) -> ApiResult<Json<BotView>> {
     let bot = state.arena.find_bot(&name)?;
@@ -231,12 +240,12 @@ pub(crate) async fn admin_auto_match(
 }
 
 /// Deletes a bot (administrator); its matches stay in the history.
-#[utoipa::path(delete, path = "/api/v1/admin/bots/{name}", tag = ADMIN, security(("bearer" = [])), params(("name" = String, Path)),
-    responses((status = 200, body = BotView)))]
+#[utoipa::path(delete, path = "/api/v1/admin/bots/{name}", tag = ADMIN, security(("bearer" = [])), params(("name" = String, Path, description = "Name or id")),
+    responses((status = 200, body = BotView), (status = 400, body = ErrorBody, description = "`invalid_request`: house bots cannot be changed; or a path that does not parse"), (status = 404, body = ErrorBody, description = "`bot_not_found`")))]
 pub(crate) async fn admin_delete(
     State(state): State<AppState>,
     _admin: Admin,
-    Path(name): Path<String>,
+    ApiPath(name): ApiPath<String>,
 ) -> ApiResult<Json<BotView>> {
     let bot = state.arena.find_bot(&name)?;
     let bot = state.arena.delete_bot(bot.id).await?;
@@ -246,7 +255,10 @@ pub(crate) async fn admin_delete(
 /// Challenges a bot. Challenging a house bot or yourself starts the match at once.
 /// With `?format=text` the answer is the match id alone, on one line.
 #[utoipa::path(post, path = "/api/v1/challenges", tag = MATCHES, security(("bearer" = [])), request_body = ChallengeBody, params(FormatQuery),
-    responses((status = 201, description = "The challenge (or started match)"), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
+    responses((status = 201, description = "The challenge (or started match); with `?format=text` its id alone", content((Object = "application/json"), (String = "text/plain"))),
+        (status = 404, body = ErrorBody, description = "`bot_not_found`: no such opponent"),
+        (status = 409, body = ErrorBody, description = "`bot_unavailable`, `unsupported_variant`, `bot_busy`, `site_bot_variant_matches_full`"),
+        (status = 429, body = ErrorBody, description = "`rate_limited`: too many pending challenges; see Retry-After")))]
 pub(crate) async fn create_challenge(
     State(state): State<AppState>,
     AuthBot(bot): AuthBot,
@@ -267,8 +279,8 @@ pub(crate) async fn create_challenge(
         opponent,
         game: body.game,
         variant: body.variant,
-        format: body.format,
-        time_control: body.time_control,
+        format: body.format.into(),
+        time_control: body.time_control.into(),
         rated: body.rated,
         auto: false,
         opening: Default::default(),
@@ -307,56 +319,56 @@ pub(crate) async fn my_challenges(
 
 /// Accepts a challenge.
 #[utoipa::path(post, path = "/api/v1/challenges/{id}/accept", tag = MATCHES, security(("bearer" = [])), params(("id" = i64, Path)),
-    responses((status = 200, description = "The started match"), (status = 409, body = ErrorBody)))]
+    responses((status = 200, description = "The started match"), (status = 403, body = ErrorBody, description = "`not_your_challenge`, `not_a_participant`"), (status = 404, body = ErrorBody, description = "`match_not_found`"), (status = 409, body = ErrorBody, description = "`challenge_not_pending`, `bot_busy`, `bot_unavailable`")))]
 pub(crate) async fn accept(
     State(state): State<AppState>,
     AuthBot(bot): AuthBot,
-    Path(id): Path<i64>,
+    ApiPath(id): ApiPath<i64>,
 ) -> ApiResult<Json<Value>> {
     Ok(Json(state.arena.accept(&bot, id).await?))
 }
 
 /// Declines a challenge (the challenged bot).
 #[utoipa::path(post, path = "/api/v1/challenges/{id}/reject", tag = MATCHES, security(("bearer" = [])), params(("id" = i64, Path)),
-    responses((status = 200, description = "The declined challenge"), (status = 409, body = ErrorBody)))]
+    responses((status = 200, description = "The declined challenge"), (status = 403, body = ErrorBody, description = "`not_your_challenge`, `not_a_participant`"), (status = 404, body = ErrorBody, description = "`match_not_found`"), (status = 409, body = ErrorBody, description = "`challenge_not_pending`")))]
 pub(crate) async fn reject(
     State(state): State<AppState>,
     AuthBot(bot): AuthBot,
-    Path(id): Path<i64>,
+    ApiPath(id): ApiPath<i64>,
 ) -> ApiResult<Json<Value>> {
     Ok(Json(state.arena.decline(&bot, id, false).await?))
 }
 
 /// Withdraws a challenge (the challenger).
 #[utoipa::path(post, path = "/api/v1/challenges/{id}/cancel", tag = MATCHES, security(("bearer" = [])), params(("id" = i64, Path)),
-    responses((status = 200, description = "The withdrawn challenge"), (status = 409, body = ErrorBody)))]
+    responses((status = 200, description = "The withdrawn challenge"), (status = 403, body = ErrorBody, description = "`not_your_challenge`, `not_a_participant`"), (status = 404, body = ErrorBody, description = "`match_not_found`"), (status = 409, body = ErrorBody, description = "`challenge_not_pending`")))]
 pub(crate) async fn cancel(
     State(state): State<AppState>,
     AuthBot(bot): AuthBot,
-    Path(id): Path<i64>,
+    ApiPath(id): ApiPath<i64>,
 ) -> ApiResult<Json<Value>> {
     Ok(Json(state.arena.decline(&bot, id, true).await?))
 }
 
 /// A match as the caller may see it: participants also get their pending `turns`.
-#[utoipa::path(get, path = "/api/v1/matches/{id}", tag = MATCHES, params(("id" = i64, Path)),
-    responses((status = 200, description = "The match"), (status = 404, body = ErrorBody)))]
+#[utoipa::path(get, path = "/api/v1/matches/{id}", tag = MATCHES, security((), ("bearer" = [])), params(("id" = i64, Path)),
+    responses((status = 200, description = "The match"), (status = 404, body = ErrorBody, description = "`match_not_found`")))]
 pub(crate) async fn snapshot(
     State(state): State<AppState>,
     MaybeBot(bot): MaybeBot,
-    Path(id): Path<i64>,
+    ApiPath(id): ApiPath<i64>,
 ) -> ApiResult<Json<Value>> {
     let reader = state.arena.reader_for(id, bot.as_ref());
     Ok(Json(state.arena.snapshot(id, reader).await?))
 }
 
 /// The match's events after `since`, waiting up to `wait` seconds for one; at most 100.
-#[utoipa::path(get, path = "/api/v1/matches/{id}/events", tag = MATCHES, params(("id" = i64, Path), ("since" = Option<i64>, Query), ("wait" = Option<i64>, Query)),
-    responses((status = 200, description = "Events and next_since"), (status = 404, body = ErrorBody)))]
+#[utoipa::path(get, path = "/api/v1/matches/{id}/events", tag = MATCHES, security((), ("bearer" = [])), params(("id" = i64, Path), EventsQuery),
+    responses((status = 200, description = "Events and next_since"), (status = 404, body = ErrorBody, description = "`match_not_found`")))]
 pub(crate) async fn events(
     State(state): State<AppState>,
     MaybeBot(bot): MaybeBot,
-    Path(id): Path<i64>,
+    ApiPath(id): ApiPath<i64>,
     ApiQuery(query): ApiQuery<EventsQuery>,
 ) -> ApiResult<Json<Value>> {
     let reader = state.arena.reader_for(id, bot.as_ref());
@@ -375,11 +387,11 @@ pub(crate) async fn events(
 /// joined by commas, `-1` for a pass); once the match is over the only line is
 /// `end <status> <reason> <total 0> <total 1> <winner>`; nothing pending yet is an empty body.
 #[utoipa::path(get, path = "/api/v1/matches/{id}/turns", tag = MATCHES, security(("bearer" = [])), params(("id" = i64, Path), TurnsQuery),
-    responses((status = 200, description = "Pending turns"), (status = 403, body = ErrorBody)))]
+    responses((status = 200, description = "Pending turns; with `?format=text` one line each", content((Object = "application/json"), (String = "text/plain"))), (status = 403, body = ErrorBody, description = "`not_a_participant`"), (status = 404, body = ErrorBody, description = "`match_not_found`")))]
 pub(crate) async fn turns(
     State(state): State<AppState>,
     AuthBot(bot): AuthBot,
-    Path(id): Path<i64>,
+    ApiPath(id): ApiPath<i64>,
     ApiQuery(query): ApiQuery<TurnsQuery>,
 ) -> ApiResult<Response> {
     let turns = state
@@ -402,11 +414,11 @@ pub(crate) async fn turns(
 /// Plays a move. Re-sending the identical move for the same revision returns the original
 /// result.
 #[utoipa::path(post, path = "/api/v1/matches/{id}/moves", tag = MATCHES, security(("bearer" = [])), params(("id" = i64, Path)), request_body = MoveBody,
-    responses((status = 200, description = "The move was accepted"), (status = 409, body = ErrorBody, description = "stale_revision, not_your_turn, illegal_move, leg_finished, match_not_running, invalid_move_coordinate or move_outside_board")))]
+    responses((status = 200, description = "The move was accepted"), (status = 400, body = ErrorBody, description = "`invalid_leg`: the match has no such leg; or a path or body that does not parse"), (status = 403, body = ErrorBody, description = "`not_a_participant`"), (status = 404, body = ErrorBody, description = "`match_not_found`"), (status = 409, body = ErrorBody, description = "stale_revision, not_your_turn, illegal_move, leg_finished, match_not_running, invalid_move_coordinate or move_outside_board")))]
 pub(crate) async fn play(
     State(state): State<AppState>,
     AuthBot(bot): AuthBot,
-    Path(id): Path<i64>,
+    ApiPath(id): ApiPath<i64>,
     ApiJson(body): ApiJson<MoveBody>,
 ) -> ApiResult<Json<MoveReply>> {
     Ok(Json(
@@ -419,21 +431,21 @@ pub(crate) async fn play(
 
 /// Resigns the match.
 #[utoipa::path(post, path = "/api/v1/matches/{id}/resign", tag = MATCHES, security(("bearer" = [])), params(("id" = i64, Path)),
-    responses((status = 200, description = "The finished match"), (status = 409, body = ErrorBody)))]
+    responses((status = 200, description = "The finished match"), (status = 403, body = ErrorBody, description = "`not_a_participant`"), (status = 404, body = ErrorBody, description = "`match_not_found`"), (status = 409, body = ErrorBody, description = "`match_not_running`")))]
 pub(crate) async fn resign(
     State(state): State<AppState>,
     AuthBot(bot): AuthBot,
-    Path(id): Path<i64>,
+    ApiPath(id): ApiPath<i64>,
 ) -> ApiResult<Json<Value>> {
     Ok(Json(state.arena.resign(&bot, id).await?))
 }
 
 /// The match's complete event log, with the server seed once the match has ended.
 #[utoipa::path(get, path = "/api/v1/matches/{id}/export", tag = MATCHES, params(("id" = i64, Path)),
-    responses((status = 200, description = "The export"), (status = 404, body = ErrorBody)))]
+    responses((status = 200, description = "The export"), (status = 404, body = ErrorBody, description = "`match_not_found`")))]
 pub(crate) async fn export(
     State(state): State<AppState>,
-    Path(id): Path<i64>,
+    ApiPath(id): ApiPath<i64>,
 ) -> ApiResult<Json<Value>> {
     let export = state.arena.export(id).await?;
     if export["status"] == "pending" || export["status"] == "running" {
@@ -447,9 +459,9 @@ pub(crate) async fn export(
     Ok(Json(export))
 }
 
-/// Any path the API does not know.
-pub(crate) async fn not_found(uri: axum::http::Uri, headers: axum::http::HeaderMap) -> Response {
-    // A browser asking for a page gets a page; clients of the APIs get the API's error.
+/// Whether a request is a browser's for a page rather than an API client's: not under an
+/// API's prefix, and accepting HTML.
+fn wants_page(uri: &axum::http::Uri, headers: &axum::http::HeaderMap) -> bool {
     let api = ["/api/", "/flipsight"]
         .iter()
         .any(|prefix| uri.path().starts_with(prefix));
@@ -457,17 +469,30 @@ pub(crate) async fn not_found(uri: axum::http::Uri, headers: axum::http::HeaderM
         .get(axum::http::header::ACCEPT)
         .and_then(|v| v.to_str().ok())
         .is_some_and(|accept| accept.contains("text/html"));
-    if wants_html && !api {
+    wants_html && !api
+}
+
+/// Any path the API does not know.
+pub(crate) async fn not_found(uri: axum::http::Uri, headers: axum::http::HeaderMap) -> Response {
+    // A browser asking for a page gets a page; clients of the APIs get the API's error.
+    if wants_page(&uri, &headers) {
         return arbiter_web::not_found_page();
     }
     ApiError::new(StatusCode::NOT_FOUND, "not_found", "no such endpoint").into_response()
 }
 
 /// A known path with the wrong method.
-pub(crate) async fn method_not_allowed() -> ApiError {
+pub(crate) async fn method_not_allowed(
+    uri: axum::http::Uri,
+    headers: axum::http::HeaderMap,
+) -> Response {
+    if wants_page(&uri, &headers) {
+        return arbiter_web::method_not_allowed_page();
+    }
     ApiError::new(
         StatusCode::METHOD_NOT_ALLOWED,
         "method_not_allowed",
         "this endpoint does not accept that method",
     )
+    .into_response()
 }

@@ -2,7 +2,9 @@
 
 use arbiter_arena::{ArenaError, ErrorClass};
 use askama::Template;
+use axum::extract::Request;
 use axum::http::{StatusCode, header};
+use axum::middleware::Next;
 use axum::response::{Html, IntoResponse, Redirect, Response};
 
 /// Why a page could not be served.
@@ -16,7 +18,8 @@ pub(crate) enum WebError {
     NotFound,
     /// The request is wrong; the text says how.
     BadRequest(String),
-    /// The server refused the request before a page handled it; the text says why.
+    /// The server or the framework refused the request before a page saw it (a form, path
+    /// or query that does not parse, a body too large or too slow); the text says why.
     Refused(StatusCode, String),
     /// The arena refused or failed.
     Arena(ArenaError),
@@ -73,10 +76,14 @@ impl IntoResponse for WebError {
             status: status.as_u16(),
             message: &message,
         };
-        match page.render() {
+        let mut response = match page.render() {
             Ok(html) => (status, Html(html)).into_response(),
             Err(_) => (status, [(header::CONTENT_TYPE, "text/plain")], message).into_response(),
-        }
+        };
+        // Error pages also reach browsers from outside the pages' router (an unknown
+        // address, a method a page does not take), where no middleware adds these.
+        crate::session::add_page_headers(&mut response);
+        response
     }
 }
 
@@ -91,4 +98,37 @@ pub(crate) fn status_of(error: &ArenaError) -> StatusCode {
         ErrorClass::TooMany => StatusCode::TOO_MANY_REQUESTS,
         ErrorClass::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
     }
+}
+
+/// The most of a refusal's text that is read to put on its page.
+const REFUSAL_TEXT_MAX: usize = 4 * 1024;
+
+/// Middleware: a failure that is not a page yet, such as the framework's plain-text refusal of
+/// a form over the body limit or of a path that does not parse, becomes one, with its status.
+/// Every page error is then HTML in the site's layout, under the pages' security headers.
+pub(crate) async fn pages_for_errors(request: Request, next: Next) -> Response {
+    let response = next.run(request).await;
+    let status = response.status();
+    let is_html = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("text/html"));
+    if is_html || !(status.is_client_error() || status.is_server_error()) {
+        return response;
+    }
+    let message = if status == StatusCode::PAYLOAD_TOO_LARGE {
+        "The request is larger than this server accepts.".to_owned()
+    } else {
+        let body = axum::body::to_bytes(response.into_body(), REFUSAL_TEXT_MAX)
+            .await
+            .unwrap_or_default();
+        let text = String::from_utf8_lossy(&body).trim().to_owned();
+        if text.is_empty() {
+            status.canonical_reason().unwrap_or("Error").to_owned()
+        } else {
+            text
+        }
+    };
+    WebError::Refused(status, message).into_response()
 }

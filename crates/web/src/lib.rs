@@ -59,7 +59,19 @@ pub fn not_found_page() -> axum::response::Response {
 /// at once): the status and a sentence, in the site's layout.
 pub fn error_page(status: axum::http::StatusCode, message: &str) -> axum::response::Response {
     use axum::response::IntoResponse;
-    error::WebError::Refused(status, message.to_owned()).into_response()
+    let mut response = error::WebError::Refused(status, message.to_owned()).into_response();
+    session::add_page_headers(&mut response);
+    response
+}
+
+/// The page a browser gets for a page's address with a method it does not take (405).
+pub fn method_not_allowed_page() -> axum::response::Response {
+    use axum::response::IntoResponse;
+    error::WebError::Refused(
+        axum::http::StatusCode::METHOD_NOT_ALLOWED,
+        "This address does not take that method.".to_owned(),
+    )
+    .into_response()
 }
 
 /// The pages' routes, with their state.
@@ -108,6 +120,7 @@ pub fn router(arena: Arena) -> Router {
         .route("/static/app.js", get(pages::script))
         .route("/img/no_profile.gif", get(pages::no_profile))
         .merge(uploads)
+        .layer(axum::middleware::from_fn(error::pages_for_errors))
         .layer(axum::middleware::from_fn(session::csrf_cookie))
         .with_state(state)
 }

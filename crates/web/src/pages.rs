@@ -998,7 +998,7 @@ pub(crate) async fn leaderboard(
     let standings = state
         .arena
         .standings("othello", &variant)
-        .await
+        .await?
         .iter()
         .map(Standing::of)
         .collect();

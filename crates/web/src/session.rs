@@ -67,7 +67,7 @@ const PAGE_HEADERS: [(&str, &str); 4] = [
     ("x-frame-options", "DENY"),
 ];
 
-/// Adds the pages' security headers to a response.
+/// Adds the pages' security headers to `response`.
 pub(crate) fn add_page_headers(response: &mut Response) {
     for (name, value) in PAGE_HEADERS {
         response.headers_mut().insert(

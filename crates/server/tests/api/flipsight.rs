@@ -827,3 +827,25 @@ async fn a_bot_written_from_the_document_plays_rated_auto_matched_games_with_pas
     let last = games.last().expect("a game");
     assert_eq!(own["rating"], last["rating_after"][1], "{own}");
 }
+
+#[tokio::test]
+async fn a_well_formed_request_for_a_missing_match_is_denied_not_called_malformed() {
+    let app = spawn_app().await;
+    let (_, alpha) = app.register("Alpha").await;
+    let table = [
+        (json!(999), 403, "access denied"),
+        (json!(0), 403, "access denied"),
+        (json!(-999), 403, "access denied"),
+        (json!(i64::MIN), 403, "access denied"),
+        (json!(u64::MAX), 403, "access denied"),
+        (json!("999"), 400, "JSON object required"),
+        (json!(1.5), 400, "JSON object required"),
+        (json!(null), 400, "JSON object required"),
+    ];
+    for (match_id, status, error) in table {
+        for action_name in ["agent_move", "agent_accept", "agent_reject"] {
+            let body = json!({"action": action_name, "match_id": match_id, "leg": 0, "revision": 0, "move": "d3"});
+            fails(&app, Some(&alpha), body, status, error).await;
+        }
+    }
+}

@@ -53,7 +53,7 @@ async fn registered_tokens_are_shown_once_hashed_and_rotated() {
         .expect_error(409, "name_taken");
     app.post("/admin/bots", Some(ADMIN), json!({"name": "x"}))
         .await
-        .expect_error(400, "invalid_request");
+        .expect_error(400, "invalid_name");
     app.post("/admin/bots", Some(&token), json!({"name": "Sneaky"}))
         .await
         .expect_error(403, "admin_only");
@@ -205,4 +205,60 @@ async fn the_variants_a_bot_offers_change_only_between_matches_and_never_to_none
     )
     .await
     .expect_error(409, "unsupported_variant");
+}
+
+#[tokio::test]
+async fn names_that_cannot_be_addressed_or_pose_as_another_bot_are_refused() {
+    let app = spawn_app().await;
+    app.register("alpha").await;
+    let table: [(&str, u16, &str, &str); 14] = [
+        ("..", 400, "invalid_name", "only dots"),
+        ("....", 400, "invalid_name", "only dots"),
+        ("12345", 400, "invalid_name", "only digits"),
+        ("a/b", 400, "invalid_name", "may not contain '/'"),
+        ("%2e%2e", 400, "invalid_name", "may not contain '%'"),
+        ("x", 400, "invalid_name", "too short"),
+        ("me", 409, "name_taken", "already taken"),
+        ("anon", 409, "name_taken", "already taken"),
+        ("house-easy", 409, "name_taken", "already taken"),
+        // A Cyrillic `о`, and a zero for an `o`.
+        ("hоuse-easy", 409, "name_taken", "already taken"),
+        ("h0use-hard", 409, "name_taken", "already taken"),
+        ("ALPHA", 409, "name_taken", "already taken"),
+        // A Cyrillic `а`.
+        ("аlpha", 409, "name_taken", "too like \"alpha\""),
+        ("house-easy-fan", 409, "name_taken", "already taken"),
+    ];
+    let bots_before = app.get("/bots", None).await.expect(200);
+    for (name, status, code, says) in table {
+        let body = app
+            .post("/admin/bots", Some(ADMIN), json!({"name": name}))
+            .await
+            .expect_error(status, code);
+        let message = body["message"].as_str().expect("message");
+        assert!(message.contains(says), "{name:?}: {message}");
+    }
+    assert_eq!(app.get("/bots", None).await.expect(200), bots_before);
+    // Whatever looks like an id is one.
+    let (id, _) = app.register("42nd-street").await;
+    assert_eq!(
+        app.get(&format!("/bots/{id}"), None).await.expect(200)["id"],
+        id
+    );
+
+    // An anonymous bot's label follows the same rule, and says that the bot is anonymous.
+    for label in ["..", "123", "a b", "<b>"] {
+        app.post("/bots/anon", None, json!({"name": label}))
+            .await
+            .expect_error(400, "invalid_name");
+    }
+    let labelled = app
+        .post("/bots/anon", None, json!({"name": "hоuse-easy"}))
+        .await
+        .expect(201);
+    assert!(
+        labelled["bot"]["name"]
+            .as_str()
+            .is_some_and(|n| n.starts_with("anon:hоuse-easy#"))
+    );
 }

@@ -181,7 +181,13 @@ async fn one_address_holds_a_bounded_number_of_anonymous_requests() {
     // A bot with a valid token is not counted among the anonymous.
     let (_, token) = server
         .arena
-        .register_bot("Alpha", Default::default())
+        .register_bot(
+            "Alpha",
+            arbiter_arena::BotProfile {
+                supported_variants: vec!["std".to_owned()],
+                ..Default::default()
+            },
+        )
         .await
         .expect("register");
     let auth = format!("Authorization: Bearer {token}\r\n");

@@ -12,6 +12,8 @@ mod helpers;
 
 use helpers::*;
 
+mod errors;
+
 /// One browser: its own cookies, not following redirects so that tests see them.
 struct Browser {
     client: Client,
