@@ -22,7 +22,8 @@ impl Modify for BearerAuth {
 
 /// Adds the errors that come from reading a request: a token that is missing or wrong, the
 /// administrator's token, path parameters, queries and bodies that do not parse, bodies over
-/// the limit, and storage that is unavailable. A status an operation already lists keeps its
+/// the limit or too slow, too many requests without a token from one address, and storage
+/// that is unavailable. A status an operation already lists keeps its
 /// own description.
 pub(crate) struct ErrorResponses;
 
@@ -72,8 +73,17 @@ fn add_errors(path: &str, operation: &mut Operation) {
         errors.push(("403", "`admin_only`: this needs the administrator token"));
     }
     if body {
+        errors.push((
+            "408",
+            "`request_timeout`: the body did not arrive within 30 seconds",
+        ));
         errors.push(("413", "`request_too_large`: the body is over 64 KiB"));
     }
+    errors.push((
+        "429",
+        "`too_many_requests`: this address has 64 requests without a valid token in flight \
+         already",
+    ));
     if path != "/api/v1/health" {
         errors.push((
             "503",
