@@ -255,6 +255,8 @@ try {
   });
 
   await step("a guest quick-matches as White; the home page follows the game live", async () => {
+    // The home page is open before the game starts; its list of boards picks the game up.
+    await page.goto("/");
     const guest = await browser.newContext({ baseURL: base, viewport: { width: 375, height: 812 } });
     const board = await guest.newPage();
     await board.goto("/");
@@ -269,8 +271,9 @@ try {
     await board.waitForSelector("#legs [data-play] .play", { timeout: 20_000 });
     check((await board.locator("#legs ol.moves li").count()) === 1, "Black moved first");
 
-    await page.goto("/");
     const mini = `[data-mini="${id}"]`;
+    check((await page.locator(mini).count()) === 0, "the game started after the page was loaded");
+    await page.evaluate(() => refreshLive()); // what the page does every 15 seconds
     await page.waitForSelector(`${mini}[data-open='true'] svg.board`);
     const before = await page.getAttribute(`${mini} svg.board`, "aria-label");
     await photograph(page, "home-live");

@@ -86,6 +86,7 @@ pub fn router(arena: Arena) -> Router {
         .layer(DefaultBodyLimit::max(UPLOAD_LIMIT));
     Router::new()
         .route("/", get(pages::home))
+        .route("/live", get(pages::live_fragment))
         .route("/signup", get(pages::sign_up_form).post(pages::sign_up))
         .route("/signin", get(pages::sign_in_form).post(pages::sign_in))
         .route("/signout", post(pages::sign_out))

@@ -63,24 +63,50 @@ struct HomePage {
     recent: Vec<MatchRow>,
 }
 
+/// The home page's "Playing now": a small board for each of the first matches being played.
+#[derive(Template)]
+#[template(path = "live.html")]
+struct LiveFragment {
+    live: Vec<MiniBoard>,
+    /// How many more matches are being played than the boards show.
+    more: usize,
+}
+
+impl LiveFragment {
+    async fn now(state: &WebState) -> LiveFragment {
+        let running = state.arena.running_matches(20).await;
+        LiveFragment {
+            live: running
+                .iter()
+                .take(LIVE_BOARDS)
+                .map(MiniBoard::of)
+                .collect(),
+            more: running.len().saturating_sub(LIVE_BOARDS),
+        }
+    }
+}
+
 /// `GET /`: what the site is, a quick match, live boards and recent results.
 pub(crate) async fn home(
     State(state): State<WebState>,
     visitor: Visitor,
 ) -> Result<Html<String>, WebError> {
-    let running = state.arena.running_matches(20).await;
+    let LiveFragment { live, more } = LiveFragment::now(&state).await;
     let recent = state.arena.closed_matches(None, 10).await?;
     render(&HomePage {
         page: page(&visitor, "Arbiter"),
         games: VARIANTS,
-        live: running
-            .iter()
-            .take(LIVE_BOARDS)
-            .map(MiniBoard::of)
-            .collect(),
-        more: running.len().saturating_sub(LIVE_BOARDS),
+        live,
+        more,
         recent: recent.iter().map(MatchRow::of).collect(),
     })
+}
+
+/// `GET /live`: the home page's "Playing now" as a fragment, which the page fetches again now
+/// and then so that matches started since it was loaded appear on it.
+pub(crate) async fn live_fragment(State(state): State<WebState>) -> Result<Response, WebError> {
+    let html = render(&LiveFragment::now(&state).await)?;
+    Ok(([(axum::http::header::CACHE_CONTROL, "no-store")], html).into_response())
 }
 
 // ----- accounts -----

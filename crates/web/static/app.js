@@ -69,16 +69,43 @@ if (legs && legs.dataset.open === "true") {
     () => refreshLegs(legs.dataset.match));
 }
 
-// The home page's small boards each swap in their own fragment.
-for (const mini of document.querySelectorAll("[data-mini][data-open='true']")) {
-  const id = mini.dataset.mini;
-  const current = () => document.querySelector(`[data-mini="${id}"]`);
-  follow(id, Number(mini.dataset.since), () => current()?.dataset.open === "true", async () => {
-    const fragment = await fetch(`/matches/${id}/mini`);
-    if (!fragment.ok) return false;
-    current().outerHTML = await fragment.text();
-    return true;
-  });
+// The home page's small boards each swap in their own fragment, and the list of boards is
+// fetched again every 15 seconds, so that matches started since the page was loaded appear and
+// finished ones make way. A board already followed keeps its one long-poll.
+const followed = new Set();
+function followMinis() {
+  for (const mini of document.querySelectorAll("[data-mini][data-open='true']")) {
+    const id = mini.dataset.mini;
+    if (followed.has(id)) continue;
+    followed.add(id);
+    const current = () => document.querySelector(`[data-mini="${id}"]`);
+    follow(id, Number(mini.dataset.since), () => current()?.dataset.open === "true", async () => {
+      const fragment = await fetch(`/matches/${id}/mini`);
+      if (!fragment.ok || !current()) return false;
+      current().outerHTML = await fragment.text();
+      return true;
+    }).finally(() => followed.delete(id));
+  }
+}
+const boardIds = (root) => [...root.querySelectorAll("[data-mini]")].map((b) => b.dataset.mini).join(" ");
+async function refreshLive() {
+  try {
+    const reply = await fetch("/live");
+    if (!reply.ok) return;
+    const next = document.createElement("template");
+    next.innerHTML = await reply.text();
+    const live = document.getElementById("live");
+    const fresh = next.content.getElementById("live");
+    if (!live || !fresh || boardIds(live) === boardIds(fresh)) return;
+    live.replaceWith(fresh);
+    followMinis();
+  } catch {
+    // The next round tries again.
+  }
+}
+if (document.getElementById("live")) {
+  followMinis();
+  setInterval(refreshLive, 15000);
 }
 
 // Replays step with the keyboard: arrows, Home and End follow the matching link.

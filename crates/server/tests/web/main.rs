@@ -1336,6 +1336,46 @@ async fn the_home_page_tells_a_newcomer_what_to_do_and_shows_live_boards() {
 }
 
 #[tokio::test]
+async fn the_home_page_s_list_of_boards_is_served_again_with_matches_started_since() {
+    let app = spawn_app().await;
+    let browser = Browser::new(&app);
+    let before = browser.get("/live").await;
+    assert_eq!(before.status, StatusCode::OK);
+    assert_eq!(before.cache_control.as_deref(), Some("no-store"));
+    assert!(
+        before.html.starts_with("<div id=\"live\">"),
+        "{}",
+        before.html
+    );
+    assert!(before.html.contains("No match is being played right now"));
+    assert!(
+        browser.get("/").await.html.contains(before.html.trim_end()),
+        "the home page shows the same fragment"
+    );
+
+    let (id, alpha, _) = app.running_match().await;
+    let after = browser.get("/live").await;
+    assert!(
+        after.html.contains(&format!("data-mini=\"{id}\"")),
+        "{}",
+        after.html
+    );
+    app.post(
+        &format!("/matches/{id}/resign"),
+        Some(&alpha),
+        serde_json::json!({}),
+    )
+    .await
+    .expect(200);
+    let ended = browser.get("/live").await;
+    assert!(
+        !ended.html.contains(&format!("data-mini=\"{id}\"")),
+        "a finished match makes way: {}",
+        ended.html
+    );
+}
+
+#[tokio::test]
 async fn quick_matching_finds_a_house_bot_when_no_bot_is_free() {
     let app = spawn_app().await;
     let guest = Browser::new(&app);
