@@ -17,10 +17,16 @@
 
 use std::sync::{Once, OnceLock};
 
-/// A reqwest client builder, with ring installed as the process's TLS crypto provider.
+/// How long a pooled connection may sit idle before the client drops it: well under the 10
+/// seconds after which an Arbiter server closes an idle connection, so that a request is never
+/// sent on a connection the server is closing at that moment.
+pub const POOL_IDLE: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// A reqwest client builder, with ring installed as the process's TLS crypto provider and
+/// idle connections dropped after [`POOL_IDLE`].
 pub fn builder() -> reqwest::ClientBuilder {
     install_ring();
-    let builder = reqwest::Client::builder();
+    let builder = reqwest::Client::builder().pool_idle_timeout(POOL_IDLE);
     if system_has_roots() {
         builder
     } else {
