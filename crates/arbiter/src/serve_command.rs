@@ -21,6 +21,11 @@ pub(crate) struct ServeArgs {
     /// Log format: `text` or `json`.
     #[arg(long, env = "ARBITER_LOG_FORMAT", default_value = "text")]
     log_format: String,
+    /// Requests without a valid token that one client address may have in flight at once (0:
+    /// no limit). Behind a reverse proxy every client has the proxy's address: limit there and
+    /// set 0 here.
+    #[arg(long, env = "ARBITER_ANONYMOUS_PER_ADDRESS", default_value_t = arbiter_server::ServeLimits::default().anonymous_per_address)]
+    anonymous_per_address: usize,
 }
 
 pub(crate) fn init_logging(format: &str) {
@@ -108,7 +113,11 @@ pub(crate) async fn run(args: ServeArgs) -> anyhow::Result<()> {
     let address = listener.local_addr()?;
     println!("Arbiter is listening on http://{address}");
     tracing::info!(%address, database = %args.database.display(), admin_api = admin.is_some(), "serving");
-    arbiter_server::serve(listener, arena, shutdown_signal())
+    let limits = arbiter_server::ServeLimits {
+        anonymous_per_address: args.anonymous_per_address,
+        ..arbiter_server::ServeLimits::default()
+    };
+    arbiter_server::serve_with(listener, arena, limits, shutdown_signal())
         .await
         .context("serving HTTP")?;
     Ok(())

@@ -36,7 +36,9 @@ pub struct ServeLimits {
     /// head was read.
     pub body_read: Duration,
     /// How many requests without a valid bot or administrator token one address may have in
-    /// flight at once (the public pages, spectators' long-polls, minting anonymous bots).
+    /// flight at once (the public pages, spectators' long-polls, minting anonymous bots); 0
+    /// for no limit. Behind a reverse proxy every client has the proxy's address, so the proxy
+    /// should limit instead.
     pub anonymous_per_address: usize,
 }
 
@@ -74,20 +76,27 @@ impl Guard {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    /// Takes one of `ip`'s anonymous slots, or `None` when all are taken.
-    fn admit(&self, ip: IpAddr) -> Option<Slot> {
+    /// Takes one of `ip`'s anonymous slots (none is needed without a limit), or fails when
+    /// all are taken.
+    fn admit(&self, ip: IpAddr) -> Result<Option<Slot>, AllTaken> {
+        if self.limits.anonymous_per_address == 0 {
+            return Ok(None);
+        }
         let mut held = self.lock();
         let count = held.entry(ip).or_insert(0);
         if *count >= self.limits.anonymous_per_address {
-            return None;
+            return Err(AllTaken);
         }
         *count += 1;
-        Some(Slot {
+        Ok(Some(Slot {
             guard: self.clone(),
             ip,
-        })
+        }))
     }
 }
+
+/// Every anonymous slot of an address is taken.
+struct AllTaken;
 
 /// An anonymous request's place in its address's count, given back when dropped (when the
 /// response, streamed or not, has been sent or abandoned).
@@ -167,8 +176,8 @@ pub(crate) async fn guard(State(state): State<AppState>, request: Request, next:
             .get::<ConnectInfo<SocketAddr>>()
             .map_or(IpAddr::from([0, 0, 0, 0]), |info| info.0.ip());
         match guard.admit(ip) {
-            Some(slot) => Some(slot),
-            None => {
+            Ok(slot) => slot,
+            Err(AllTaken) => {
                 return door.error(
                     &state,
                     StatusCode::TOO_MANY_REQUESTS,
@@ -274,16 +283,25 @@ mod tests {
         });
         let a = IpAddr::from([127, 0, 0, 1]);
         let b = IpAddr::from([127, 0, 0, 2]);
-        let first = guard.admit(a).expect("first");
-        let second = guard.admit(a).expect("second");
-        assert!(guard.admit(a).is_none(), "a third at once is refused");
-        assert!(
-            guard.admit(b).is_some(),
-            "another address has its own share"
-        );
+        let first = guard.admit(a).ok().flatten().expect("first");
+        let second = guard.admit(a).ok().flatten().expect("second");
+        assert!(guard.admit(a).is_err(), "a third at once is refused");
+        assert!(guard.admit(b).is_ok(), "another address has its own share");
         drop(first);
-        let third = guard.admit(a).expect("a slot came back");
+        let third = guard.admit(a).ok().flatten().expect("a slot came back");
         drop((second, third));
         assert!(guard.lock().is_empty(), "idle addresses are forgotten");
+    }
+
+    #[test]
+    fn a_limit_of_zero_admits_everyone_and_counts_nothing() {
+        let guard = Guard::new(ServeLimits {
+            anonymous_per_address: 0,
+            ..ServeLimits::default()
+        });
+        let ip = IpAddr::from([127, 0, 0, 1]);
+        let held: Vec<_> = (0..1_000).map(|_| guard.admit(ip)).collect();
+        assert!(held.iter().all(|slot| matches!(slot, Ok(None))));
+        assert!(guard.lock().is_empty());
     }
 }
