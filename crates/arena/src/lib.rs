@@ -486,54 +486,36 @@ impl Arena {
     }
 
     fn spawn_background(&self) {
-        let shared = self.shared.clone();
-        let mut stopping = self.shared.stopping.subscribe();
-        tokio::spawn(async move {
-            // The heartbeat: after a restart, the time since the last one is the outage.
-            loop {
-                let now = shared.clock.now_ms();
-                if shared
-                    .writer
-                    .write(vec![Write::Heartbeat(now)])
-                    .await
-                    .is_err()
-                {
-                    tracing::warn!("cannot record the heartbeat");
-                }
-                tokio::select! {
-                    () = shared.clock.sleep_until(now + shared.config.heartbeat_ms) => {}
-                    _ = stopping.changed() => {}
-                }
-                if *stopping.borrow() {
-                    return;
-                }
-            }
+        // The heartbeat: after a restart, the time since the last one is the outage.
+        self.every(self.shared.config.heartbeat_ms, |arena, now| async move {
+            arena.heartbeat(now).await;
         });
-        let arena = self.clone();
-        let mut stopping = self.shared.stopping.subscribe();
-        tokio::spawn(async move {
-            // Offer idle bots auto-matched games.
-            loop {
-                let now = arena.now();
+        // Offer idle bots auto-matched games.
+        self.every(
+            self.shared.config.automatch_interval_ms,
+            |arena, now| async move {
                 arena.automatch(now).await;
-                tokio::select! {
-                    () = arena.shared.clock.sleep_until(now + arena.shared.config.automatch_interval_ms) => {}
-                    _ = stopping.changed() => {}
-                }
-                if *stopping.borrow() {
-                    return;
-                }
-            }
-        });
+            },
+        );
+        // Expire idle anonymous bots and retire long-closed matches, once a minute.
+        self.every(60_000, |arena, now| async move { arena.sweep(now).await });
+    }
+
+    /// Runs `round` at once and then every `interval_ms` of the arena's clock, until the arena
+    /// stops; each round is given the time it started at.
+    fn every<F, R>(&self, interval_ms: i64, round: F)
+    where
+        F: Fn(Arena, i64) -> R + Send + 'static,
+        R: std::future::Future<Output = ()> + Send,
+    {
         let arena = self.clone();
         let mut stopping = self.shared.stopping.subscribe();
         tokio::spawn(async move {
-            // Expire idle anonymous bots and retire long-closed matches, once a minute.
             loop {
                 let now = arena.now();
-                arena.sweep(now).await;
+                round(arena.clone(), now).await;
                 tokio::select! {
-                    () = arena.shared.clock.sleep_until(now + 60_000) => {}
+                    () = arena.shared.clock.sleep_until(now + interval_ms) => {}
                     _ = stopping.changed() => {}
                 }
                 if *stopping.borrow() {
@@ -541,6 +523,18 @@ impl Arena {
                 }
             }
         });
+    }
+
+    async fn heartbeat(&self, now: i64) {
+        if self
+            .shared
+            .writer
+            .write(vec![Write::Heartbeat(now)])
+            .await
+            .is_err()
+        {
+            tracing::warn!("cannot record the heartbeat");
+        }
     }
 
     /// Completes once [`Arena::shutdown`] has begun; long waits (streams, long-polls) end then,
