@@ -1,6 +1,6 @@
 //! The API's one error shape: `{"error": "snake_code", "message": "…"}` with a fitting status.
 
-use arbiter_arena::{ArenaError, ErrorClass};
+use arbiter_arena::ArenaError;
 use axum::Json;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -49,17 +49,8 @@ impl ApiError {
 
 impl From<ArenaError> for ApiError {
     fn from(error: ArenaError) -> Self {
-        let status = match error.class() {
-            ErrorClass::BadRequest => StatusCode::BAD_REQUEST,
-            ErrorClass::Unauthenticated => StatusCode::UNAUTHORIZED,
-            ErrorClass::Forbidden => StatusCode::FORBIDDEN,
-            ErrorClass::NotFound => StatusCode::NOT_FOUND,
-            ErrorClass::Conflict => StatusCode::CONFLICT,
-            ErrorClass::TooMany => StatusCode::TOO_MANY_REQUESTS,
-            ErrorClass::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
-        };
         ApiError {
-            status,
+            status: arbiter_web::status_of(&error),
             code: error.code().to_owned(),
             message: error.to_string(),
             retry_after_s: error.retry_after_s(),

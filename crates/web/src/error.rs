@@ -87,8 +87,8 @@ impl IntoResponse for WebError {
     }
 }
 
-/// The HTTP status for an arena error.
-pub(crate) fn status_of(error: &ArenaError) -> StatusCode {
+/// The HTTP status for an arena error: the one mapping, used by the pages and the API alike.
+pub fn status_of(error: &ArenaError) -> StatusCode {
     match error.class() {
         ErrorClass::BadRequest => StatusCode::BAD_REQUEST,
         ErrorClass::Unauthenticated => StatusCode::UNAUTHORIZED,

@@ -24,6 +24,7 @@ use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::routing::{get, post};
 
+pub use error::status_of;
 pub use paths::bot_path;
 
 /// The largest photo upload request accepted, in bytes: room for a 5 MB picture and the form
