@@ -15,8 +15,15 @@ use arbiter_store::{BotId, BotKind, MatchId, MatchStatus};
 use crate::directory::Bot;
 use crate::{Arena, ChallengeRequest, Format, lock};
 
-/// The game mode auto-matching plays.
+/// The game auto-matching plays.
+pub(crate) const GAME: &str = "othello";
+/// The variant of [`GAME`] auto-matching plays.
 pub(crate) const VARIANT: &str = "std";
+
+/// The rating mode (`game:variant`) auto-matching compares bots in.
+pub(crate) fn mode() -> String {
+    format!("{GAME}:{VARIANT}")
+}
 
 /// What auto-matching remembers between rounds.
 #[derive(Default)]
@@ -47,7 +54,7 @@ impl Arena {
             };
             let request = ChallengeRequest {
                 opponent: offered.id.to_string(),
-                game: "othello".to_owned(),
+                game: GAME.to_owned(),
                 variant: Some(VARIANT.to_owned()),
                 format: Format::Paired,
                 time_control: Default::default(),
@@ -133,7 +140,7 @@ impl Arena {
 
     /// The bot among `others` whose `std` rating is closest to `bot`'s.
     async fn closest(&self, bot: &Bot, others: &[Bot]) -> Option<Bot> {
-        let mode = format!("othello:{VARIANT}");
+        let mode = mode();
         let rating = |id| self.shared.ratings.rating(id, &mode);
         let mine = rating(bot.id).await;
         let mut best: Option<(f64, &Bot)> = None;

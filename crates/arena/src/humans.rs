@@ -129,7 +129,7 @@ impl Arena {
     /// pair now (online, idle, auto-matching on, not practising, playing `std`), the one with
     /// the median `std` rating; when there is none, the house bot auto-matching falls back on.
     pub async fn quick_opponent(&self) -> Result<Bot, ArenaError> {
-        let mode = format!("othello:{}", crate::automatch::VARIANT);
+        let mode = crate::automatch::mode();
         let mut rated = Vec::new();
         for bot in self.candidates(self.now()) {
             rated.push((self.shared.ratings.rating(bot.id, &mode).await, bot));
