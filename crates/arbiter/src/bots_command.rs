@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use anyhow::{Context, bail};
 use arbiter_arena::names::{check_bot_name, name_key};
-use arbiter_arena::{BotProfile, Clock, SystemClock, kit, token};
+use arbiter_arena::{BotProfile, Clock, SystemClock, token};
 use arbiter_store::{BotKind, BotRecord, Store, Write};
 use arbiter_store_sqlite::SqliteStore;
 use clap::{Args, Subcommand};
@@ -84,7 +84,7 @@ pub(crate) async fn run(args: BotsArgs) -> anyhow::Result<()> {
                 supported_variants: variants,
                 ..BotProfile::default()
             }
-            .checked(&kit::known_variants())?;
+            .checked(&crate::games::games().variant_names())?;
             let token = token::generate(token::REGISTERED_PREFIX)?;
             let record = BotRecord {
                 id: store.max_ids().await?.bot + 1,

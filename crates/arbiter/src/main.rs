@@ -3,6 +3,7 @@
 mod bench_command;
 mod bot_command;
 mod bots_command;
+mod games;
 mod open_files;
 mod perft_command;
 mod serve_command;

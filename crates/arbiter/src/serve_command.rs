@@ -101,6 +101,7 @@ pub(crate) async fn run(args: ServeArgs) -> anyhow::Result<()> {
     let admin = std::env::var("ARBITER_ADMIN_TOKEN").ok();
     let arena = Arena::start(
         ArenaConfig::default(),
+        crate::games::games(),
         Arc::new(SystemClock),
         Arc::new(store),
         admin.as_deref(),

@@ -243,7 +243,7 @@ impl Actor {
         }
         let shared = self.shared.clone();
         let bots = [self.setup.bots[0].id, self.setup.bots[1].id];
-        let mode = format!("{}:{}", self.setup.kit.id(), self.setup.variant);
+        let mode = format!("{}:{}", self.setup.family.id(), self.setup.variant);
         let winner = self
             .progress
             .result
@@ -289,7 +289,7 @@ impl Actor {
             id: self.setup.id,
             bot_a: self.setup.bots[0].id,
             bot_b: self.setup.bots[1].id,
-            game: self.setup.kit.id().to_owned(),
+            game: self.setup.family.id().to_owned(),
             status: progress.status,
             created_ms: self.setup.created_ms,
             seed: self.setup.seed.reveal().to_owned(),
@@ -361,22 +361,26 @@ impl Actor {
             if !self.thinking.insert((leg, revision)) {
                 continue;
             }
+            let Some(house) = self.setup.family.house else {
+                continue;
+            };
             let l = &self.progress.legs[leg];
             let state = l.state.clone();
             let level = self.setup.bots[participant]
                 .house_level()
-                .unwrap_or(crate::kit::HouseLevel::Greedy);
+                .unwrap_or(arbiter_plugin::HouseLevel::Greedy);
             let remaining = (l.clocks_ms[seat.index()] - (now - l.turn_started_ms)).max(0);
-            let share = remaining / self.setup.kit.moves_left(state.as_ref()).max(1);
+            let view = arbiter_plugin::SeatView::new(state.as_ref(), seat);
+            let share = remaining / house.decisions_left(&view).max(1);
             let budget_ms = level.max_think_ms().min(share).max(1);
             let deadline =
                 Instant::now() + Duration::from_millis(u64::try_from(budget_ms).unwrap_or(1));
             let nonce = (1u64 << 40) | (u64::try_from(leg).unwrap_or(0) << 32) | revision;
             let mut rng = self.setup.seed.stream("house", nonce);
-            let kit = self.setup.kit;
             let myself = self.myself.clone();
             tokio::task::spawn_blocking(move || {
-                let action = kit.house_action(state.as_ref(), level, deadline, &mut rng);
+                let view = arbiter_plugin::SeatView::new(state.as_ref(), seat);
+                let action = house.choose(&view, level, deadline, &mut rng);
                 let _ = myself.blocking_send(Command::HouseMove {
                     leg,
                     revision,

@@ -1,4 +1,5 @@
-//! Auto-matching: the arena keeps a few rated `std` games going between idle bots.
+//! Auto-matching: the arena keeps a few rated games of the server's default mode (the first
+//! registered family's default variant) going between idle bots.
 //!
 //! Every few seconds, while fewer than [`ArenaConfig::automatch_rooms`] auto-matched games are
 //! pending or running, an online, idle, registered bot with auto-matching on receives a
@@ -15,16 +16,6 @@ use arbiter_store::{BotId, BotKind, MatchId, MatchStatus};
 use crate::directory::Bot;
 use crate::{Arena, ChallengeRequest, Format, lock};
 
-/// The game auto-matching plays.
-pub(crate) const GAME: &str = "othello";
-/// The variant of [`GAME`] auto-matching plays.
-pub(crate) const VARIANT: &str = "std";
-
-/// The rating mode (`game:variant`) auto-matching compares bots in.
-pub(crate) fn mode() -> String {
-    format!("{GAME}:{VARIANT}")
-}
-
 /// What auto-matching remembers between rounds.
 #[derive(Default)]
 pub(crate) struct AutoMatch {
@@ -38,6 +29,9 @@ impl Arena {
     /// One round of auto-matching at `now`.
     pub(crate) async fn automatch(&self, now: i64) {
         self.settle_offers(now).await;
+        let Ok(mode) = self.shared.default_mode() else {
+            return;
+        };
         let rooms = self.shared.config.automatch_rooms;
         while lock(&self.shared.automatch).offers.len() < rooms {
             let candidates = self.candidates(now);
@@ -54,8 +48,8 @@ impl Arena {
             };
             let request = ChallengeRequest {
                 opponent: offered.id.to_string(),
-                game: GAME.to_owned(),
-                variant: Some(VARIANT.to_owned()),
+                game: mode.game.to_owned(),
+                variant: Some(mode.variant.to_owned()),
                 format: Format::Paired,
                 time_control: Default::default(),
                 rated: true,
@@ -114,6 +108,10 @@ impl Arena {
     /// The bots that may be offered or play an auto-match now, longest-known first; people's
     /// quick matches choose among them too.
     pub(crate) fn candidates(&self, now: i64) -> Vec<Bot> {
+        let Ok(mode) = self.shared.default_mode() else {
+            return Vec::new();
+        };
+        let variant = mode.variant;
         let excluded = lock(&self.shared.automatch).excluded.clone();
         let open = lock(&self.shared.open).clone();
         let mut bots: Vec<Bot> = self
@@ -128,7 +126,7 @@ impl Arena {
                     && !bot.deleted
                     && !bot.profile.auto_match_off
                     && !bot.practising()
-                    && bot.supports(VARIANT)
+                    && bot.supports(variant)
                     && !excluded.contains_key(&bot.id)
                     && open.get(&bot.id).is_none_or(|matches| matches.is_empty())
             })
@@ -138,9 +136,11 @@ impl Arena {
         bots
     }
 
-    /// The bot among `others` whose `std` rating is closest to `bot`'s.
+    /// The bot among `others` whose rating in the default mode is closest to `bot`'s.
     async fn closest(&self, bot: &Bot, others: &[Bot]) -> Option<Bot> {
-        let mode = mode();
+        let Ok(mode) = self.shared.default_mode().map(|m| m.to_string()) else {
+            return None;
+        };
         let rating = |id| self.shared.ratings.rating(id, &mode);
         let mine = rating(bot.id).await;
         let mut best: Option<(f64, &Bot)> = None;

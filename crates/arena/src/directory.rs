@@ -8,9 +8,9 @@ use arbiter_store::{BotId, BotKind, BotRecord};
 use serde::{Deserialize, Serialize};
 
 use crate::ArenaError;
-use crate::kit::HouseLevel;
 use crate::names::name_key;
 use crate::token;
+use arbiter_plugin::HouseLevel;
 
 /// The prefix of every house bot's name; registered names may not start with it.
 pub const HOUSE_PREFIX: &str = "house-";
@@ -132,6 +132,8 @@ pub struct Bot {
     pub profile: BotProfile,
     /// Its last environment report, if it sent one since the server started.
     pub environment: Option<Environment>,
+    /// The variant a profile without a list of variants offers: the server's default.
+    pub default_variant: &'static str,
 }
 
 impl Bot {
@@ -147,7 +149,7 @@ impl Bot {
             return true;
         }
         if self.profile.supported_variants.is_empty() {
-            variant == "std"
+            variant == self.default_variant
         } else {
             self.profile.supported_variants.iter().any(|v| v == variant)
         }
@@ -212,8 +214,9 @@ impl Entry {
         !self.record.disabled && !self.record.deleted
     }
 
-    fn bot(&self) -> Bot {
+    fn bot(&self, default_variant: &'static str) -> Bot {
         Bot {
+            default_variant,
             id: self.record.id,
             name: self.record.name.clone(),
             kind: self.record.kind,
@@ -259,6 +262,7 @@ pub enum Presence {
 pub struct Directory {
     inner: Mutex<Inner>,
     presence_ms: i64,
+    default_variant: &'static str,
 }
 
 /// The most matches a bot may play at once.
@@ -312,8 +316,13 @@ fn key(name: &str) -> String {
 }
 
 impl Directory {
-    /// A directory holding `records`; bots not seen for `presence_ms` count as gone.
-    pub fn new(records: Vec<BotRecord>, presence_ms: i64) -> Directory {
+    /// A directory holding `records`; bots not seen for `presence_ms` count as gone, and a
+    /// bot that lists no variants offers `default_variant`.
+    pub fn new(
+        records: Vec<BotRecord>,
+        presence_ms: i64,
+        default_variant: &'static str,
+    ) -> Directory {
         let mut inner = Inner::default();
         for record in records {
             inner.next_id = inner.next_id.max(record.id);
@@ -322,6 +331,7 @@ impl Directory {
         Directory {
             inner: Mutex::new(inner),
             presence_ms,
+            default_variant,
         }
     }
 
@@ -348,12 +358,12 @@ impl Directory {
         let presence_ms = self.presence_ms;
         let entry = inner.by_id.get_mut(&id).ok_or(ArenaError::InvalidToken)?;
         let stored = entry.record.token_hash.as_deref().unwrap_or_default();
-        if !token::hashes_match(stored, &hash) || !entry.bot().active() {
+        if !token::hashes_match(stored, &hash) || !entry.bot(self.default_variant).active() {
             return Err(ArenaError::InvalidToken);
         }
         let was_online = entry.online(now_ms, presence_ms);
         entry.heard(now_ms);
-        Ok((entry.bot(), !was_online))
+        Ok((entry.bot(self.default_variant), !was_online))
     }
 
     /// Reserves a name for a bot about to be created.
@@ -417,7 +427,7 @@ impl Directory {
         let mut inner = self.lock();
         let entry = inner.by_id.get_mut(&id)?;
         entry.environment = Some(environment);
-        Some(entry.bot())
+        Some(entry.bot(self.default_variant))
     }
 
     /// The stored record of a bot, with its latest `last_seen_ms`.
@@ -427,7 +437,10 @@ impl Directory {
 
     /// A bot by id.
     pub fn get(&self, id: BotId) -> Option<Bot> {
-        self.lock().by_id.get(&id).map(Entry::bot)
+        self.lock()
+            .by_id
+            .get(&id)
+            .map(|e| e.bot(self.default_variant))
     }
 
     /// Whether a token belongs to an active bot, without marking it as seen.
@@ -450,7 +463,8 @@ impl Directory {
         let inner = self.lock();
         let entry = inner.by_id.get(inner.by_token.get(&hash)?)?;
         let stored = entry.record.token_hash.as_deref().unwrap_or_default();
-        (token::hashes_match(stored, &hash) && entry.bot().active()).then(|| entry.bot())
+        (token::hashes_match(stored, &hash) && entry.bot(self.default_variant).active())
+            .then(|| entry.bot(self.default_variant))
     }
 
     /// A bot by name, case-insensitively.
@@ -460,7 +474,7 @@ impl Directory {
             .by_name
             .get(&key(name))
             .and_then(|id| inner.by_id.get(id))
-            .map(Entry::bot)
+            .map(|e| e.bot(self.default_variant))
     }
 
     /// Every bot that is not deleted, with whether it is connected at `now_ms`.
@@ -472,7 +486,7 @@ impl Directory {
             .filter(|e| !e.record.deleted)
             .map(|e| {
                 (
-                    e.bot(),
+                    e.bot(self.default_variant),
                     self.presence_of(e, now_ms) != PresenceKind::Offline,
                 )
             })
@@ -598,7 +612,11 @@ mod tests {
     fn names_clash_by_case_and_lookalike_letters_and_are_never_given_back() {
         let mut deleted = record(7, "Deleted-Bot", "arbr_deleted");
         deleted.deleted = true;
-        let directory = Directory::new(vec![record(5, "Alpha", "arbr_alpha"), deleted], 10_000);
+        let directory = Directory::new(
+            vec![record(5, "Alpha", "arbr_alpha"), deleted],
+            10_000,
+            "std",
+        );
         let table: [(&str, Result<(), &str>); 5] = [
             ("alpha", Err("the name \"alpha\" is already taken")),
             (
@@ -736,7 +754,7 @@ mod tests {
     fn reported_variants_narrow_what_a_bot_plays_and_survive_a_new_record() {
         let mut profile = record(1, "Alpha", "arbb_a");
         profile.profile = json!({"supported_variants": ["std", "grand", "anti"]});
-        let directory = Directory::new(vec![profile.clone()], 10_000);
+        let directory = Directory::new(vec![profile.clone()], 10_000, "std");
         let bot = directory.get(1).expect("bot");
         assert!(bot.supports("grand") && !bot.supports("octagon"));
         assert!(!bot.practising());
@@ -767,7 +785,7 @@ mod tests {
 
     #[test]
     fn authentication_and_reservation() {
-        let directory = Directory::new(vec![record(4, "Alpha", "arbb_secret")], 10_000);
+        let directory = Directory::new(vec![record(4, "Alpha", "arbb_secret")], 10_000, "std");
         let (bot, came_online) = directory
             .authenticate("arbb_secret", 50_000)
             .expect("valid");
@@ -803,7 +821,7 @@ mod tests {
         // Seen just before this process started: that does not make it present now.
         let mut stored = record(1, "Alpha", "arbb_a");
         stored.last_seen_ms = 4_000;
-        let directory = Directory::new(vec![stored], 10_000);
+        let directory = Directory::new(vec![stored], 10_000, "std");
         assert_eq!(
             directory.presence(1, 5_000),
             Presence::Offline { since_ms: i64::MIN }

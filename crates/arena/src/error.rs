@@ -117,6 +117,9 @@ pub enum ArenaError {
     /// The rules forbid the move; the text says which rule.
     #[error("illegal move: {0}")]
     IllegalMove(String),
+    /// The value sent does not describe an action of the match's game.
+    #[error("malformed action: {0}")]
+    MalformedAction(String),
     /// The bot has as many event streams open as it may.
     #[error("too many streams are open for this bot (at most {0})")]
     TooManyStreams(usize),
@@ -164,6 +167,7 @@ impl ArenaError {
             ArenaError::InvalidCoordinate(_) => "invalid_move_coordinate",
             ArenaError::OutsideBoard(_) => "move_outside_board",
             ArenaError::IllegalMove(_) => "illegal_move",
+            ArenaError::MalformedAction(_) => "malformed_action",
             ArenaError::TooManyStreams(_) => "too_many_streams",
             ArenaError::RateLimited { .. } => "rate_limited",
             ArenaError::Unavailable(_) => "storage_unavailable",
@@ -177,7 +181,8 @@ impl ArenaError {
             ArenaError::InvalidRequest(_)
             | ArenaError::InvalidName(_)
             | ArenaError::InvalidEnvironment(_)
-            | ArenaError::NoSuchLeg(_) => ErrorClass::BadRequest,
+            | ArenaError::NoSuchLeg(_)
+            | ArenaError::MalformedAction(_) => ErrorClass::BadRequest,
             ArenaError::InvalidToken | ArenaError::WrongPassword => ErrorClass::Unauthenticated,
             ArenaError::AdminOnly
             | ArenaError::NotYourBot(_)
@@ -211,5 +216,29 @@ impl From<arbiter_store::WriterError> for ArenaError {
 impl From<arbiter_store::StoreError> for ArenaError {
     fn from(error: arbiter_store::StoreError) -> Self {
         ArenaError::Unavailable(error.to_string())
+    }
+}
+
+impl From<arbiter_plugin::SetupError> for ArenaError {
+    fn from(error: arbiter_plugin::SetupError) -> Self {
+        ArenaError::UnsupportedVariant(error.to_string())
+    }
+}
+
+impl From<arbiter_plugin::CodecError> for ArenaError {
+    fn from(error: arbiter_plugin::CodecError) -> Self {
+        match error {
+            arbiter_plugin::CodecError::InvalidCoordinate(text) => {
+                ArenaError::InvalidCoordinate(text)
+            }
+            arbiter_plugin::CodecError::OutsideBoard(text) => ArenaError::OutsideBoard(text),
+            arbiter_plugin::CodecError::Malformed(text) => ArenaError::MalformedAction(text),
+        }
+    }
+}
+
+impl From<arbiter_plugin::UnknownMode> for ArenaError {
+    fn from(error: arbiter_plugin::UnknownMode) -> Self {
+        ArenaError::UnsupportedVariant(error.0)
     }
 }

@@ -112,7 +112,7 @@ impl Arena {
         }
         let request = ChallengeRequest {
             opponent: opponent.id.to_string(),
-            game: "othello".to_owned(),
+            game: self.shared.default_mode()?.game.to_owned(),
             variant: Some(challenge.variant),
             format: Format::Single,
             time_control: challenge.time_control,
@@ -129,7 +129,7 @@ impl Arena {
     /// pair now (online, idle, auto-matching on, not practising, playing `std`), the one with
     /// the median `std` rating; when there is none, the house bot auto-matching falls back on.
     pub async fn quick_opponent(&self) -> Result<Bot, ArenaError> {
-        let mode = crate::automatch::mode();
+        let mode = self.shared.default_mode()?.to_string();
         let mut rated = Vec::new();
         for bot in self.candidates(self.now()) {
             rated.push((self.shared.ratings.rating(bot.id, &mode).await, bot));
@@ -149,7 +149,7 @@ impl Arena {
         let opponent = self.quick_opponent().await?;
         let challenge = PersonChallenge {
             opponent: opponent.name,
-            variant: crate::automatch::VARIANT.to_owned(),
+            variant: self.shared.default_mode()?.variant.to_owned(),
             time_control: quick.time_control,
             opening: quick.opening,
             seat: quick.seat,

@@ -18,7 +18,6 @@ pub mod directory;
 mod error;
 pub mod feed;
 mod humans;
-pub mod kit;
 mod live;
 pub mod log;
 pub mod names;
@@ -36,14 +35,14 @@ use serde_json::{Value, json};
 use tokio::sync::{mpsc, oneshot};
 
 pub use accounts::{Account, PASSWORD_MIN, SESSION_MS};
+pub use arbiter_plugin::{Family, Format, Games, HouseLevel, Mode, Opening};
 pub use arbiter_store::BotKind;
 pub use clock::{Clock, ManualClock, SystemClock, utc_datetime};
 pub use config::{ArenaConfig, TimeControl};
 pub use directory::{Bot, BotProfile, Environment};
 pub use error::{ArenaError, ErrorClass};
 pub use humans::{PERSON_PREFIX, PersonChallenge, QuickMatch, ROOM_ROUND};
-pub use kit::{GameKit, HouseLevel};
-pub use live::{Format, MoveReply, Opening, SeatChoice};
+pub use live::{MoveReply, SeatChoice};
 pub use log::Reader;
 pub use names::{BOT_NAME_RULE, NAME_MAX_CHARS, NAME_MIN_CHARS, NAME_RULE};
 
@@ -107,7 +106,8 @@ pub(crate) struct Shared {
     pub(crate) ratings: ratings::Ratings,
     pub(crate) accounts: accounts::Accounts,
     automatch: Mutex<automatch::AutoMatch>,
-    kits: Vec<&'static dyn GameKit>,
+    /// The game families this arena runs.
+    games: Games,
     matches: RwLock<HashMap<MatchId, Handle>>,
     /// Closed matches still in memory, with when they closed, longest closed first.
     closed: Mutex<VecDeque<(i64, MatchId)>>,
@@ -132,7 +132,15 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 impl Shared {
     /// Every variant of every game the arena runs.
     fn known_variants(&self) -> Vec<&'static str> {
-        kit::known_variants()
+        self.games.variant_names()
+    }
+
+    /// The mode auto-matching and quick matches play, and whose variant a bot that lists no
+    /// variants offers: the first registered family's default.
+    pub(crate) fn default_mode(&self) -> Result<Mode, ArenaError> {
+        self.games
+            .default_mode()
+            .ok_or_else(|| ArenaError::UnsupportedVariant("this server runs no game".to_owned()))
     }
 
     /// Called by a match actor whenever its status changes.
@@ -169,7 +177,8 @@ impl Shared {
             }
         }
         let mut house_variants = lock(&self.house_variants);
-        if house && variant != "std" && status == MatchStatus::Running {
+        let default_variant = self.default_mode().map_or("", |mode| mode.variant);
+        if house && variant != default_variant && status == MatchStatus::Running {
             house_variants.insert(id);
         } else {
             house_variants.remove(&id);
@@ -248,11 +257,9 @@ impl Shared {
             .map(|h| (h.commands.clone(), h.log.clone(), h.bots))
     }
 
-    fn kit(&self, game: &str) -> Result<&'static dyn GameKit, ArenaError> {
-        self.kits
-            .iter()
-            .copied()
-            .find(|k| k.id() == game)
+    fn family(&self, game: &str) -> Result<&'static Family, ArenaError> {
+        self.games
+            .get(game)
             .ok_or_else(|| ArenaError::UnsupportedVariant(format!("unknown game {game:?}")))
     }
 
@@ -282,9 +289,11 @@ const COMMAND_QUEUE: usize = 256;
 impl Arena {
     /// Opens the arena on `store`: loads bots, creates the house bots if missing, resumes open
     /// matches (charging downtime to nobody, or aborting them after a long outage), and starts
-    /// the background tasks. `admin_token` enables the administrator API.
+    /// the background tasks. `games` are the game families it runs; `admin_token` enables the
+    /// administrator API.
     pub async fn start(
         config: ArenaConfig,
+        games: Games,
         clock: Arc<dyn Clock>,
         store: Arc<dyn Store>,
         admin_token: Option<&str>,
@@ -301,7 +310,11 @@ impl Arena {
         );
         let (writer, _writer_task) = Writer::start(store.clone());
         let shared = Arc::new(Shared {
-            directory: Directory::new(bots, config.presence_ms),
+            directory: Directory::new(
+                bots,
+                config.presence_ms,
+                games.default_mode().map_or("", |mode| mode.variant),
+            ),
             config,
             clock,
             store,
@@ -310,7 +323,7 @@ impl Arena {
             ratings,
             accounts,
             automatch: Mutex::default(),
-            kits: kit::kits(),
+            games,
             matches: RwLock::new(HashMap::new()),
             open: Mutex::new(HashMap::new()),
             house_variants: Mutex::new(HashSet::new()),
@@ -334,6 +347,11 @@ impl Arena {
     /// The arena's configuration.
     pub fn config(&self) -> &ArenaConfig {
         &self.shared.config
+    }
+
+    /// The game families the arena runs.
+    pub fn games(&self) -> &Games {
+        &self.shared.games
     }
 
     /// How many matches are held in memory: the open ones and the recently closed ones.
@@ -430,7 +448,7 @@ impl Arena {
         Ok(live::Setup {
             id: record.id,
             bots: [bot(record.bot_a)?, bot(record.bot_b)?],
-            kit: self.shared.kit(&record.game)?,
+            family: self.shared.family(&record.game)?,
             variant: parse(record, "variant")?,
             format: parse(record, "format")?,
             time_control: parse(record, "time_control")?,
@@ -941,14 +959,12 @@ impl Arena {
     /// Every bot's rating in a game mode, best first, deleted bots left out. An unknown game
     /// or variant is refused rather than answered with an empty board.
     pub async fn standings(&self, game: &str, variant: &str) -> Result<Vec<Standing>, ArenaError> {
-        let known = self.shared.kit(game).map(|kit| kit.variants());
-        if !known.is_ok_and(|variants| variants.contains(&variant)) {
-            return Err(ArenaError::InvalidRequest(format!(
-                "unknown game mode {game:?}, {variant:?}; the variants are {}",
-                self.shared.known_variants().join(", ")
-            )));
-        }
-        let mode = format!("{game}:{variant}");
+        let mode = self
+            .shared
+            .games
+            .mode(game, Some(variant))
+            .map_err(|e| ArenaError::InvalidRequest(e.0))?
+            .to_string();
         let board = self.shared.ratings.leaderboard(&mode).await;
         Ok(board
             .into_iter()
@@ -1053,17 +1069,13 @@ impl Arena {
         request: ChallengeRequest,
         seat: SeatChoice,
     ) -> Result<Value, ArenaError> {
-        let kit = self.shared.kit(&request.game)?;
-        let variant = request
+        let family = self.shared.family(&request.game)?;
+        let variant = self
+            .shared
+            .games
+            .mode(&request.game, request.variant.as_deref())?
             .variant
-            .clone()
-            .unwrap_or_else(|| kit.variants()[0].to_owned());
-        if !kit.variants().contains(&variant.as_str()) {
-            return Err(ArenaError::UnsupportedVariant(format!(
-                "{} has no variant {variant:?}",
-                kit.id()
-            )));
-        }
+            .to_owned();
         request
             .time_control
             .validate()
@@ -1071,6 +1083,12 @@ impl Arena {
         let opponent = self.find_bot(&request.opponent)?;
         if !opponent.active() {
             return Err(ArenaError::BotUnavailable(opponent.name));
+        }
+        if family.house.is_none() && [from.kind, opponent.kind].contains(&BotKind::House) {
+            return Err(ArenaError::UnsupportedVariant(format!(
+                "the house bots do not play {}",
+                family.id()
+            )));
         }
         check_variant(from, &opponent, &variant)?;
         if self.shared.pending_sent(from.id) >= self.shared.config.max_pending_challenges {
@@ -1094,7 +1112,7 @@ impl Arena {
         let setup = live::Setup {
             id: self.shared.next_match.fetch_add(1, Ordering::SeqCst) + 1,
             bots: [from.clone(), opponent.clone()],
-            kit,
+            family,
             variant,
             format: request.format,
             time_control: request.time_control,
@@ -1116,7 +1134,7 @@ impl Arena {
             id,
             bot_a: from.id,
             bot_b: opponent.id,
-            game: kit.id().to_owned(),
+            game: family.id().to_owned(),
             status: progress.status,
             created_ms: now,
             seed: setup.seed.reveal().to_owned(),
@@ -1152,7 +1170,7 @@ impl Arena {
         }
         let house = a.kind == BotKind::House || b.kind == BotKind::House;
         if house
-            && variant != "std"
+            && Some(variant) != self.shared.default_mode().ok().map(|mode| mode.variant)
             && lock(&self.shared.house_variants).len() >= self.shared.config.house_variant_matches
         {
             return Err(ArenaError::HouseVariantsFull);
@@ -1197,7 +1215,7 @@ impl Arena {
                 .ok_or_else(|| ArenaError::BotNotFound(bots[0].to_string()))?;
             let variant = self.snapshot(id, Reader::SPECTATOR).await?["variant"]
                 .as_str()
-                .unwrap_or("std")
+                .unwrap_or_default()
                 .to_owned();
             check_variant(&challenger, bot, &variant)?;
             self.check_can_start(&challenger, bot, &variant)?;

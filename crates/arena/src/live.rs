@@ -16,46 +16,12 @@ use arbiter_store::{Audience, BotId, BotKind, EventRecord, MatchId, MatchStatus}
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
+use arbiter_plugin::{DecisionContext, Family, Format, LegRequest, Opening, SeatView};
+
 use crate::ArenaError;
 use crate::config::{ArenaConfig, TimeControl};
 use crate::directory::{Bot, Presence};
-use crate::kit::{GameKit, TurnContext};
 use crate::log::Reader;
-
-/// How many boards a match has.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Format {
-    /// One game.
-    Single,
-    /// Two games from the same opening with colours swapped, played at the same time and
-    /// scored together.
-    Paired,
-}
-
-impl Format {
-    /// The number of legs.
-    pub fn legs(self) -> usize {
-        match self {
-            Format::Single => 1,
-            Format::Paired => 2,
-        }
-    }
-}
-
-/// Where a match's legs start from.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Opening {
-    /// A random position drawn from the match seed (bot matches: a 12-disc Othello opening).
-    #[default]
-    Random,
-    /// The rules' own start position.
-    Start,
-    /// A balanced opening drawn from the game's list (Othello's XOT openings: eight moves
-    /// that the house bot's self-play finds within two discs).
-    Balanced,
-}
 
 /// Which seat the challenger takes in the first leg (the legs after it alternate). In
 /// Othello the first seat is Black, who moves first.
@@ -78,7 +44,7 @@ pub(crate) struct Setup {
     pub(crate) id: MatchId,
     /// Participant 0 (the challenger) and participant 1.
     pub(crate) bots: [Bot; 2],
-    pub(crate) kit: &'static dyn GameKit,
+    pub(crate) family: &'static Family,
     pub(crate) variant: String,
     pub(crate) format: Format,
     pub(crate) time_control: TimeControl,
@@ -423,7 +389,7 @@ pub(crate) fn challenge(setup: &Setup, now_ms: i64) -> Progress {
     let payload = json!({
         "bot_a": bot_summary(&setup.bots[0]),
         "bot_b": bot_summary(&setup.bots[1]),
-        "game": setup.kit.id(),
+        "game": setup.family.id(),
         "variant": setup.variant,
         "format": setup.format,
         "time_control": setup.time_control,
@@ -471,12 +437,20 @@ pub(crate) fn accept(
 /// Starts the legs: draws the opening from the match seed and sets the clocks.
 pub(crate) fn start(setup: &Setup, progress: &mut Progress, now_ms: i64) -> Result<(), ArenaError> {
     let nonce = progress.seq + 1;
-    let configs = setup.kit.leg_configs(
-        &setup.variant,
-        setup.format.legs(),
-        setup.opening,
-        &mut setup.rng(nonce),
-    )?;
+    let seats = setup.bots.len();
+    let configs = setup
+        .family
+        .setup
+        .leg_configs(
+            &LegRequest {
+                variant: &setup.variant,
+                seats,
+                legs: setup.format.legs(seats),
+                opening: setup.opening,
+            },
+            &mut setup.rng(nonce),
+        )
+        .map_err(ArenaError::from)?;
     let legs = build_legs(
         setup,
         &configs,
@@ -516,8 +490,8 @@ fn build_legs(
         .enumerate()
         .map(|(i, config)| {
             let (state, _) = setup
-                .kit
-                .game()
+                .family
+                .rules
                 .start(
                     config,
                     &mut Ctx::new(u64::try_from(now_ms).unwrap_or(0), rng),
@@ -617,8 +591,9 @@ pub(crate) fn submit(
         .and_then(|r| leg.moves.get(r))
     {
         let same_action = setup
-            .kit
-            .parse_action(leg.state.as_ref(), submitted)
+            .family
+            .codec
+            .parse(leg.state.as_ref(), submitted)
             .is_ok_and(|a| a == *earlier.action);
         if mine[earlier.participant] && same_action {
             return Ok(earlier.reply);
@@ -651,7 +626,7 @@ pub(crate) fn submit(
     if !mine[mover] {
         return Err(ArenaError::NotYourTurn);
     }
-    let action = setup.kit.parse_action(leg.state.as_ref(), submitted)?;
+    let action = setup.family.codec.parse(leg.state.as_ref(), submitted)?;
     let reply = play(
         setup,
         progress,
@@ -682,7 +657,7 @@ fn play_forced_passes(
         let Some((seat, mover)) = leg.mover().filter(|_| leg.ended.is_none()) else {
             return Ok(());
         };
-        let Some(pass) = setup.kit.forced_pass(leg.state.as_ref(), seat) else {
+        let Some(pass) = setup.family.codec.forced_action(leg.state.as_ref(), seat) else {
             return Ok(());
         };
         play(setup, progress, leg_index, seat, mover, pass, now_ms)?;
@@ -1225,25 +1200,49 @@ pub(crate) fn turns(
             // A match with a person is a room to FlipSight's engines: a negative id, a round
             // and the room's creation time.
             let person = setup.has_human();
-            let turn = TurnContext {
+            let created = person.then(|| crate::clock::utc_datetime(setup.created_ms));
+            let seats = setup.bots.len();
+            let by_seat: Vec<u8> = (0..seats)
+                .map(|s| {
+                    u8::try_from(leg.participant_of(Seat(u8::try_from(s).unwrap_or(0))))
+                        .unwrap_or(0)
+                })
+                .collect();
+            let clocks: Vec<i64> = (0..seats)
+                .map(|s| {
+                    if s == seat.index() {
+                        remaining
+                    } else {
+                        leg.clocks_ms[s]
+                    }
+                })
+                .collect();
+            let move_times: Vec<i64> = leg.moves.iter().map(|m| m.at_ms).collect();
+            let context = DecisionContext {
+                variant: &setup.variant,
                 match_id: if person { -setup.id } else { setup.id },
                 leg: u8::try_from(i).unwrap_or(0),
-                first_seat_participant: u8::try_from(leg.first_seat_participant).unwrap_or(0),
+                participant: u8::try_from(participant).unwrap_or(0),
+                participants_by_seat: &by_seat,
+                phase: None,
+                revision: leg.revision,
+                clocks_ms: &clocks,
                 remaining_ms: remaining,
                 budget_ms: setup.config.default_budget_ms.min(remaining - 750).max(0),
-                move_times_ms: leg.moves.iter().map(|m| m.at_ms).collect(),
-                room: person.then(|| {
-                    (
-                        crate::ROOM_ROUND,
-                        crate::clock::utc_datetime(setup.created_ms),
-                    )
-                }),
+                deadline_ms: Some(now_ms + remaining),
+                move_times_ms: &move_times,
+                room: created
+                    .as_deref()
+                    .map(|created| (crate::ROOM_ROUND, created)),
             };
             Some(Turn {
                 participant,
                 leg: i,
                 revision: leg.revision,
-                request: setup.kit.engine_request(leg.state.as_ref(), &turn),
+                request: setup
+                    .family
+                    .decisions
+                    .request(&SeatView::new(leg.state.as_ref(), seat), &context),
             })
         })
         .collect()
@@ -1271,7 +1270,7 @@ pub(crate) fn summary(setup: &Setup, progress: &Progress, now_ms: i64) -> Value 
     json!({
         "id": setup.id,
         "status": progress.status,
-        "game": setup.kit.id(),
+        "game": setup.family.id(),
         "variant": setup.variant,
         "format": setup.format,
         "rated": setup.rated,
@@ -1327,7 +1326,7 @@ pub(crate) fn snapshot(setup: &Setup, progress: &Progress, reader: Reader, now_m
     let mut snapshot = json!({
         "id": setup.id,
         "status": progress.status,
-        "game": setup.kit.id(),
+        "game": setup.family.id(),
         "variant": setup.variant,
         "format": setup.format,
         "rated": setup.rated,

@@ -96,6 +96,7 @@ fn start_server(arrivals: Arrivals) -> (String, std::thread::JoinHandle<()>) {
             let clock = ManualClock::new(1_795_900_000_000);
             let arena = Arena::start(
                 ArenaConfig::default(),
+                arbiter_arena::Games::new().with(&arbiter_othello_plugin::FAMILY),
                 Arc::new(clock),
                 Arc::new(store),
                 None,

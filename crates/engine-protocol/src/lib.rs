@@ -13,7 +13,7 @@
 //! (`"d3"`), or a pass (`-1`, `"pass"`, `"PA"`, `"PS"`, `"--"`).
 
 use arbiter_othello::coord::{CoordError, move_from_index};
-use arbiter_othello::{Color, Move, OthelloState, Variant, parse_move};
+use arbiter_othello::{Color, Move, OthelloState, OthelloView, Variant, parse_move};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -102,15 +102,19 @@ pub struct EngineRequest {
 impl EngineRequest {
     /// The request for the side to move in `state`.
     pub fn new(state: &OthelloState, context: &MatchContext) -> EngineRequest {
-        let position = state.position();
-        let variant = position.variant();
-        let [black, white] = position.placed();
+        EngineRequest::from_view(state.view(), context)
+    }
+
+    /// The request for the side to move, from what it sees of the game (in Othello, all of
+    /// it), consuming the view so that its lists move into the request.
+    pub fn from_view(view: OthelloView, context: &MatchContext) -> EngineRequest {
+        let variant = view.variant;
         let participant = |color: Color| match color {
             Color::Black => context.black_participant,
             Color::White => 1 - context.black_participant.min(1),
         };
-        let history = state
-            .history()
+        let history = view
+            .history
             .iter()
             .enumerate()
             .map(|(i, played)| HistoryEntry {
@@ -121,17 +125,20 @@ impl EngineRequest {
             })
             .collect();
         EngineRequest {
-            board: position.cells(),
-            color: position.to_move(),
-            legal_moves: state.legal_squares(),
+            board: view.board,
+            color: view.position.to_move(),
+            legal_moves: view.legal_moves,
             game_mode: variant,
-            board_size: variant.size(),
-            blocked_squares: variant.blocked_squares().to_vec(),
-            placed: Placed { black, white },
+            board_size: view.board_size,
+            blocked_squares: view.blocked_squares,
+            placed: Placed {
+                black: view.placed[0],
+                white: view.placed[1],
+            },
             remaining_ms: context.remaining_ms,
             match_id: context.match_id,
             leg: context.leg,
-            revision: state.revision() as u64,
+            revision: view.revision as u64,
             history,
             round_no: context.round_no,
             room_created_at: context.room_created_at.clone(),

@@ -111,6 +111,25 @@ impl OthelloState {
             .filter(|&sq| moves >> sq & 1 != 0)
             .collect()
     }
+
+    /// What every viewer sees.
+    pub fn view(&self) -> OthelloView {
+        let p = &self.position;
+        OthelloView {
+            variant: p.variant(),
+            board_size: p.variant().size(),
+            blocked_squares: p.variant().blocked_squares().to_vec(),
+            board: p.cells(),
+            to_move: (!self.is_over()).then(|| p.to_move()),
+            legal_moves: self.legal_squares(),
+            discs: p.disc_counts(),
+            placed: p.placed(),
+            revision: self.revision(),
+            opening: self.opening.clone(),
+            history: self.history.clone(),
+            position: *p,
+        }
+    }
 }
 
 /// The stored form of [`OthelloState`]: the board as FlipSight writes it, which is easy to
@@ -225,6 +244,10 @@ pub struct OthelloView {
     pub opening: Vec<Move>,
     /// The moves played since the first position.
     pub history: Vec<Played>,
+    /// The position itself, for code that reads the view as a typed value (a house player);
+    /// not serialized, since the fields above describe it.
+    #[serde(skip)]
+    pub position: Position,
 }
 
 fn seat_of(color: Color) -> Seat {
@@ -345,20 +368,7 @@ impl Game for Othello {
     }
 
     fn view(state: &OthelloState, _viewer: Viewer) -> OthelloView {
-        let p = &state.position;
-        OthelloView {
-            variant: p.variant(),
-            board_size: p.variant().size(),
-            blocked_squares: p.variant().blocked_squares().to_vec(),
-            board: p.cells(),
-            to_move: (!state.is_over()).then(|| p.to_move()),
-            legal_moves: state.legal_squares(),
-            discs: p.disc_counts(),
-            placed: p.placed(),
-            revision: state.revision(),
-            opening: state.opening.clone(),
-            history: state.history.clone(),
-        }
+        state.view()
     }
 
     fn outcome(state: &OthelloState) -> Option<Outcome> {

@@ -24,9 +24,6 @@ pub enum GameError {
     /// A stored state cannot be resumed.
     #[error("cannot restore the saved state: {0}")]
     Restore(String),
-    /// No game with this identifier is registered.
-    #[error("unknown game: {0}")]
-    UnknownGame(String),
 }
 
 /// A game, type-erased: creates and restores [`DynState`]s.
@@ -68,6 +65,9 @@ pub trait DynState: Send + Sync + Debug {
     fn on_deadline(&mut self, ctx: &mut Ctx<'_>) -> Events<Value>;
     /// What `viewer` may see, as JSON.
     fn view(&self, viewer: Viewer) -> Value;
+    /// What `viewer` may see, as the game's own view type (`G::View`), for code that knows
+    /// the game and would otherwise parse the JSON back.
+    fn typed_view(&self, viewer: Viewer) -> Box<dyn std::any::Any + Send>;
     /// The outcome once the game has ended.
     fn outcome(&self) -> Option<Outcome>;
     /// The outcome if `seat` forfeits now.
@@ -208,6 +208,10 @@ impl<G: Game> DynState for TypedState<G> {
         encode(&G::view(&self.0, viewer))
     }
 
+    fn typed_view(&self, viewer: Viewer) -> Box<dyn std::any::Any + Send> {
+        Box::new(G::view(&self.0, viewer))
+    }
+
     fn outcome(&self) -> Option<Outcome> {
         G::outcome(&self.0)
     }
@@ -226,47 +230,5 @@ impl<G: Game> DynState for TypedState<G> {
 
     fn as_any(&self) -> &dyn std::any::Any {
         &self.0
-    }
-}
-
-/// The games a server offers, by identifier.
-#[derive(Default)]
-pub struct Registry {
-    games: Vec<&'static dyn DynGame>,
-}
-
-impl Registry {
-    /// An empty registry.
-    pub fn new() -> Registry {
-        Registry::default()
-    }
-
-    /// Adds a game; a later registration with the same identifier replaces the earlier one.
-    pub fn register(&mut self, game: &'static dyn DynGame) {
-        self.games.retain(|g| g.id() != game.id());
-        self.games.push(game);
-    }
-
-    /// The game with this identifier.
-    pub fn get(&self, id: &str) -> Result<&'static dyn DynGame, GameError> {
-        self.games
-            .iter()
-            .copied()
-            .find(|g| g.id() == id)
-            .ok_or_else(|| GameError::UnknownGame(id.to_owned()))
-    }
-
-    /// Resumes a saved state of any registered game.
-    pub fn restore(&self, saved: &Value) -> Result<Box<dyn DynState>, GameError> {
-        let id = saved
-            .get("game")
-            .and_then(Value::as_str)
-            .unwrap_or_default();
-        self.get(id)?.restore(saved)
-    }
-
-    /// The identifiers of all registered games.
-    pub fn ids(&self) -> impl Iterator<Item = &'static str> + '_ {
-        self.games.iter().map(|g| g.id())
     }
 }

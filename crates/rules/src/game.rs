@@ -162,7 +162,7 @@ pub trait Game: 'static {
     /// What happened, for logs, streams and replays.
     type Event: Clone + Debug + Serialize + Send + Sync;
     /// What one viewer may see of the state.
-    type View: Serialize;
+    type View: Serialize + Send + 'static;
 
     /// How many seats a game with this configuration has.
     fn seat_count(config: &Self::Config) -> Result<usize, ConfigError>;

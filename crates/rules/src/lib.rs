@@ -12,8 +12,9 @@
 //! JSON only at the edge; hot paths (perft, house-bot search, balance simulation) call the
 //! typed API directly.
 //!
-//! [`goofspiel`] is a small complete game built on this interface that exercises
-//! simultaneous commits, a reveal, a phase deadline, a seeded shuffle and hidden views.
+//! Goofspiel (`arbiter-goofspiel`) is a small complete game built on this interface that
+//! exercises simultaneous commits, a reveal, a phase deadline, a seeded shuffle and hidden
+//! views.
 //!
 //! # How the four game families map onto the model
 //!
@@ -74,12 +75,11 @@
 
 pub mod erased;
 pub mod game;
-pub mod goofspiel;
 pub mod outcome;
 pub mod random;
 pub mod seat;
 
-pub use erased::{DynGame, DynState, Erased, GameError, Registry};
+pub use erased::{DynGame, DynState, Erased, GameError};
 pub use game::{ConfigError, Ctx, Emitted, Events, Game, RuleError, Started, ToAct};
 pub use outcome::{Outcome, ScoreOrder, SeatOutcome, SeatResult};
 pub use random::Random;

@@ -1,42 +1,60 @@
 //! The request and response bodies of the native API, with their OpenAPI schemas.
 
-use arbiter_arena::{Bot, BotProfile, Environment, Format, TimeControl};
+use arbiter_arena::{Bot, BotProfile, Environment, Format, Games, TimeControl};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::openapi::RefOr;
 use utoipa::openapi::schema::{ObjectBuilder, OneOfBuilder, Schema, Type};
 use utoipa::{IntoParams, PartialSchema, ToSchema};
 
-/// A variant of a game the arena runs, in the document: one of the names the arena knows.
+/// A variant of a game the arena runs, in the document: one of the names the registered
+/// families offer, filled in by [`VariantName::schema_for`] when the document is built.
 pub struct VariantName;
+
+impl VariantName {
+    /// The schema listing the variants of `games`.
+    pub fn schema_for(games: &Games) -> RefOr<Schema> {
+        ObjectBuilder::new()
+            .schema_type(Type::String)
+            .enum_values(Some(games.variant_names()))
+            .description(Some(format!(
+                "A variant of a game this server runs ({}).",
+                games
+                    .modes()
+                    .iter()
+                    .map(|mode| mode.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )))
+            .into()
+    }
+}
 
 impl PartialSchema for VariantName {
     fn schema() -> RefOr<Schema> {
-        ObjectBuilder::new()
-            .schema_type(Type::String)
-            .enum_values(Some(arbiter_arena::kit::known_variants()))
-            .description(Some("A variant of Othello."))
-            .into()
+        VariantName::schema_for(&Games::new())
     }
 }
 
 impl ToSchema for VariantName {}
 
-/// A game the arena runs, in the document.
+/// A game the arena runs, in the document, filled in by [`GameName::schema_for`].
 pub struct GameName;
+
+impl GameName {
+    /// The schema listing the games of `games`.
+    pub fn schema_for(games: &Games) -> RefOr<Schema> {
+        ObjectBuilder::new()
+            .schema_type(Type::String)
+            .enum_values(Some(games.ids()))
+            .description(Some("A game this server runs."))
+            .into()
+    }
+}
 
 impl PartialSchema for GameName {
     fn schema() -> RefOr<Schema> {
-        ObjectBuilder::new()
-            .schema_type(Type::String)
-            .enum_values(Some(
-                arbiter_arena::kit::kits()
-                    .iter()
-                    .map(|kit| kit.id())
-                    .collect::<Vec<_>>(),
-            ))
-            .description(Some("A game."))
-            .into()
+        GameName::schema_for(&Games::new())
     }
 }
 

@@ -80,7 +80,8 @@ impl From<ArenaError> for Failure {
             ArenaError::InvalidRequest(_)
             | ArenaError::InvalidName(_)
             | ArenaError::InvalidEnvironment(_)
-            | ArenaError::NoSuchLeg(_) => {
+            | ArenaError::NoSuchLeg(_)
+            | ArenaError::MalformedAction(_) => {
                 Failure::new(StatusCode::BAD_REQUEST, "JSON object required")
             }
             ArenaError::StaleRevision { .. } => conflict("stale_revision"),

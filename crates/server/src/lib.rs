@@ -16,7 +16,7 @@ mod routes;
 mod stream;
 mod text;
 
-use arbiter_arena::Arena;
+use arbiter_arena::{Arena, Games};
 use axum::Router;
 use axum::extract::{ConnectInfo, DefaultBodyLimit};
 use axum::response::IntoResponse;
@@ -53,8 +53,8 @@ pub use limits::ServeLimits;
 )]
 struct ApiDoc;
 
-/// The router and the OpenAPI document describing it.
-fn router() -> (Router<AppState>, utoipa::openapi::OpenApi) {
+/// The router and the OpenAPI document describing it, for a server running `games`.
+fn router(games: &Games) -> (Router<AppState>, utoipa::openapi::OpenApi) {
     let (router, mut api) = OpenApiRouter::with_openapi(ApiDoc::openapi())
         .routes(routes!(routes::health))
         .routes(routes!(routes::mint_anonymous))
@@ -86,12 +86,22 @@ fn router() -> (Router<AppState>, utoipa::openapi::OpenApi) {
     // Once every route is in: the errors of reading requests go to each operation that can
     // give them.
     ErrorResponses.modify(&mut api);
+    // The games and variants are the registered families', known only now.
+    if let Some(components) = api.components.as_mut() {
+        components.schemas.insert(
+            "VariantName".to_owned(),
+            dto::VariantName::schema_for(games),
+        );
+        components
+            .schemas
+            .insert("GameName".to_owned(), dto::GameName::schema_for(games));
+    }
     (router, api)
 }
 
-/// The OpenAPI document of the native API.
-pub fn openapi() -> utoipa::openapi::OpenApi {
-    router().1
+/// The OpenAPI document of the native API, for a server running `games`.
+pub fn openapi(games: &Games) -> utoipa::openapi::OpenApi {
+    router(games).1
 }
 
 /// The whole application, with the default [`ServeLimits`].
@@ -105,7 +115,7 @@ pub fn app_with(arena: Arena, limits: ServeLimits) -> Router {
         arena: arena.clone(),
         limits: limits::Guard::new(limits),
     };
-    let (router, api) = router();
+    let (router, api) = router(arena.games());
     let document = api.to_pretty_json().unwrap_or_default();
     let pages = arbiter_web::router(arena.clone());
     router

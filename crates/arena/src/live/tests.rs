@@ -2,7 +2,7 @@ use arbiter_store::BotKind;
 
 use super::*;
 use crate::directory::BotProfile;
-use crate::kit::OthelloKit;
+use arbiter_othello_plugin::FAMILY as OTHELLO;
 
 const T0: i64 = 1_000_000;
 
@@ -17,6 +17,7 @@ fn bot(id: BotId, name: &str, kind: BotKind) -> Bot {
         token_prefix: None,
         profile: BotProfile::default(),
         environment: None,
+        default_variant: "std",
     }
 }
 
@@ -27,7 +28,7 @@ fn setup(format: Format, time_control: TimeControl) -> Setup {
             bot(1, "Alpha", BotKind::Registered),
             bot(2, "Beta", BotKind::Registered),
         ],
-        kit: &OthelloKit,
+        family: &OTHELLO,
         variant: "std".to_owned(),
         format,
         time_control,
@@ -88,8 +89,8 @@ fn before_a_forced_pass(black: BotKind) -> (Setup, Progress) {
         opening: arbiter_othello::Opening::Moves(opening),
     })
     .expect("config");
-    let (state, _) = OthelloKit
-        .game()
+    let (state, _) = OTHELLO
+        .rules
         .start(&config, &mut Ctx::new(0, &mut setup.rng(1)))
         .expect("start");
     progress.legs[0].state = state;
@@ -600,70 +601,46 @@ fn a_spectator_and_a_participant_see_what_they_should() {
     assert_eq!(turns[0]["request"]["remaining_ms"], 60_000);
 }
 
-/// A minimal kit for Goofspiel, the rules core's simultaneous-bidding test game, so that the
-/// arena's handling of simultaneous phases and rules-owned deadlines is exercised too.
-struct GoofspielKit;
+/// Goofspiel with three cards and one-second bids, so that the arena's handling of
+/// simultaneous phases and rules-owned deadlines is exercised in a few steps.
+struct ThreeCards;
 
-static GOOFSPIEL: arbiter_rules::Erased<arbiter_rules::goofspiel::Goofspiel> =
-    arbiter_rules::Erased::new();
-
-impl GameKit for GoofspielKit {
-    fn id(&self) -> &'static str {
-        "goofspiel"
-    }
-
-    fn game(&self) -> &'static dyn arbiter_rules::DynGame {
-        &GOOFSPIEL
-    }
-
-    fn variants(&self) -> &'static [&'static str] {
-        &["standard"]
+impl arbiter_plugin::MatchSetup for ThreeCards {
+    fn variants(&self) -> &'static [arbiter_plugin::VariantSpec] {
+        &[arbiter_plugin::VariantSpec {
+            name: "standard",
+            min_seats: 2,
+            max_seats: 2,
+            summary: "Three cards.",
+        }]
     }
 
     fn leg_configs(
         &self,
-        _variant: &str,
-        legs: usize,
-        _opening: Opening,
+        request: &LegRequest<'_>,
         _rng: &mut dyn arbiter_rules::Random,
-    ) -> Result<Vec<Value>, ArenaError> {
+    ) -> Result<Vec<Value>, arbiter_plugin::SetupError> {
         Ok(vec![
             json!({"players": 2, "cards": 3, "bid_ms": 1000});
-            legs
+            request.legs
         ])
     }
-
-    fn forced_pass(&self, _state: &dyn DynState, _seat: Seat) -> Option<Value> {
-        None
-    }
-
-    fn parse_action(&self, _state: &dyn DynState, submitted: &Value) -> Result<Value, ArenaError> {
-        Ok(submitted.clone())
-    }
-
-    fn engine_request(&self, _state: &dyn DynState, _turn: &crate::kit::TurnContext) -> String {
-        "null".to_owned()
-    }
-
-    fn house_action(
-        &self,
-        _state: &dyn DynState,
-        _level: crate::kit::HouseLevel,
-        _deadline: std::time::Instant,
-        _rng: &mut dyn arbiter_rules::Random,
-    ) -> Value {
-        Value::Null
-    }
-
-    fn moves_left(&self, _state: &dyn DynState) -> i64 {
-        1
-    }
 }
+
+static GOOFSPIEL: Family = Family {
+    rules: &arbiter_goofspiel::RULES,
+    setup: &ThreeCards,
+    codec: &arbiter_plugin::JsonCodec,
+    decisions: &arbiter_plugin::GenericDecisions,
+    clock: arbiter_plugin::ClockPolicy::PerPhase,
+    house: None,
+    board: None,
+};
 
 #[test]
 fn simultaneous_phases_take_input_in_any_order_and_rules_deadlines_apply_defaults() {
     let mut setup = Setup {
-        kit: &GoofspielKit,
+        family: &GOOFSPIEL,
         variant: "standard".to_owned(),
         ..setup(Format::Single, TimeControl::default())
     };

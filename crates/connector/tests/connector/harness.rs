@@ -70,9 +70,17 @@ impl Server {
             anonymous_mints_per_window: 1_000,
             ..ArenaConfig::default()
         };
-        let arena = Arena::start(config, Arc::new(clock.clone()), Arc::new(store), None)
-            .await
-            .expect("arena");
+        let arena = Arena::start(
+            config,
+            arbiter_arena::Games::new()
+                .with(&arbiter_othello_plugin::FAMILY)
+                .with(&arbiter_goofspiel::FAMILY),
+            Arc::new(clock.clone()),
+            Arc::new(store),
+            None,
+        )
+        .await
+        .expect("arena");
         let listener = tokio::net::TcpListener::bind(address).await.expect("bind");
         let url = format!("http://{}", listener.local_addr().expect("address"));
         let (stop, stopped) = oneshot::channel::<()>();

@@ -147,10 +147,14 @@ async fn the_openapi_document_describes_the_api() {
         (&name["minLength"], &name["maxLength"]),
         (&json!(2), &json!(24))
     );
+    // The games and variants are the registered families'.
     assert_eq!(
         schemas["VariantName"]["enum"],
-        json!(["std", "anti", "grand", "octagon", "reversi"])
+        json!([
+            "std", "anti", "grand", "octagon", "reversi", "standard", "short"
+        ])
     );
+    assert_eq!(schemas["GameName"]["enum"], json!(["othello", "goofspiel"]));
     assert_eq!(schemas["MatchFormat"]["enum"], json!(["paired", "single"]));
     assert_eq!(
         schemas["ChallengeBody"]["properties"]["opponent"]["$ref"],

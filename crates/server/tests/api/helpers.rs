@@ -92,9 +92,15 @@ pub(crate) async fn start_with_store(
     config: ArenaConfig,
     store: Arc<dyn Store>,
 ) -> TestApp {
-    let arena = Arena::start(config, Arc::new(clock.clone()), store, Some(ADMIN))
-        .await
-        .expect("arena");
+    let arena = Arena::start(
+        config,
+        crate::helpers::games(),
+        Arc::new(clock.clone()),
+        store,
+        Some(ADMIN),
+    )
+    .await
+    .expect("arena");
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
         .expect("port 0");
@@ -397,4 +403,11 @@ impl Store for FlakyStore {
     fn photo(&self, bot: i64) -> StoreFuture<'_, Option<arbiter_store::PhotoRecord>> {
         self.inner.photo(bot)
     }
+}
+
+/// The game families the tests' servers run, as the binary registers them.
+pub(crate) fn games() -> arbiter_arena::Games {
+    arbiter_arena::Games::new()
+        .with(&arbiter_othello_plugin::FAMILY)
+        .with(&arbiter_goofspiel::FAMILY)
 }

@@ -32,6 +32,7 @@ async fn server(limits: ServeLimits) -> Server {
         .expect("store");
     let arena = Arena::start(
         ArenaConfig::default(),
+        crate::helpers::games(),
         Arc::new(ManualClock::new(T0)),
         Arc::new(store),
         Some(ADMIN),

@@ -12,8 +12,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::random::shuffle;
-use crate::{
+use arbiter_rules::random::shuffle;
+use arbiter_rules::{
     ConfigError, Ctx, Emitted, Events, Game, Outcome, RuleError, ScoreOrder, Seat, SeatSet,
     Started, ToAct, Viewer,
 };

@@ -4,7 +4,7 @@ use rand::rngs::ChaCha8Rng;
 use serde_json::json;
 
 use super::*;
-use crate::{DynGame, Erased, GameError, Registry, SeatResult};
+use arbiter_rules::{DynGame, Erased, GameError, SeatResult};
 
 fn config(players: u8, cards: u8) -> GoofspielConfig {
     GoofspielConfig {
@@ -307,9 +307,7 @@ fn the_erased_interface_round_trips_through_json() {
 
     let saved = game.save();
     assert_eq!(saved["rules_version"], 1);
-    let mut registry = Registry::new();
-    registry.register(&GOOFSPIEL);
-    let restored = registry.restore(&saved).expect("restorable");
+    let restored = GOOFSPIEL.restore(&saved).expect("restorable");
     assert_eq!(restored.save(), saved);
     let typed = restored
         .as_any()
@@ -328,9 +326,11 @@ fn the_erased_interface_round_trips_through_json() {
         GOOFSPIEL.restore(&newer),
         Err(GameError::Restore(_))
     ));
+    let mut foreign = saved.clone();
+    foreign["game"] = json!("chess");
     assert!(matches!(
-        registry.get("chess"),
-        Err(GameError::UnknownGame(_))
+        GOOFSPIEL.restore(&foreign),
+        Err(GameError::Restore(_))
     ));
     assert!(matches!(
         GOOFSPIEL.seat_count(&json!({"players": 9})),

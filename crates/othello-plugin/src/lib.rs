@@ -1,0 +1,214 @@
+//! The Othello family as the arena runs it: the five variants and their openings (random
+//! 12-disc openings from the match seed, the start position, or the XOT list), every move
+//! spelling FlipSight accepts, FlipSight's engine request for each decision (so that engines
+//! written for FlipSight work unchanged), and the house players (`arbiter-house`).
+
+use std::time::Instant;
+
+use arbiter_engine_protocol::{EngineRequest, MatchContext};
+use arbiter_othello::coord::{CoordError, Move, move_from_index};
+use arbiter_othello::opening::random_opening;
+use arbiter_othello::{
+    Opening as OthelloOpening, Othello, OthelloConfig, OthelloState, OthelloView, Variant,
+    parse_move,
+};
+use arbiter_plugin::{
+    ActionCodec, ClockPolicy, CodecError, DecisionContext, DecisionWriter, Family, HouseLevel,
+    HousePlayer, LegRequest, MatchSetup, Opening, SeatView, SetupError, VariantSpec,
+};
+use arbiter_rules::{DynState, Erased, Random, Seat};
+use serde_json::{Value, json};
+
+static RULES: Erased<Othello> = Erased::new();
+
+/// Othello, as the arena runs it.
+pub static FAMILY: Family = Family {
+    rules: &RULES,
+    setup: &Setup,
+    codec: &Codec,
+    decisions: &Decisions,
+    clock: ClockPolicy::PerAction,
+    house: Some(&House),
+    board: None,
+};
+
+/// The variants, the default (`std`) first; every one is for two players.
+const VARIANTS: &[VariantSpec] = &[
+    VariantSpec {
+        name: "std",
+        min_seats: 2,
+        max_seats: 2,
+        summary: "Othello on 8×8: the most discs win.",
+    },
+    VariantSpec {
+        name: "anti",
+        min_seats: 2,
+        max_seats: 2,
+        summary: "Anti-Othello on 8×8: the fewest discs win.",
+    },
+    VariantSpec {
+        name: "grand",
+        min_seats: 2,
+        max_seats: 2,
+        summary: "Othello on 10×10.",
+    },
+    VariantSpec {
+        name: "octagon",
+        min_seats: 2,
+        max_seats: 2,
+        summary: "Othello on 10×10 with the corners cut off.",
+    },
+    VariantSpec {
+        name: "reversi",
+        min_seats: 2,
+        max_seats: 2,
+        summary: "Reversi: an empty centre and 32 discs each.",
+    },
+];
+
+struct Setup;
+
+impl MatchSetup for Setup {
+    fn variants(&self) -> &'static [VariantSpec] {
+        VARIANTS
+    }
+
+    fn leg_configs(
+        &self,
+        request: &LegRequest<'_>,
+        rng: &mut dyn Random,
+    ) -> Result<Vec<Value>, SetupError> {
+        let variant: Variant =
+            request
+                .variant
+                .parse()
+                .map_err(|e: arbiter_othello::variant::UnknownVariant| {
+                    SetupError::UnknownVariant(e.to_string())
+                })?;
+        let opening = match request.opening {
+            Opening::Random => {
+                OthelloOpening::Moves(random_opening(variant, rng).ok_or_else(|| {
+                    SetupError::Unsupported(format!("no {variant} opening could be drawn"))
+                })?)
+            }
+            Opening::Start => OthelloOpening::Start,
+            Opening::Balanced => {
+                let list = arbiter_othello::xot::openings();
+                if variant != Variant::Std || list.is_empty() {
+                    return Err(SetupError::Unsupported(format!(
+                        "XOT openings are for {} only",
+                        Variant::Std
+                    )));
+                }
+                let count = u32::try_from(list.len()).unwrap_or(u32::MAX);
+                let index = arbiter_rules::random::below(rng, count);
+                OthelloOpening::Moves(list[usize::try_from(index).unwrap_or(0)].clone())
+            }
+        };
+        let config = OthelloConfig { variant, opening };
+        let value =
+            serde_json::to_value(&config).map_err(|e| SetupError::Unsupported(e.to_string()))?;
+        Ok(vec![value; request.legs])
+    }
+}
+
+fn othello_state(state: &dyn DynState) -> Option<&OthelloState> {
+    state.as_any().downcast_ref::<OthelloState>()
+}
+
+fn codec_error(error: CoordError) -> CodecError {
+    match error {
+        CoordError::Invalid(text) => CodecError::InvalidCoordinate(text),
+        CoordError::OutsideBoard(text) => CodecError::OutsideBoard(text),
+    }
+}
+
+struct Codec;
+
+impl ActionCodec for Codec {
+    fn parse(&self, state: &dyn DynState, submitted: &Value) -> Result<Value, CodecError> {
+        let variant = othello_state(state).map_or(Variant::Std, |s| s.position().variant());
+        let mv = match submitted {
+            Value::Number(n) => match n.as_i64() {
+                Some(index) => move_from_index(index, variant).map_err(codec_error)?,
+                None => return Err(CodecError::InvalidCoordinate(n.to_string())),
+            },
+            Value::String(text) => parse_move(text, variant).map_err(codec_error)?,
+            other => return Err(CodecError::InvalidCoordinate(other.to_string())),
+        };
+        Ok(json!(mv.index()))
+    }
+
+    fn forced_action(&self, state: &dyn DynState, seat: Seat) -> Option<Value> {
+        let pass = json!(Move::Pass.index());
+        (state.legal_actions(seat) == [pass.clone()]).then_some(pass)
+    }
+}
+
+struct Decisions;
+
+impl DecisionWriter for Decisions {
+    fn request(&self, view: &SeatView<'_>, context: &DecisionContext<'_>) -> String {
+        let Ok(othello) = view.typed().downcast::<OthelloView>() else {
+            return "null".to_owned();
+        };
+        let context = MatchContext {
+            match_id: context.match_id,
+            leg: context.leg,
+            black_participant: context.participants_by_seat.first().copied().unwrap_or(0),
+            remaining_ms: u64::try_from(context.remaining_ms).unwrap_or(0),
+            budget_ms: u64::try_from(context.budget_ms).unwrap_or(0),
+            move_times_ms: context.move_times_ms.to_vec(),
+            round_no: context.room.map(|(round, _)| round),
+            room_created_at: context.room.map(|(_, created)| created.to_owned()),
+        };
+        EngineRequest::from_view(*othello, &context).to_line()
+    }
+}
+
+struct House;
+
+impl HousePlayer for House {
+    fn choose(
+        &self,
+        view: &SeatView<'_>,
+        level: HouseLevel,
+        deadline: Instant,
+        rng: &mut dyn Random,
+    ) -> Value {
+        let Ok(othello) = view.typed().downcast::<OthelloView>() else {
+            return json!(Move::Pass.index());
+        };
+        let house_level = match level {
+            HouseLevel::Random => arbiter_house::Level::Random,
+            HouseLevel::Greedy => arbiter_house::Level::Greedy,
+            HouseLevel::Easy => arbiter_house::Level::Search { max_depth: 2 },
+            HouseLevel::Medium => arbiter_house::Level::Search { max_depth: 8 },
+            HouseLevel::Hard => arbiter_house::Level::Search { max_depth: 60 },
+        };
+        let limits = arbiter_house::Limits {
+            deadline: Some(deadline),
+            max_nodes: None,
+        };
+        let choice = arbiter_house::choose(&othello.position, house_level, &limits, rng);
+        json!(choice.mv.index())
+    }
+
+    fn decisions_left(&self, view: &SeatView<'_>) -> i64 {
+        view.typed()
+            .downcast::<OthelloView>()
+            .map_or(30, |othello| {
+                let position = othello.position;
+                let empty = i64::from(position.variant().playable_squares())
+                    - position
+                        .disc_counts()
+                        .iter()
+                        .map(|&d| i64::from(d))
+                        .sum::<i64>();
+                empty / 2 + 1
+            })
+    }
+}
+
+#[cfg(test)]
+mod tests;

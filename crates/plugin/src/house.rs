@@ -1,0 +1,77 @@
+//! House players: the server's own opponents, for the families that have them.
+
+use std::time::Instant;
+
+use arbiter_rules::Random;
+use serde_json::Value;
+
+use crate::SeatView;
+
+/// A house bot's playing strength. Every family with a house player plays every level, each
+/// as well as it can within the level's thinking time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum HouseLevel {
+    /// A uniformly random legal action.
+    Random,
+    /// The action that gains the most now.
+    Greedy,
+    /// A shallow search.
+    Easy,
+    /// A search of up to 0.3 s an action.
+    Medium,
+    /// A search of up to 1.5 s an action.
+    Hard,
+}
+
+impl HouseLevel {
+    /// Every level, weakest first.
+    pub const ALL: [HouseLevel; 5] = [
+        HouseLevel::Random,
+        HouseLevel::Greedy,
+        HouseLevel::Easy,
+        HouseLevel::Medium,
+        HouseLevel::Hard,
+    ];
+
+    /// The level's name, also the suffix of its house bot's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            HouseLevel::Random => "random",
+            HouseLevel::Greedy => "greedy",
+            HouseLevel::Easy => "easy",
+            HouseLevel::Medium => "medium",
+            HouseLevel::Hard => "hard",
+        }
+    }
+
+    /// Parses a level name.
+    pub fn parse(name: &str) -> Option<HouseLevel> {
+        HouseLevel::ALL.into_iter().find(|l| l.name() == name)
+    }
+
+    /// The longest an action may take at this level, in milliseconds.
+    pub fn max_think_ms(self) -> i64 {
+        match self {
+            HouseLevel::Random | HouseLevel::Greedy => 0,
+            HouseLevel::Easy => 50,
+            HouseLevel::Medium => 300,
+            HouseLevel::Hard => 1_500,
+        }
+    }
+}
+
+/// A family's house player. It decides from the seat's view alone, as any bot would; the
+/// arena runs it off the async runtime.
+pub trait HousePlayer: Send + Sync {
+    /// An action for the view's seat, which has a decision pending, chosen by `deadline`.
+    fn choose(
+        &self,
+        view: &SeatView<'_>,
+        level: HouseLevel,
+        deadline: Instant,
+        rng: &mut dyn Random,
+    ) -> Value;
+
+    /// How many decisions the seat probably still has in the game, to share its clock.
+    fn decisions_left(&self, view: &SeatView<'_>) -> i64;
+}
