@@ -287,8 +287,7 @@ impl Actor {
     fn record(&self, progress: &Progress) -> MatchRecord {
         MatchRecord {
             id: self.setup.id,
-            bot_a: self.setup.bots[0].id,
-            bot_b: self.setup.bots[1].id,
+            participants: self.setup.bots.iter().map(|bot| bot.id).collect(),
             game: self.setup.family.id().to_owned(),
             status: progress.status,
             created_ms: self.setup.created_ms,

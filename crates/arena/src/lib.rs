@@ -445,9 +445,10 @@ impl Arena {
                 .map_err(|e| ArenaError::Unavailable(format!("match {}: {field}: {e}", record.id)))
         }
         let details = &record.details;
+        let [a, b] = two_participants(record)?;
         Ok(live::Setup {
             id: record.id,
-            bots: [bot(record.bot_a)?, bot(record.bot_b)?],
+            bots: [bot(a)?, bot(b)?],
             family: self.shared.family(&record.game)?,
             variant: parse(record, "variant")?,
             format: parse(record, "format")?,
@@ -861,24 +862,25 @@ impl Arena {
             let bot = self.shared.directory.get(id);
             json!({"id": id, "name": bot.as_ref().map(|b| &b.name), "kind": bot.map(|b| b.kind)})
         };
-        Ok(records
+        records
             .iter()
             .map(|m| {
                 let d = &m.details;
-                json!({
+                let [a, b] = two_participants(m)?;
+                Ok(json!({
                     "id": m.id,
                     "status": m.status,
                     "game": m.game,
                     "variant": d["variant"],
                     "rated": d["rated"],
-                    "bot_a": who(m.bot_a),
-                    "bot_b": who(m.bot_b),
+                    "bot_a": who(a),
+                    "bot_b": who(b),
                     "created_ms": m.created_ms,
                     "ended_ms": d["ended_ms"],
                     "result": d["result"],
-                })
+                }))
             })
-            .collect())
+            .collect()
     }
 
     /// Every running match as a spectator sees it, newest first, at most `limit`.
@@ -1132,8 +1134,7 @@ impl Arena {
         // Store the new match before anyone can see it.
         let mut writes = vec![Write::PutMatch(MatchRecord {
             id,
-            bot_a: from.id,
-            bot_b: opponent.id,
+            participants: vec![from.id, opponent.id],
             game: family.id().to_owned(),
             status: progress.status,
             created_ms: now,
@@ -1375,7 +1376,7 @@ impl Arena {
                 Some(_) => Err(ArenaError::NotParticipant),
                 None => {
                     let record = self.stored_match(id).await?;
-                    if record.bot_a == bot.id || record.bot_b == bot.id {
+                    if record.participants.contains(&bot.id) {
                         Ok(json!({"match_id": id, "status": record.status, "turns": []}))
                     } else {
                         Err(ArenaError::NotParticipant)
@@ -1414,12 +1415,13 @@ impl Arena {
         let record = self.stored_match(id).await?;
         let events = self.shared.store.events(id, 0, u32::MAX).await?;
         let ended = !record.status.is_open();
+        let [a, b] = two_participants(&record)?;
         Ok(json!({
             "id": id,
             "game": record.game,
             "status": record.status,
-            "bot_a": record.bot_a,
-            "bot_b": record.bot_b,
+            "bot_a": a,
+            "bot_b": b,
             "details": record.details,
             "commitment": ServerSeed::from_revealed(&record.seed).commitment().as_hex(),
             "seed": ended.then_some(record.seed),
@@ -1539,6 +1541,19 @@ impl Arena {
     /// Completes once the arena's clock reads `at_ms`.
     pub async fn sleep_until(&self, at_ms: i64) {
         self.shared.clock.sleep_until(at_ms).await;
+    }
+}
+
+/// A stored match's two participants. The arena plays matches of two, so a stored match with
+/// any other number is refused as unreadable rather than half read.
+fn two_participants(record: &MatchRecord) -> Result<[BotId; 2], ArenaError> {
+    match record.participants[..] {
+        [a, b] => Ok([a, b]),
+        _ => Err(ArenaError::Unavailable(format!(
+            "match {} has {} participants, not 2",
+            record.id,
+            record.participants.len()
+        ))),
     }
 }
 

@@ -24,8 +24,21 @@ use sqlx::sqlite::{
 use sqlx::{ConnectOptions, Executor, QueryBuilder, Row, Sqlite};
 use tokio::sync::Mutex;
 
-/// Rows per multi-row `INSERT` (six parameters each, well under SQLite's limit of 32,766).
-const EVENT_ROWS_PER_STATEMENT: usize = 1_000;
+/// Rows per multi-row `INSERT` (at most six parameters each, well under SQLite's limit of
+/// 32,766).
+const ROWS_PER_STATEMENT: usize = 1_000;
+
+/// `SELECT`s a match `m`'s columns, its participants included: in order, as a JSON array
+/// gathered by a subquery that reads one short range of `match_participants`' primary key, so
+/// that a list of matches is still one query. A macro, so that `concat!` makes whole queries
+/// `&'static str`s.
+macro_rules! select_match {
+    () => {
+        "SELECT m.id, m.game, m.status, m.created_ms, m.seed, m.details,
+                (SELECT json_group_array(mp.bot_id ORDER BY mp.participant)
+                   FROM match_participants mp WHERE mp.match_id = m.id) AS participants"
+    };
+}
 
 /// How often the WAL is copied back into the database file. Often, because the pass that holds
 /// writes back costs a sync of the database file whatever it copies, and the WAL between two
@@ -127,10 +140,12 @@ async fn checkpoint(checkpointer: &mut SqliteConnection) -> i64 {
 ///
 /// Parameters are all positional `?`, which sqlx hands out to the statements in order. Puts
 /// keep their order; event appends (unique keys, no dependencies) are gathered into multi-row
-/// statements; the transaction makes the order invisible.
+/// statements, and so are the participants of new matches; the transaction makes the order
+/// invisible.
 fn batch_query(writes: &[Write]) -> QueryBuilder<Sqlite> {
     let mut query: QueryBuilder<Sqlite> = QueryBuilder::new("BEGIN IMMEDIATE;\n");
     let mut events = Vec::new();
+    let mut participants = Vec::new();
     let mut heartbeat = None;
     for write in writes {
         match write {
@@ -160,21 +175,25 @@ fn batch_query(writes: &[Write]) -> QueryBuilder<Sqlite> {
             }
             Write::PutMatch(m) => {
                 query.push(
-                    "INSERT INTO matches (id, bot_a, bot_b, game, status, created_ms, seed, details) VALUES (",
+                    "INSERT INTO matches (id, game, status, created_ms, seed, details) VALUES (",
                 );
                 query
                     .separated(", ")
                     .push_bind(m.id)
-                    .push_bind(m.bot_a)
-                    .push_bind(m.bot_b)
                     .push_bind(&m.game)
                     .push_bind(m.status.as_str())
                     .push_bind(m.created_ms)
                     .push_bind(&m.seed)
                     .push_bind(m.details.to_string());
                 query.push(
-                    ") ON CONFLICT (id) DO UPDATE SET bot_a = excluded.bot_a, bot_b = excluded.bot_b, game = excluded.game,
+                    ") ON CONFLICT (id) DO UPDATE SET game = excluded.game,
                        status = excluded.status, created_ms = excluded.created_ms, seed = excluded.seed, details = excluded.details;\n",
+                );
+                participants.extend(
+                    m.participants
+                        .iter()
+                        .enumerate()
+                        .map(|(participant, &bot)| (m.id, participant, bot)),
                 );
             }
             Write::AppendEvent(event) => events.push(&**event),
@@ -255,7 +274,18 @@ fn batch_query(writes: &[Write]) -> QueryBuilder<Sqlite> {
             }
         }
     }
-    for chunk in events.chunks(EVENT_ROWS_PER_STATEMENT) {
+    // Participants never change once a match is created, and most puts update a match that
+    // exists: those rows are already there, so a conflict keeps them rather than rewrite them.
+    for chunk in participants.chunks(ROWS_PER_STATEMENT) {
+        query.push("INSERT INTO match_participants (match_id, participant, bot_id) ");
+        query.push_values(chunk, |mut row, &(id, participant, bot)| {
+            row.push_bind(id)
+                .push_bind(i64::try_from(participant).unwrap_or(i64::MAX))
+                .push_bind(bot);
+        });
+        query.push(" ON CONFLICT (match_id, participant) DO NOTHING;\n");
+    }
+    for chunk in events.chunks(ROWS_PER_STATEMENT) {
         query.push("INSERT INTO match_events (match_id, seq, at_ms, audience, kind, payload) ");
         query.push_values(chunk, |mut row, event| {
             let audience = match event.audience {
@@ -361,10 +391,11 @@ fn match_from(row: &SqliteRow) -> Result<MatchRecord, StoreError> {
     let get = |e: sqlx::Error| StoreError::Corrupt(e.to_string());
     let status: String = row.try_get("status").map_err(get)?;
     let details: String = row.try_get("details").map_err(get)?;
+    let participants: String = row.try_get("participants").map_err(get)?;
     Ok(MatchRecord {
         id: row.try_get("id").map_err(get)?,
-        bot_a: row.try_get("bot_a").map_err(get)?,
-        bot_b: row.try_get("bot_b").map_err(get)?,
+        participants: serde_json::from_str(&participants)
+            .map_err(|e| StoreError::Corrupt(format!("match participants: {e}")))?,
         game: row.try_get("game").map_err(get)?,
         status: MatchStatus::parse(&status)
             .ok_or_else(|| corrupt(&format!("match status {status:?}")))?,
@@ -421,7 +452,7 @@ impl Store for SqliteStore {
 
     fn match_by_id(&self, id: i64) -> StoreFuture<'_, Option<MatchRecord>> {
         Box::pin(async move {
-            let row = sqlx::query("SELECT * FROM matches WHERE id = $1")
+            let row = sqlx::query(concat!(select_match!(), " FROM matches m WHERE m.id = $1"))
                 .bind(id)
                 .fetch_optional(&self.reader)
                 .await
@@ -432,9 +463,10 @@ impl Store for SqliteStore {
 
     fn open_matches(&self) -> StoreFuture<'_, Vec<MatchRecord>> {
         Box::pin(async move {
-            let rows = sqlx::query(
-                "SELECT * FROM matches WHERE status IN ('pending', 'running') ORDER BY id",
-            )
+            let rows = sqlx::query(concat!(
+                select_match!(),
+                " FROM matches m WHERE m.status IN ('pending', 'running') ORDER BY m.id"
+            ))
             .fetch_all(&self.reader)
             .await
             .map_err(unavailable)?;
@@ -501,15 +533,27 @@ impl Store for SqliteStore {
 
     fn closed_matches(&self, bot: Option<i64>, limit: u32) -> StoreFuture<'_, Vec<MatchRecord>> {
         Box::pin(async move {
-            let rows = sqlx::query(
-                "SELECT * FROM matches WHERE status NOT IN ('pending', 'running')
-                   AND ($1 IS NULL OR bot_a = $1 OR bot_b = $1) ORDER BY id DESC LIMIT $2",
-            )
-            .bind(bot)
-            .bind(i64::from(limit))
-            .fetch_all(&self.reader)
-            .await
-            .map_err(unavailable)?;
+            let limit = i64::from(limit);
+            let query = match bot {
+                None => sqlx::query(concat!(
+                    select_match!(),
+                    " FROM matches m WHERE m.status NOT IN ('pending', 'running')
+                       ORDER BY m.id DESC LIMIT $1"
+                ))
+                .bind(limit),
+                // Walks the bot's index newest first and stops at the limit. A bot that is
+                // more than one participant (self-play) took part in one match, hence the
+                // grouping.
+                Some(bot) => sqlx::query(concat!(
+                    select_match!(),
+                    " FROM match_participants p JOIN matches m ON m.id = p.match_id
+                       WHERE p.bot_id = $1 AND m.status NOT IN ('pending', 'running')
+                       GROUP BY p.match_id ORDER BY p.match_id DESC LIMIT $2"
+                ))
+                .bind(bot)
+                .bind(limit),
+            };
+            let rows = query.fetch_all(&self.reader).await.map_err(unavailable)?;
             rows.iter().map(match_from).collect()
         })
     }

@@ -27,8 +27,7 @@ fn bot(id: i64, name: &str) -> BotRecord {
 fn a_match(id: i64, status: MatchStatus) -> MatchRecord {
     MatchRecord {
         id,
-        bot_a: 1,
-        bot_b: 2,
+        participants: vec![1, 2],
         game: "othello".to_owned(),
         status,
         created_ms: 5_000,
@@ -66,6 +65,7 @@ pub async fn check_all(store: Arc<dyn Store>) {
     round_trips(store.as_ref()).await;
     ratings_are_kept_per_bot_and_mode(store.as_ref()).await;
     closed_matches_come_newest_first(store.as_ref()).await;
+    matches_of_more_participants_round_trip(store.as_ref()).await;
     accounts_sessions_and_photos_round_trip(store.as_ref()).await;
     accounts_change_and_are_deleted(store.as_ref()).await;
     batches_are_atomic(store.as_ref()).await;
@@ -165,9 +165,9 @@ async fn ratings_are_kept_per_bot_and_mode(store: &dyn Store) {
 }
 
 async fn closed_matches_come_newest_first(store: &dyn Store) {
-    // After `round_trips`: 7 and 8 are finished, 9 is pending; 10 is bots 2 and 3's.
+    // After `round_trips`: 7 and 8 are finished, 9 is pending; 10 is bots 3 and 2's.
     let mut other = a_match(10, MatchStatus::Expired);
-    other.bot_a = 3;
+    other.participants[0] = 3;
     store
         .write_batch(&[Write::PutMatch(other)])
         .await
@@ -179,6 +179,80 @@ async fn closed_matches_come_newest_first(store: &dyn Store) {
     assert_eq!(ids(closed(Some(1), 10).await.expect("closed")), vec![8, 7]);
     assert_eq!(ids(closed(Some(3), 10).await.expect("closed")), vec![10]);
     assert!(closed(Some(4), 10).await.expect("closed").is_empty());
+}
+
+/// Runs after `closed_matches_come_newest_first`: closed matches 7, 8 (bots 1 and 2) and 10
+/// (bots 3 and 2) exist.
+async fn matches_of_more_participants_round_trip(store: &dyn Store) {
+    let with = |id, status, participants: &[i64]| MatchRecord {
+        participants: participants.to_vec(),
+        ..a_match(id, status)
+    };
+    let three = with(11, MatchStatus::Running, &[3, 1, 5]);
+    let four = with(12, MatchStatus::Finished, &[4, 6, 5, 2]);
+    // Self-play: one bot in both seats.
+    let itself = with(13, MatchStatus::Aborted, &[7, 7]);
+    store
+        .write_batch(&[
+            Write::PutMatch(three.clone()),
+            Write::PutMatch(four.clone()),
+            Write::PutMatch(itself.clone()),
+        ])
+        .await
+        .expect("batch");
+    assert_eq!(
+        store.match_by_id(11).await.expect("match"),
+        Some(three.clone())
+    );
+    assert_eq!(
+        store.match_by_id(12).await.expect("match"),
+        Some(four.clone())
+    );
+    let open = store.open_matches().await.expect("open");
+    assert_eq!(
+        open.iter().find(|m| m.id == 11),
+        Some(&three),
+        "participants in order in a list of matches too"
+    );
+
+    let closed = |bot, limit| store.closed_matches(bot, limit);
+    assert_eq!(
+        closed(Some(5), 10).await.expect("closed"),
+        vec![four.clone()],
+        "found by its third participant; the running match 11 is not closed"
+    );
+    assert_eq!(
+        closed(Some(4), 10).await.expect("closed"),
+        vec![four.clone()]
+    );
+    assert_eq!(
+        closed(Some(7), 10).await.expect("closed"),
+        vec![itself.clone()],
+        "a bot in two seats took part in one match"
+    );
+    let ids = |matches: Vec<MatchRecord>| matches.iter().map(|m| m.id).collect::<Vec<_>>();
+    assert_eq!(
+        ids(closed(Some(2), 10).await.expect("closed")),
+        vec![12, 10, 8, 7]
+    );
+    assert_eq!(ids(closed(Some(2), 2).await.expect("closed")), vec![12, 10]);
+    assert_eq!(
+        ids(closed(None, 10).await.expect("closed")),
+        vec![13, 12, 10, 8, 7]
+    );
+
+    // A put of an existing match keeps its participants.
+    let ended = with(11, MatchStatus::Finished, &[3, 1, 5]);
+    store
+        .write_batch(&[Write::PutMatch(ended.clone())])
+        .await
+        .expect("batch");
+    assert_eq!(
+        store.match_by_id(11).await.expect("match"),
+        Some(ended.clone())
+    );
+    assert_eq!(closed(Some(5), 1).await.expect("closed"), vec![four]);
+    assert_eq!(closed(Some(3), 1).await.expect("closed"), vec![ended]);
 }
 
 fn account(id: i64, name: &str) -> AccountRecord {

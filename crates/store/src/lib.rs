@@ -181,10 +181,11 @@ impl MatchStatus {
 pub struct MatchRecord {
     /// Identifier.
     pub id: MatchId,
-    /// Participant 0 (the challenger).
-    pub bot_a: BotId,
-    /// Participant 1 (the challenged).
-    pub bot_b: BotId,
+    /// The participants in order: participant `i` is at index `i`, participant 0 being the
+    /// challenger and participant 1 the challenged. A match has 2 to 8 of them, fixed when it
+    /// is created: a later [`Write::PutMatch`] of the same match must carry the same list,
+    /// and a backend may keep the stored one rather than write it again.
+    pub participants: Vec<BotId>,
     /// Game identifier (`othello`).
     pub game: String,
     /// Current status.
@@ -202,7 +203,7 @@ pub struct MatchRecord {
 pub enum Audience {
     /// Everyone, spectators included.
     Everyone,
-    /// Only this participant (0 or 1).
+    /// Only this participant (an index into [`MatchRecord::participants`]).
     Participant(u8),
 }
 
@@ -256,7 +257,8 @@ impl Eq for EventRecord {}
 pub enum Write {
     /// Insert a bot, or replace the bot with the same id.
     PutBot(BotRecord),
-    /// Insert a match, or replace the match with the same id.
+    /// Insert a match with its participants, or replace the match with the same id (its
+    /// participants, which never change, may be left as stored).
     PutMatch(MatchRecord),
     /// Append an event (its `(match_id, seq)` must be new). Shared, because the same event
     /// also goes to the match's in-memory log.
@@ -353,7 +355,7 @@ pub trait Store: Send + Sync + 'static {
     /// Every rating, by bot and then mode.
     fn ratings(&self) -> StoreFuture<'_, Vec<RatingRecord>>;
     /// The closed matches (finished, aborted, rejected, expired), newest first: all of them,
-    /// or those `bot` took part in; at most `limit`.
+    /// or those `bot` took part in as any of their participants; at most `limit`.
     fn closed_matches(&self, bot: Option<BotId>, limit: u32) -> StoreFuture<'_, Vec<MatchRecord>>;
     /// Every account.
     fn accounts(&self) -> StoreFuture<'_, Vec<AccountRecord>>;
