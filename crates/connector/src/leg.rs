@@ -3,15 +3,13 @@
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
-use arbiter_engine_protocol::EngineRequest;
-use arbiter_othello::Move;
 use serde_json::Value;
 use tokio::sync::{mpsc, watch};
 use tokio_util::sync::CancellationToken;
 
 use crate::MoveTiming;
 use crate::api::{Api, ApiError};
-use crate::engine::Engine;
+use crate::engine::{Action, Decision, LegEngine};
 
 /// Time kept off the clock for the trip to the server: a budget never reaches past the
 /// remaining clock less this.
@@ -22,13 +20,14 @@ const RETRY_PAUSE_MAX: Duration = Duration::from_secs(1);
 /// Sends of one move when the server cannot be reached (re-sending is idempotent).
 const POST_ATTEMPTS: u32 = 6;
 
-/// A decision to make.
+/// A decision to make, in Othello or any other game: every game's turns flow through the same
+/// leg task, which differs only in the request handed to the engine and the action sent back.
 #[derive(Clone, Debug)]
 pub(crate) struct Turn {
     pub(crate) match_id: i64,
     pub(crate) leg: u8,
     pub(crate) revision: u64,
-    pub(crate) request: EngineRequest,
+    pub(crate) request: Decision,
     /// When it reached the connector (the request's clock was read then).
     pub(crate) received: Instant,
 }
@@ -40,7 +39,7 @@ impl Turn {
             match_id: value["match_id"].as_i64()?,
             leg: u8::try_from(value["leg"].as_u64()?).ok()?,
             revision: value["revision"].as_u64()?,
-            request: serde_json::from_value(value["request"].clone()).ok()?,
+            request: Decision::from_json(&value["request"])?,
             received: Instant::now(),
         })
     }
@@ -79,7 +78,7 @@ pub(crate) async fn run(
     stop: CancellationToken,
 ) {
     let mut leg = Leg {
-        engine: Engine::new(&context.engine),
+        engine: LegEngine::new(&context.engine),
         context,
         refused: HashSet::new(),
         done: None,
@@ -135,9 +134,9 @@ async fn superseded(turns: &mut watch::Receiver<Option<Turn>>, revision: u64) {
 
 struct Leg {
     context: LegContext,
-    engine: Engine,
-    /// Moves refused as illegal, by revision: never sent twice.
-    refused: HashSet<(u64, Move)>,
+    engine: LegEngine,
+    /// Moves refused as illegal, by revision and the move's JSON: never sent twice.
+    refused: HashSet<(u64, String)>,
     /// The last revision handled.
     done: Option<u64>,
     /// The failed attempts at the decision being played.
@@ -249,16 +248,14 @@ impl Leg {
             let thinking = async {
                 tokio::time::sleep(pause).await;
                 let spent = u64::try_from(turn.received.elapsed().as_millis()).unwrap_or(u64::MAX);
-                let remaining = turn.request.remaining_ms.saturating_sub(spent);
+                let remaining = turn.request.remaining_ms().saturating_sub(spent);
                 if retry && remaining <= CLOCK_MARGIN_MS {
                     return None;
                 }
                 let budget = budget(remaining, max_think);
-                let mut request = turn.request.clone();
-                request.remaining_ms = remaining;
-                request.budget_ms = u64::try_from(budget.as_millis()).unwrap_or(u64::MAX);
-                let result = engine.decide(&request, Some(budget)).await;
-                Some((request, result))
+                let budget_ms = u64::try_from(budget.as_millis()).unwrap_or(u64::MAX);
+                let request = turn.request.with_clock(remaining, budget_ms);
+                Some(engine.decide(&request, Some(budget)).await)
             };
             // A later decision for this leg means the position moved on (a flag fell, the
             // opponent resigned): this one is dropped, even mid-thought.
@@ -267,7 +264,7 @@ impl Leg {
                 () = superseded(turns, revision) => None,
             };
             pause = (pause * 2).clamp(Duration::from_millis(100), RETRY_PAUSE_MAX);
-            let (request, result) = match outcome {
+            let result = match outcome {
                 Some(Some(done)) => done,
                 Some(None) => return Outcome::ClockRanOut,
                 None => {
@@ -291,9 +288,10 @@ impl Leg {
                 self.failures.add(id, leg, note.clone());
                 self.engine.restart().await;
             }
-            let mv = answered.mv;
-            let name = mv.name(request.board_size);
-            if self.refused.contains(&(revision, mv)) {
+            let action = answered.action;
+            let name = action.name();
+            let key = (revision, action.wire().to_string());
+            if self.refused.contains(&key) {
                 self.failures.add(
                     id,
                     leg,
@@ -313,13 +311,13 @@ impl Leg {
                     posting: Instant::now(),
                 });
             }
-            match self.post(id, leg, revision, mv).await {
+            match self.post(id, leg, revision, &action).await {
                 Ok(()) => {
                     tracing::debug!("match {id} leg {leg}: played {name} at revision {revision}");
                     return Outcome::Sent;
                 }
                 Err(ApiError::Refused { code, message, .. }) if code == "illegal_move" => {
-                    self.refused.insert((revision, mv));
+                    self.refused.insert(key);
                     self.failures.add(
                         id,
                         leg,
@@ -347,12 +345,12 @@ impl Leg {
 
     /// Sends a move, again while the server cannot be reached: the server answers an
     /// identical re-send for the same revision with the original reply.
-    async fn post(&self, id: i64, leg: u8, revision: u64, mv: Move) -> Result<(), ApiError> {
-        let square = i64::from(i16::from(mv));
+    async fn post(&self, id: i64, leg: u8, revision: u64, action: &Action) -> Result<(), ApiError> {
+        let mv = action.wire();
         let mut wait = Duration::from_millis(100);
         let mut attempt = 1;
         loop {
-            match self.context.api.play(id, leg, revision, square).await {
+            match self.context.api.play(id, leg, revision, &mv).await {
                 Ok(_) => return Ok(()),
                 Err(error) if error.is_transient() && attempt < POST_ATTEMPTS => {
                     tracing::warn!(

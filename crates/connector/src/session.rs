@@ -17,7 +17,7 @@ use tokio_util::task::TaskTracker;
 
 use crate::api::{Api, ApiError};
 use crate::leg::{self, LegContext, Turn};
-use crate::{ConnectorError, Exit, Options, environment};
+use crate::{ConnectorError, Exit, Games, Options, environment};
 
 /// The longest stream line (a turn line is a few kilobytes).
 const MAX_STREAM_LINE: usize = 1 << 20;
@@ -54,6 +54,7 @@ pub(crate) async fn run(
     options: Options,
     shutdown: impl std::future::Future<Output = ()>,
 ) -> Result<Exit, ConnectorError> {
+    options.games.check(&options.engine)?;
     let api = Api::new(&options.server, &options.token, options.ca_file.as_deref())?;
     let runtime_over = async {
         match options.max_runtime {
@@ -109,7 +110,7 @@ pub(crate) async fn run(
     tracing::info!(
         "Connected to {} as {my_name} (bot {my_id}); engine plays {}",
         api.server(),
-        options.engine.variants().join(", ")
+        options.games.describe(&options.engine)
     );
 
     let mut once_pending = None;
@@ -128,7 +129,7 @@ pub(crate) async fn run(
     if let Some(id) = options.once_match {
         match api.snapshot(id).await {
             // Anyone may watch a match; only the bot's own can be played.
-            Ok(snapshot) if !participants(&snapshot).iter().any(|p| p.0 == my_id) => {
+            Ok(snapshot) if !participants(&snapshot).iter().any(|p| p.id == my_id) => {
                 return Err(ConnectorError::NoSuchMatch(id));
             }
             Ok(snapshot) if !is_open(&snapshot) => {
@@ -166,6 +167,7 @@ pub(crate) async fn run(
             revoked: CancellationToken::new(),
         },
         me: my_id,
+        games: options.games.clone(),
         once,
         matches: HashMap::new(),
         answered: HashSet::new(),
@@ -230,15 +232,18 @@ async fn check_engine(options: &Options) {
 }
 
 /// A match being played.
+#[derive(Default)]
 struct Playing {
-    /// Each leg's latest decision, watched by the leg's task.
-    legs: [Option<watch::Sender<Option<Turn>>>; 2],
+    /// Each leg's latest decision, watched by the leg's task, by leg number.
+    legs: HashMap<u8, watch::Sender<Option<Turn>>>,
     stop: CancellationToken,
 }
 
 struct Session {
     context: LegContext,
     me: i64,
+    /// The games the engine plays (`--games`).
+    games: Games,
     once: Option<i64>,
     matches: HashMap<i64, Playing>,
     /// Challenges already accepted or declined.
@@ -310,9 +315,15 @@ impl Session {
         let Some(id) = challenge["id"].as_i64() else {
             return;
         };
-        let [a, b] = participants(challenge);
+        let seats = participants(challenge);
+        // Participant 0 sent the challenge; it is this bot's to answer when the bot is one of
+        // the others.
+        let Some((challenger, invited)) = seats.split_first() else {
+            return;
+        };
+        let a = (challenger.id, challenger.name.clone());
         if challenge["status"] != "pending"
-            || b.0 != self.me
+            || !invited.iter().any(|p| p.id == self.me)
             || a.0 == self.me
             || self.answered.contains(&id)
         {
@@ -324,7 +335,7 @@ impl Session {
         self.answered.insert(id);
         let variant = challenge["variant"].as_str().unwrap_or("std");
         let game = challenge["game"].as_str().unwrap_or("othello");
-        if game != "othello" || !self.context.engine.variants().contains(&variant) {
+        if !self.games.plays(&self.context.engine, game, variant) {
             tracing::info!(
                 "Declining challenge {id} from {}: this engine does not play {game} {variant}",
                 a.1
@@ -336,7 +347,11 @@ impl Session {
         }
         match self.context.api.accept(id).await {
             Ok(started) => {
-                tracing::info!("Accepted challenge {id} from {} ({variant})", a.1);
+                let what = match game {
+                    crate::OTHELLO => variant.to_owned(),
+                    game => format!("{game} {variant}"),
+                };
+                tracing::info!("Accepted challenge {id} from {} ({what})", a.1);
                 if started["status"] == "running" {
                     self.playing(&started);
                 }
@@ -353,20 +368,22 @@ impl Session {
             return None;
         }
         if !self.matches.contains_key(&id) {
-            let [a, b] = participants(summary);
-            let opponent = if a.0 == self.me { b.1 } else { a.1 };
+            let opponents: Vec<String> = participants(summary)
+                .into_iter()
+                .filter(|p| p.id != self.me)
+                .map(|p| p.name)
+                .collect();
+            let game = match summary["game"].as_str() {
+                Some(game) if game != crate::OTHELLO => format!("{game} "),
+                _ => String::new(),
+            };
             tracing::info!(
-                "Match {id} started: {} {} against {opponent}",
+                "Match {id} started: {game}{} {} against {}",
                 summary["variant"].as_str().unwrap_or("std"),
-                summary["format"].as_str().unwrap_or("")
+                summary["format"].as_str().unwrap_or(""),
+                opponents.join(", ")
             );
-            self.matches.insert(
-                id,
-                Playing {
-                    legs: [None, None],
-                    stop: CancellationToken::new(),
-                },
-            );
+            self.matches.insert(id, Playing::default());
         }
         self.matches.get_mut(&id)
     }
@@ -375,17 +392,13 @@ impl Session {
     /// waits for the leg, which may be busy with an engine for a while.
     fn turn(&mut self, turn: Turn) {
         let id = turn.match_id;
-        let index = usize::from(turn.leg);
-        if index > 1 || self.once.is_some_and(|once| once != id) {
+        if self.once.is_some_and(|once| once != id) {
             return;
         }
         let context = self.context.clone();
         let legs = self.legs.clone();
-        let playing = self.matches.entry(id).or_insert_with(|| Playing {
-            legs: [None, None],
-            stop: CancellationToken::new(),
-        });
-        let sender = playing.legs[index].get_or_insert_with(|| {
+        let playing = self.matches.entry(id).or_default();
+        let sender = playing.legs.entry(turn.leg).or_insert_with(|| {
             let (sender, receiver) = watch::channel(None);
             legs.spawn(leg::run(context, receiver, playing.stop.child_token()));
             sender
@@ -401,7 +414,7 @@ impl Session {
             .remove(&id)
             .map(|playing| playing.stop.cancel())
             .is_some();
-        let mine = participants(summary).iter().any(|p| p.0 == self.me);
+        let mine = participants(summary).iter().any(|p| p.id == self.me);
         if was_playing || (mine && self.once == Some(id)) {
             tracing::info!("{}", describe_end(summary, self.me));
         }
@@ -424,22 +437,30 @@ fn is_open(summary: &Value) -> bool {
     matches!(summary["status"].as_str(), Some("pending" | "running"))
 }
 
-/// The two participants' ids and names, from a stream summary (`bot_a`, `bot_b`) or a
-/// snapshot (`participants`).
-fn participants(summary: &Value) -> [(i64, String); 2] {
-    let read = |bot: &Value| {
-        (
-            bot["id"].as_i64().unwrap_or_default(),
-            bot["name"].as_str().unwrap_or("?").to_owned(),
-        )
+/// One participant of a match.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Participant {
+    id: i64,
+    name: String,
+}
+
+/// The participants' ids and names in participant order (0, the challenger, first): from
+/// `participants` when the summary or snapshot has it (every match with more than two seats
+/// does), else from a two-seat summary's `bot_a` and `bot_b`.
+fn participants(summary: &Value) -> Vec<Participant> {
+    let read = |bot: &Value| Participant {
+        id: bot["id"].as_i64().unwrap_or_default(),
+        name: bot["name"].as_str().unwrap_or("?").to_owned(),
     };
-    if summary.get("bot_a").is_some() {
-        [read(&summary["bot_a"]), read(&summary["bot_b"])]
-    } else {
-        [
-            read(&summary["participants"][0]),
-            read(&summary["participants"][1]),
-        ]
+    match summary["participants"].as_array() {
+        Some(list) => {
+            let mut list: Vec<&Value> = list.iter().collect();
+            // Listed in participant order; sorted by `participant` when that is given, so that
+            // the order never rests on the list's.
+            list.sort_by_key(|p| p["participant"].as_u64().unwrap_or(u64::MAX));
+            list.into_iter().map(read).collect()
+        }
+        None => vec![read(&summary["bot_a"]), read(&summary["bot_b"])],
     }
 }
 
@@ -449,15 +470,23 @@ fn describe_end(summary: &Value, me: i64) -> String {
     let status = summary["status"].as_str().unwrap_or("ended");
     let result = &summary["result"];
     let reason = result["reason"].as_str().unwrap_or("");
-    let seat = usize::from(participants(summary)[1].0 == me);
+    let seats = participants(summary);
+    let seat = seats.iter().position(|p| p.id == me).unwrap_or_default();
     let mut line = format!("Match {id} {status}");
     if !reason.is_empty() {
         line.push_str(&format!(" ({reason})"));
     }
-    if let (Some(mine), Some(theirs)) = (
-        result["totals"][seat].as_i64(),
-        result["totals"][1 - seat].as_i64(),
-    ) {
+    // Disc totals are Othello's; another game's result is told by its winner alone.
+    let othello = summary["game"]
+        .as_str()
+        .is_none_or(|game| game == crate::OTHELLO);
+    if othello
+        && seats.len() == 2
+        && let (Some(mine), Some(theirs)) = (
+            result["totals"][seat].as_i64(),
+            result["totals"][1 - seat].as_i64(),
+        )
+    {
         line.push_str(&format!(": {mine}-{theirs} in discs"));
     }
     match result["winner"].as_u64() {
