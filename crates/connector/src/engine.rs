@@ -475,4 +475,4 @@ fn without_engine(request: &EngineRequest, adapter: &str) -> Result<Option<Answe
 }
 
 #[cfg(all(test, unix))]
-mod tests;
+pub(crate) mod tests;

@@ -370,6 +370,96 @@ impl Leg {
 mod tests {
     use super::*;
 
+    /// A generic turn line, as the stream and the turns endpoint send it.
+    #[cfg(unix)]
+    fn goofspiel_turn() -> Value {
+        serde_json::json!({"type":"turn","match_id":42,"leg":0,"revision":9,"participant":1,
+            "request":{"protocol":1,"game":"goofspiel","variant":"standard","match_id":42,"leg":0,
+                "seats":2,"seat":1,"participant":1,"phase":3,"revision":9,
+                "view":{"round":3,"prize":7},
+                "legal_actions":[{"round":3,"card":1},{"round":3,"card":12}],"action_grammar":null,
+                "clocks_ms":[30000,29000],"remaining_ms":29000,"budget_ms":10000,"deadline_ms":null}})
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn turn_lines_are_read_in_the_protocol_of_their_game() {
+        let othello: Value = serde_json::from_str(&format!(
+            r#"{{"type":"turn","match_id":7,"leg":1,"revision":0,"request":{}}}"#,
+            crate::engine::tests::START
+        ))
+        .expect("JSON");
+        let turn = Turn::from_json(&othello).expect("an Othello turn");
+        assert!(matches!(turn.request, Decision::Othello(_)));
+        assert_eq!((turn.match_id, turn.leg, turn.revision), (7, 1, 0));
+        let turn = Turn::from_json(&goofspiel_turn()).expect("a generic turn");
+        assert!(matches!(turn.request, Decision::Generic(_)));
+        assert_eq!(turn.request.remaining_ms(), 29_000);
+        let mut unreadable = othello.clone();
+        unreadable["request"]["board"] = Value::Null;
+        assert!(Turn::from_json(&unreadable).is_none());
+    }
+
+    /// A generic turn goes through the leg task like an Othello one: the engine is asked with
+    /// the budget from the clock, and the action it chose is posted as the move.
+    #[cfg(unix)]
+    #[tokio::test]
+    async fn a_generic_turn_is_played_by_the_leg_and_its_action_posted_as_the_move() {
+        use axum::routing::post;
+        let (posted, mut moves) = mpsc::unbounded_channel::<Value>();
+        let app = axum::Router::new().route(
+            "/api/v1/matches/{id}/moves",
+            post(move |axum::Json(body): axum::Json<Value>| {
+                let posted = posted.clone();
+                async move {
+                    let _ = posted.send(body);
+                    axum::Json(serde_json::json!({"ok": true}))
+                }
+            }),
+        );
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("a port");
+        let address = listener.local_addr().expect("address");
+        let server = tokio::spawn(async move { axum::serve(listener, app).await });
+        let dir = tempfile::tempdir().expect("temp dir");
+        let seen = dir.path().join("seen");
+        let context = LegContext {
+            api: Api::new(&format!("http://{address}"), "token", None).expect("a client"),
+            engine: crate::EngineSpec::Json {
+                command: format!(
+                    r#"read -r line; printf '%s\n' "$line" > {}; echo '{{"action":{{"round":3,"card":12}}}}'"#,
+                    seen.display()
+                ),
+            },
+            max_think: Some(Duration::from_secs(10)),
+            timings: None,
+            revoked: CancellationToken::new(),
+        };
+        let turn = Turn::from_json(&goofspiel_turn()).expect("a generic turn");
+        let (_turns, receiver) = watch::channel(Some(turn));
+        let stop = CancellationToken::new();
+        let leg = tokio::spawn(run(context, receiver, stop.clone()));
+        let body = moves.recv().await.expect("a move was posted");
+        assert_eq!(
+            body,
+            serde_json::json!({"leg":0,"revision":9,"move":{"round":3,"card":12}})
+        );
+        stop.cancel();
+        leg.await.expect("the leg ends");
+        server.abort();
+        let asked: Value =
+            serde_json::from_str(&std::fs::read_to_string(&seen).expect("the engine was asked"))
+                .expect("one line of JSON");
+        assert_eq!(asked["budget_ms"], 10_000, "the cap, within the clock");
+        let remaining = asked["remaining_ms"].as_u64().expect("remaining_ms");
+        assert!(
+            (20_000..=29_000).contains(&remaining),
+            "the clock less the time since the turn arrived: {remaining}"
+        );
+        assert_eq!(asked["view"], goofspiel_turn()["request"]["view"]);
+    }
+
     #[test]
     fn a_decisions_failures_make_one_line_with_each_reason_once_and_its_count() {
         assert_eq!(

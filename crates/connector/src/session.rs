@@ -670,6 +670,29 @@ mod tests {
     use super::*;
 
     #[test]
+    fn participants_come_from_the_list_when_there_is_one() {
+        let ids =
+            |summary: Value| -> Vec<i64> { participants(&summary).iter().map(|p| p.id).collect() };
+        let table = [
+            (json!({"bot_a": {"id": 1}, "bot_b": {"id": 2}}), vec![1, 2]),
+            (
+                json!({"bot_a": {"id": 1}, "bot_b": {"id": 2},
+                    "participants": [{"id": 2, "participant": 1}, {"id": 1, "participant": 0}]}),
+                vec![1, 2],
+            ),
+            (
+                json!({"participants": [{"id": 5, "name": "c", "kind": "bot", "participant": 2},
+                    {"id": 3, "participant": 0}, {"id": 4, "participant": 1}]}),
+                vec![3, 4, 5],
+            ),
+            (json!({"participants": [{"id": 8}, {"id": 9}]}), vec![8, 9]),
+        ];
+        for (summary, expected) in table {
+            assert_eq!(ids(summary.clone()), expected, "{summary}");
+        }
+    }
+
+    #[test]
     fn the_end_of_a_match_is_told_from_the_bots_side() {
         let finished = json!({"id": 7, "status": "finished", "bot_a": {"id": 1, "name": "a"}, "bot_b": {"id": 2, "name": "b"},
             "result": {"reason": "score", "winner": 1, "totals": [24, 40]}});
@@ -687,6 +710,17 @@ mod tests {
         assert_eq!(
             describe_end(&drawn, 1),
             "Match 9 finished (score): 32-32 in discs, drawn"
+        );
+        let goofspiel = json!({"id": 10, "status": "finished", "game": "goofspiel",
+            "participants": [{"id": 1, "participant": 0}, {"id": 2, "participant": 1}, {"id": 3, "participant": 2}],
+            "result": {"reason": "score", "winner": 2}});
+        assert_eq!(
+            describe_end(&goofspiel, 3),
+            "Match 10 finished (score), won"
+        );
+        assert_eq!(
+            describe_end(&goofspiel, 2),
+            "Match 10 finished (score), lost"
         );
     }
 }
