@@ -315,30 +315,22 @@ impl Session {
         let Some(id) = challenge["id"].as_i64() else {
             return;
         };
-        let seats = participants(challenge);
-        // Participant 0 sent the challenge; it is this bot's to answer when the bot is one of
-        // the others.
-        let Some((challenger, invited)) = seats.split_first() else {
+        if self.answered.contains(&id) || self.once.is_some_and(|once| once != id) {
+            return;
+        }
+        let Some(reply) = reply_to(challenge, self.me, &self.games, &self.context.engine) else {
             return;
         };
-        let a = (challenger.id, challenger.name.clone());
-        if challenge["status"] != "pending"
-            || !invited.iter().any(|p| p.id == self.me)
-            || a.0 == self.me
-            || self.answered.contains(&id)
-        {
-            return;
-        }
-        if self.once.is_some_and(|once| once != id) {
-            return;
-        }
         self.answered.insert(id);
+        let challenger = participants(challenge)
+            .into_iter()
+            .next()
+            .map_or_else(|| "?".to_owned(), |p| p.name);
         let variant = challenge["variant"].as_str().unwrap_or("std");
-        let game = challenge["game"].as_str().unwrap_or("othello");
-        if !self.games.plays(&self.context.engine, game, variant) {
+        let game = challenge["game"].as_str().unwrap_or(crate::OTHELLO);
+        if reply == Reply::Decline {
             tracing::info!(
-                "Declining challenge {id} from {}: this engine does not play {game} {variant}",
-                a.1
+                "Declining challenge {id} from {challenger}: this engine does not play {game} {variant}"
             );
             if let Err(error) = self.context.api.reject(id).await {
                 tracing::warn!("Could not decline challenge {id}: {error}");
@@ -351,13 +343,15 @@ impl Session {
                     crate::OTHELLO => variant.to_owned(),
                     game => format!("{game} {variant}"),
                 };
-                tracing::info!("Accepted challenge {id} from {} ({what})", a.1);
+                tracing::info!("Accepted challenge {id} from {challenger} ({what})");
                 if started["status"] == "running" {
                     self.playing(&started);
                 }
             }
             Err(ApiError::Unauthorized(_)) => self.context.revoked.cancel(),
-            Err(error) => tracing::warn!("Could not accept challenge {id} from {}: {error}", a.1),
+            Err(error) => {
+                tracing::warn!("Could not accept challenge {id} from {challenger}: {error}");
+            }
         }
     }
 
@@ -430,6 +424,40 @@ impl Session {
         self.legs.close();
         self.legs.wait().await;
     }
+}
+
+/// How the connector answers a challenge.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Reply {
+    Accept,
+    Decline,
+}
+
+/// The reply a pending challenge to this bot (`me`) gets: accepted when `games` lists its game
+/// and variant and `engine` can play them, declined otherwise; `None` for a challenge that is
+/// not this bot's to answer (not pending, sent by this bot, or not naming it). Participant 0
+/// sent the challenge; the bot may be any of the others.
+fn reply_to(
+    challenge: &Value,
+    me: i64,
+    games: &Games,
+    engine: &crate::EngineSpec,
+) -> Option<Reply> {
+    let seats = participants(challenge);
+    let (challenger, invited) = seats.split_first()?;
+    if challenge["status"] != "pending"
+        || challenger.id == me
+        || !invited.iter().any(|p| p.id == me)
+    {
+        return None;
+    }
+    let variant = challenge["variant"].as_str().unwrap_or("std");
+    let game = challenge["game"].as_str().unwrap_or(crate::OTHELLO);
+    Some(if games.plays(engine, game, variant) {
+        Reply::Accept
+    } else {
+        Reply::Decline
+    })
 }
 
 /// Whether a match is pending or running.
@@ -668,6 +696,57 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+
+    #[test]
+    fn challenges_are_answered_by_game_and_variant_when_they_are_this_bots() {
+        let engine = crate::EngineSpec::Json {
+            command: "engine".to_owned(),
+        };
+        let two = |game: &str, variant: &str| {
+            json!({"id": 1, "status": "pending", "game": game, "variant": variant,
+                "bot_a": {"id": 1, "name": "a"}, "bot_b": {"id": 2, "name": "me"}})
+        };
+        let three = json!({"id": 2, "status": "pending", "game": "goofspiel", "variant": "standard",
+            "participants": [{"id": 1, "participant": 0}, {"id": 3, "participant": 1}, {"id": 2, "participant": 2}]});
+        let mut running = two("goofspiel", "standard");
+        running["status"] = json!("running");
+        let mine = json!({"id": 3, "status": "pending", "game": "othello", "variant": "std",
+            "bot_a": {"id": 2}, "bot_b": {"id": 1}});
+        let legacy = json!({"id": 4, "status": "pending", "variant": "anti",
+            "bot_a": {"id": 1}, "bot_b": {"id": 2}});
+        // (--games, challenge, reply)
+        let table = [
+            ("othello", two("othello", "std"), Some(Reply::Accept)),
+            (
+                "othello",
+                two("goofspiel", "standard"),
+                Some(Reply::Decline),
+            ),
+            ("othello", legacy.clone(), Some(Reply::Accept)),
+            ("goofspiel", legacy, Some(Reply::Decline)),
+            (
+                "goofspiel",
+                two("goofspiel", "standard"),
+                Some(Reply::Accept),
+            ),
+            (
+                "goofspiel:standard",
+                two("goofspiel", "three"),
+                Some(Reply::Decline),
+            ),
+            ("othello,goofspiel", three, Some(Reply::Accept)),
+            ("goofspiel", running, None),
+            ("othello", mine, None),
+        ];
+        for (games, challenge, expected) in table {
+            let games: Games = games.parse().expect("a valid list");
+            assert_eq!(
+                reply_to(&challenge, 2, &games, &engine),
+                expected,
+                "--games {games:?}: {challenge}"
+            );
+        }
+    }
 
     #[test]
     fn participants_come_from_the_list_when_there_is_one() {

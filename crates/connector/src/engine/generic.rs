@@ -143,14 +143,17 @@ pub(crate) fn action_name(action: &Value) -> String {
     }
 }
 
+/// A command speaking the generic protocol, and its process while it runs.
+pub(crate) struct CommandEngine {
+    program: Program,
+    process: Option<EngineProcess>,
+}
+
 /// The engine that answers generic decisions in a leg.
 pub(crate) enum GenericEngine {
     /// The `--engine` command, kept running like a JSON engine (and started again when it
     /// exits after answering).
-    Command {
-        program: Program,
-        process: Option<EngineProcess>,
-    },
+    Command(Box<CommandEngine>),
     /// The practice engine: the first legal action.
     Practice,
     /// An adapter whose protocol knows Othello only.
@@ -161,10 +164,10 @@ impl GenericEngine {
     /// The generic engine `spec` gives; its process starts at the first decision.
     pub(crate) fn new(spec: &EngineSpec) -> GenericEngine {
         match spec {
-            EngineSpec::Json { command } => GenericEngine::Command {
+            EngineSpec::Json { command } => GenericEngine::Command(Box::new(CommandEngine {
                 program: Program::Shell(command.clone()),
                 process: None,
-            },
+            })),
             EngineSpec::Practice => GenericEngine::Practice,
             other => GenericEngine::OthelloOnly(other.adapter_name()),
         }
@@ -177,7 +180,8 @@ impl GenericEngine {
         budget: Option<Duration>,
     ) -> Result<(Value, Instant), Failure> {
         match self {
-            GenericEngine::Command { program, process } => {
+            GenericEngine::Command(engine) => {
+                let CommandEngine { program, process } = engine.as_mut();
                 let (text, at) = ask(process, program, &request.to_line(), budget).await?;
                 Ok((request.check(&text)?, at))
             }
@@ -197,8 +201,8 @@ impl GenericEngine {
 
     /// Stops the engine's process; the next decision starts a fresh one.
     pub(crate) async fn restart(&mut self) {
-        if let GenericEngine::Command { process, .. } = self
-            && let Some(running) = process.take()
+        if let GenericEngine::Command(engine) = self
+            && let Some(running) = engine.process.take()
         {
             running.stop().await;
         }
