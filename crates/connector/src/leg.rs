@@ -43,6 +43,20 @@ impl Turn {
             received: Instant::now(),
         })
     }
+
+    /// Which of the match's leg tasks plays this decision. Othello's turns alternate, so one
+    /// task per leg plays them all, both colours of a self-play match included, as it always
+    /// has. In a simultaneous phase of another game several seats decide at the same revision,
+    /// and a bot may hold more than one of them (self-play): each participant's decisions get
+    /// a task, and an engine, of their own, so that one seat's decision never replaces
+    /// another's.
+    pub(crate) fn task(&self) -> (u8, Option<u64>) {
+        let participant = match &self.request {
+            Decision::Othello(_) => None,
+            Decision::Generic(request) => request.participant(),
+        };
+        (self.leg, participant)
+    }
 }
 
 /// What every leg shares.
@@ -392,9 +406,15 @@ mod tests {
         let turn = Turn::from_json(&othello).expect("an Othello turn");
         assert!(matches!(turn.request, Decision::Othello(_)));
         assert_eq!((turn.match_id, turn.leg, turn.revision), (7, 1, 0));
+        assert_eq!(turn.task(), (1, None), "one task per Othello leg");
         let turn = Turn::from_json(&goofspiel_turn()).expect("a generic turn");
         assert!(matches!(turn.request, Decision::Generic(_)));
         assert_eq!(turn.request.remaining_ms(), 29_000);
+        assert_eq!(
+            turn.task(),
+            (0, Some(1)),
+            "one task per participant and leg"
+        );
         let mut unreadable = othello.clone();
         unreadable["request"]["board"] = Value::Null;
         assert!(Turn::from_json(&unreadable).is_none());

@@ -234,8 +234,8 @@ async fn check_engine(options: &Options) {
 /// A match being played.
 #[derive(Default)]
 struct Playing {
-    /// Each leg's latest decision, watched by the leg's task, by leg number.
-    legs: HashMap<u8, watch::Sender<Option<Turn>>>,
+    /// Each leg task's latest decision, watched by the task, by [`Turn::task`].
+    legs: HashMap<(u8, Option<u64>), watch::Sender<Option<Turn>>>,
     stop: CancellationToken,
 }
 
@@ -392,7 +392,7 @@ impl Session {
         let context = self.context.clone();
         let legs = self.legs.clone();
         let playing = self.matches.entry(id).or_default();
-        let sender = playing.legs.entry(turn.leg).or_insert_with(|| {
+        let sender = playing.legs.entry(turn.task()).or_insert_with(|| {
             let (sender, receiver) = watch::channel(None);
             legs.spawn(leg::run(context, receiver, playing.stop.child_token()));
             sender

@@ -84,6 +84,11 @@ impl GenericRequest {
             .unwrap_or_default()
     }
 
+    /// Which participant of the match the bot is in this decision.
+    pub(crate) fn participant(&self) -> Option<u64> {
+        self.fields.get("participant").and_then(Value::as_u64)
+    }
+
     /// This seat's remaining clock, in milliseconds.
     pub(crate) fn remaining_ms(&self) -> u64 {
         self.remaining_ms
@@ -366,8 +371,9 @@ mod tests {
                 "not an object",
             ),
             (
+                // Its last words may or may not have been read by then: the status is there.
                 r#"read -r line; echo 'gone' >&2; exit 4"#,
-                |f| matches!(f, Failure::Exited(why) if why.contains("gone")),
+                |f| matches!(f, Failure::Exited(why) if why.contains("status: 4")),
                 "a crash",
             ),
         ];
