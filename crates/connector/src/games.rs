@@ -189,10 +189,14 @@ impl Games {
     }
 
     /// What the engine plays, for the line printed once signed in: `othello (std, anti),
-    /// goofspiel`.
+    /// goofspiel`, or only the variants, as before `--games` existed, when it plays Othello
+    /// alone.
     pub(crate) fn describe(&self, engine: &EngineSpec) -> String {
-        let mut parts: Vec<String> = Vec::new();
         let othello = self.othello_variants(engine);
+        if self.0.iter().all(|choice| choice.game == OTHELLO) {
+            return othello.join(", ");
+        }
+        let mut parts: Vec<String> = Vec::new();
         if !othello.is_empty() {
             parts.push(format!("{OTHELLO} ({})", othello.join(", ")));
         }
@@ -341,7 +345,10 @@ mod tests {
         );
         assert_eq!(
             Games::default().describe(&json()),
-            "othello (std, anti, grand, octagon, reversi)"
+            "std, anti, grand, octagon, reversi",
+            "Othello alone is described as before"
         );
+        let games: Games = "goofspiel".parse().expect("a valid list");
+        assert_eq!(games.describe(&json()), "goofspiel");
     }
 }
