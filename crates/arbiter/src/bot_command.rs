@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use arbiter_connector::{
-    Challenge, EngineSpec, Exit, FLIPSIGHT_TOKEN_VARIABLE, MAX_THINK_SECONDS, Options,
+    Challenge, EngineSpec, Exit, FLIPSIGHT_TOKEN_VARIABLE, Games, MAX_THINK_SECONDS, Options,
     TOKEN_VARIABLE,
 };
 use clap::{ArgGroup, Args};
@@ -20,9 +20,12 @@ pub(crate) struct BotArgs {
     /// A PEM file of certificates to trust besides the system's, for a server with a self-signed certificate.
     #[arg(long, value_name = "PATH")]
     ca_file: Option<PathBuf>,
-    /// An engine speaking JSON lines: one request line per decision, one `{"move": …}` line back.
+    /// An engine speaking JSON lines: one request line per decision, one `{"move": …}` line back (for games other than Othello, the generic engine protocol's `{"action": …}`).
     #[arg(long, value_name = "COMMAND")]
     engine: Option<String>,
+    /// The games the engine plays, comma-separated: a game (othello, goofspiel) or game:variant (othello:std, goofspiel:standard); challenges for others are declined. Games other than Othello need --engine speaking the generic engine protocol (docs/engine-protocol.md).
+    #[arg(long, value_name = "LIST", default_value = "othello", value_parser = games_list)]
+    games: Games,
     /// The built-in practice engine (plays the lowest-numbered legal square; unrated).
     #[arg(long)]
     practice: bool,
@@ -72,6 +75,13 @@ pub(crate) struct BotArgs {
     no_stream: bool,
 }
 
+fn games_list(text: &str) -> Result<Games, String> {
+    text.parse::<Games>().map_err(|error| {
+        // The message names the option itself; clap names it again around it.
+        error.to_string().trim_start_matches("--games: ").to_owned()
+    })
+}
+
 fn short_name(text: &str) -> Result<String, String> {
     let text = text.trim();
     match text.chars().count() {
@@ -117,6 +127,7 @@ pub(crate) async fn run(args: BotArgs) -> anyhow::Result<i32> {
     init_logging();
     // Options first: a mistake in them is reported before anything about the token.
     let engine = args.engine()?;
+    args.games.check(&engine)?;
     let think = args.max_think_seconds;
     if !(0.0..=MAX_THINK_SECONDS as f64).contains(&think) {
         anyhow::bail!("--max-think-seconds must be between 0 and {MAX_THINK_SECONDS}, not {think}");
@@ -134,6 +145,7 @@ pub(crate) async fn run(args: BotArgs) -> anyhow::Result<i32> {
     };
     let mut options = Options::new(args.server.clone(), token, engine);
     options.ca_file = args.ca_file.clone();
+    options.games = args.games.clone();
     options.challenge = args.challenge.clone().map(|opponent| Challenge {
         opponent,
         variant: args.variant.clone(),

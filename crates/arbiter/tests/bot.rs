@@ -305,10 +305,18 @@ async fn user_errors_print_their_message_without_a_backtrace() {
     let (token, _) = mint(&server, "mistaken").await;
     let missing = dir.path().join("no-such-ca.pem");
     let missing = missing.to_str().expect("a UTF-8 path");
-    let table: [(&[&str], &str); 3] = [
+    let table: [(&[&str], &str); 5] = [
         (
             &["--practice", "--max-think-seconds", "400"],
             "Error: --max-think-seconds must be between 0 and 300, not 400",
+        ),
+        (
+            &["--nboard", "engine", "--games", "othello,goofspiel"],
+            "Error: --games: NBoard engines play Othello only; to play goofspiel",
+        ),
+        (
+            &["--practice", "--games", "othello:chess"],
+            "othello has no variant \"chess\"",
         ),
         (
             &["--practice", "--ca-file", missing],

@@ -227,15 +227,16 @@ impl Api {
             .await
     }
 
-    /// Submits a move (a square index, or -1 to pass).
+    /// Submits a move: an Othello square index (-1 to pass), or a generic action as the engine
+    /// gave it.
     pub(crate) async fn play(
         &self,
         id: i64,
         leg: u8,
         revision: u64,
-        square: i64,
+        mv: &Value,
     ) -> Result<Value, ApiError> {
-        let body = json!({"leg": leg, "revision": revision, "move": square});
+        let body = json!({"leg": leg, "revision": revision, "move": mv});
         self.call(Method::POST, &format!("/matches/{id}/moves"), Some(body))
             .await
     }

@@ -1,7 +1,10 @@
-//! The engine adapters: each turns a decision (FlipSight's engine request) into a move.
+//! The engine adapters: each turns a decision into a move. Othello's decisions are FlipSight's
+//! engine request, for any of the adapters; every other game's are the generic protocol's
+//! request, for the `--engine` command (`generic.rs`).
 
 mod depth;
 mod egaroucid;
+mod generic;
 mod ggf;
 mod json;
 mod nboard;
@@ -10,7 +13,9 @@ use std::time::{Duration, Instant};
 
 use arbiter_engine_protocol::{AnswerError, EngineRequest};
 use arbiter_othello::{Move, Variant};
+use serde_json::Value;
 
+use generic::{ActionError, GenericEngine, GenericRequest};
 pub use nboard::find_edax_eval;
 
 use crate::EngineSpec;
@@ -58,6 +63,9 @@ pub(crate) enum Failure {
     /// The answer was malformed, empty or illegal.
     #[error("{0}")]
     Answer(#[from] AnswerError),
+    /// A generic protocol's answer was malformed, empty or not a legal action.
+    #[error("{0}")]
+    Action(#[from] ActionError),
     /// The engine cannot play this game at all; asking again would not help.
     #[error("{0}")]
     Unsupported(String),
@@ -164,6 +172,149 @@ impl Engine {
         {
             spare.stop().await;
         }
+    }
+}
+
+/// A decision, in the protocol of its game.
+#[derive(Clone, Debug)]
+pub(crate) enum Decision {
+    /// Othello: FlipSight's engine request.
+    Othello(EngineRequest),
+    /// Any other game: the generic protocol's request.
+    Generic(GenericRequest),
+}
+
+impl Decision {
+    /// The `request` of a turn: generic when it carries `protocol` and a game other than
+    /// Othello, FlipSight's otherwise (it has `game_mode` and no `game`).
+    pub(crate) fn from_json(request: &Value) -> Option<Decision> {
+        if GenericRequest::is_generic(request) {
+            GenericRequest::from_json(request).map(Decision::Generic)
+        } else {
+            serde_json::from_value(request.clone())
+                .ok()
+                .map(Decision::Othello)
+        }
+    }
+
+    /// The mover's remaining clock when the server made the request, in milliseconds.
+    pub(crate) fn remaining_ms(&self) -> u64 {
+        match self {
+            Decision::Othello(request) => request.remaining_ms,
+            Decision::Generic(request) => request.remaining_ms(),
+        }
+    }
+
+    /// The request as the engine is shown it now: the clock as it stands and the time the
+    /// connector waits for the answer.
+    pub(crate) fn with_clock(&self, remaining_ms: u64, budget_ms: u64) -> Decision {
+        match self {
+            Decision::Othello(request) => {
+                let mut request = request.clone();
+                request.remaining_ms = remaining_ms;
+                request.budget_ms = budget_ms;
+                Decision::Othello(request)
+            }
+            Decision::Generic(request) => {
+                Decision::Generic(request.with_clock(remaining_ms, budget_ms))
+            }
+        }
+    }
+}
+
+/// What the engine chose, ready to send.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Action {
+    /// An Othello move on a board of `board_size`.
+    Othello { mv: Move, board_size: u8 },
+    /// A generic action, as the engine wrote it.
+    Generic(Value),
+}
+
+impl Action {
+    /// How messages name it: a coordinate, or the action's JSON.
+    pub(crate) fn name(&self) -> String {
+        match self {
+            Action::Othello { mv, board_size } => mv.name(*board_size),
+            Action::Generic(action) => generic::action_name(action),
+        }
+    }
+
+    /// The `move` sent to the server: a square index (-1 for a pass), or the action.
+    pub(crate) fn wire(&self) -> Value {
+        match self {
+            Action::Othello { mv, .. } => Value::from(i16::from(*mv)),
+            Action::Generic(action) => action.clone(),
+        }
+    }
+}
+
+/// A usable answer to a decision.
+#[derive(Debug)]
+pub(crate) struct Chosen {
+    /// The action, checked against the request.
+    pub(crate) action: Action,
+    /// When the answer was read.
+    pub(crate) at: Instant,
+    /// Set when the adapter played a move of its own instead of the engine's, and why.
+    pub(crate) substitute: Option<String>,
+}
+
+/// A leg's engines: the adapter chosen for Othello, and the generic protocol's engine for
+/// every other game, each started at its first decision (a leg uses only one of them).
+pub(crate) struct LegEngine {
+    othello: Engine,
+    generic: GenericEngine,
+}
+
+impl LegEngine {
+    /// The engines `spec` describes; no process starts yet.
+    pub(crate) fn new(spec: &EngineSpec) -> LegEngine {
+        LegEngine {
+            othello: Engine::new(spec),
+            generic: GenericEngine::new(spec),
+        }
+    }
+
+    /// Asks the engine of the decision's protocol, waiting at most `budget`.
+    pub(crate) async fn decide(
+        &mut self,
+        decision: &Decision,
+        budget: Option<Duration>,
+    ) -> Result<Chosen, Failure> {
+        match decision {
+            Decision::Othello(request) => {
+                let answered = self.othello.decide(request, budget).await?;
+                Ok(Chosen {
+                    action: Action::Othello {
+                        mv: answered.mv,
+                        board_size: request.board_size,
+                    },
+                    at: answered.at,
+                    substitute: answered.substitute,
+                })
+            }
+            Decision::Generic(request) => {
+                let (action, at) = self.generic.decide(request, budget).await?;
+                Ok(Chosen {
+                    action: Action::Generic(action),
+                    at,
+                    substitute: None,
+                })
+            }
+        }
+    }
+
+    /// Stops the engines' processes; the next decision starts a fresh one.
+    pub(crate) async fn restart(&mut self) {
+        self.othello.restart().await;
+        self.generic.restart().await;
+    }
+
+    /// Stops every process, spares included.
+    pub(crate) async fn stop(&mut self) {
+        self.othello.stop().await;
+        self.generic.restart().await;
     }
 }
 
@@ -324,4 +475,4 @@ fn without_engine(request: &EngineRequest, adapter: &str) -> Result<Option<Answe
 }
 
 #[cfg(all(test, unix))]
-mod tests;
+pub(crate) mod tests;

@@ -19,8 +19,18 @@ pub(crate) fn report(options: &Options) -> Value {
         "cpu": cpu.map(|name| clip(&name)),
         "os": std::env::consts::OS,
         "practice": options.engine == EngineSpec::Practice,
-        "variants": options.engine.variants(),
+        "variants": reported_variants(options),
     })
+}
+
+/// The Othello variants reported: those `--games` lists. Without Othello in `--games` the
+/// engine's own list is reported, since the server takes no empty list; the connector then
+/// declines Othello challenges itself.
+fn reported_variants(options: &Options) -> Vec<&'static str> {
+    match options.games.othello_variants(&options.engine) {
+        variants if variants.is_empty() => options.engine.variants().to_vec(),
+        variants => variants,
+    }
 }
 
 /// At most [`MAX_NAME`] characters, so that a long name is shortened rather than refused.
@@ -90,5 +100,28 @@ mod tests {
         assert_eq!(sent["engine"].as_str().map(str::len), Some(MAX_NAME));
         assert_eq!(sent["cpu"], "Test CPU");
         assert_eq!(sent["variants"], json!(["std"]));
+    }
+
+    #[test]
+    fn the_reported_variants_are_those_games_lists() {
+        let json = EngineSpec::Json {
+            command: "engine".to_owned(),
+        };
+        let table: [(&str, Value); 3] = [
+            (
+                "othello",
+                json!(["std", "anti", "grand", "octagon", "reversi"]),
+            ),
+            ("othello:anti,othello:std,goofspiel", json!(["std", "anti"])),
+            (
+                "goofspiel",
+                json!(["std", "anti", "grand", "octagon", "reversi"]),
+            ),
+        ];
+        for (games, expected) in table {
+            let mut options = Options::new("http://x", "t", json.clone());
+            options.games = games.parse().expect("a valid list");
+            assert_eq!(report(&options)["variants"], expected, "--games {games}");
+        }
     }
 }

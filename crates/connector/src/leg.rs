@@ -3,15 +3,13 @@
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
-use arbiter_engine_protocol::EngineRequest;
-use arbiter_othello::Move;
 use serde_json::Value;
 use tokio::sync::{mpsc, watch};
 use tokio_util::sync::CancellationToken;
 
 use crate::MoveTiming;
 use crate::api::{Api, ApiError};
-use crate::engine::Engine;
+use crate::engine::{Action, Decision, LegEngine};
 
 /// Time kept off the clock for the trip to the server: a budget never reaches past the
 /// remaining clock less this.
@@ -22,13 +20,14 @@ const RETRY_PAUSE_MAX: Duration = Duration::from_secs(1);
 /// Sends of one move when the server cannot be reached (re-sending is idempotent).
 const POST_ATTEMPTS: u32 = 6;
 
-/// A decision to make.
+/// A decision to make, in Othello or any other game: every game's turns flow through the same
+/// leg task, which differs only in the request handed to the engine and the action sent back.
 #[derive(Clone, Debug)]
 pub(crate) struct Turn {
     pub(crate) match_id: i64,
     pub(crate) leg: u8,
     pub(crate) revision: u64,
-    pub(crate) request: EngineRequest,
+    pub(crate) request: Decision,
     /// When it reached the connector (the request's clock was read then).
     pub(crate) received: Instant,
 }
@@ -40,9 +39,23 @@ impl Turn {
             match_id: value["match_id"].as_i64()?,
             leg: u8::try_from(value["leg"].as_u64()?).ok()?,
             revision: value["revision"].as_u64()?,
-            request: serde_json::from_value(value["request"].clone()).ok()?,
+            request: Decision::from_json(&value["request"])?,
             received: Instant::now(),
         })
+    }
+
+    /// Which of the match's leg tasks plays this decision. Othello's turns alternate, so one
+    /// task per leg plays them all, both colours of a self-play match included, as it always
+    /// has. In a simultaneous phase of another game several seats decide at the same revision,
+    /// and a bot may hold more than one of them (self-play): each participant's decisions get
+    /// a task, and an engine, of their own, so that one seat's decision never replaces
+    /// another's.
+    pub(crate) fn task(&self) -> (u8, Option<u64>) {
+        let participant = match &self.request {
+            Decision::Othello(_) => None,
+            Decision::Generic(request) => request.participant(),
+        };
+        (self.leg, participant)
     }
 }
 
@@ -79,7 +92,7 @@ pub(crate) async fn run(
     stop: CancellationToken,
 ) {
     let mut leg = Leg {
-        engine: Engine::new(&context.engine),
+        engine: LegEngine::new(&context.engine),
         context,
         refused: HashSet::new(),
         done: None,
@@ -135,9 +148,9 @@ async fn superseded(turns: &mut watch::Receiver<Option<Turn>>, revision: u64) {
 
 struct Leg {
     context: LegContext,
-    engine: Engine,
-    /// Moves refused as illegal, by revision: never sent twice.
-    refused: HashSet<(u64, Move)>,
+    engine: LegEngine,
+    /// Moves refused as illegal, by revision and the move's JSON: never sent twice.
+    refused: HashSet<(u64, String)>,
     /// The last revision handled.
     done: Option<u64>,
     /// The failed attempts at the decision being played.
@@ -249,16 +262,14 @@ impl Leg {
             let thinking = async {
                 tokio::time::sleep(pause).await;
                 let spent = u64::try_from(turn.received.elapsed().as_millis()).unwrap_or(u64::MAX);
-                let remaining = turn.request.remaining_ms.saturating_sub(spent);
+                let remaining = turn.request.remaining_ms().saturating_sub(spent);
                 if retry && remaining <= CLOCK_MARGIN_MS {
                     return None;
                 }
                 let budget = budget(remaining, max_think);
-                let mut request = turn.request.clone();
-                request.remaining_ms = remaining;
-                request.budget_ms = u64::try_from(budget.as_millis()).unwrap_or(u64::MAX);
-                let result = engine.decide(&request, Some(budget)).await;
-                Some((request, result))
+                let budget_ms = u64::try_from(budget.as_millis()).unwrap_or(u64::MAX);
+                let request = turn.request.with_clock(remaining, budget_ms);
+                Some(engine.decide(&request, Some(budget)).await)
             };
             // A later decision for this leg means the position moved on (a flag fell, the
             // opponent resigned): this one is dropped, even mid-thought.
@@ -267,7 +278,7 @@ impl Leg {
                 () = superseded(turns, revision) => None,
             };
             pause = (pause * 2).clamp(Duration::from_millis(100), RETRY_PAUSE_MAX);
-            let (request, result) = match outcome {
+            let result = match outcome {
                 Some(Some(done)) => done,
                 Some(None) => return Outcome::ClockRanOut,
                 None => {
@@ -291,9 +302,10 @@ impl Leg {
                 self.failures.add(id, leg, note.clone());
                 self.engine.restart().await;
             }
-            let mv = answered.mv;
-            let name = mv.name(request.board_size);
-            if self.refused.contains(&(revision, mv)) {
+            let action = answered.action;
+            let name = action.name();
+            let key = (revision, action.wire().to_string());
+            if self.refused.contains(&key) {
                 self.failures.add(
                     id,
                     leg,
@@ -313,13 +325,13 @@ impl Leg {
                     posting: Instant::now(),
                 });
             }
-            match self.post(id, leg, revision, mv).await {
+            match self.post(id, leg, revision, &action).await {
                 Ok(()) => {
                     tracing::debug!("match {id} leg {leg}: played {name} at revision {revision}");
                     return Outcome::Sent;
                 }
                 Err(ApiError::Refused { code, message, .. }) if code == "illegal_move" => {
-                    self.refused.insert((revision, mv));
+                    self.refused.insert(key);
                     self.failures.add(
                         id,
                         leg,
@@ -347,12 +359,12 @@ impl Leg {
 
     /// Sends a move, again while the server cannot be reached: the server answers an
     /// identical re-send for the same revision with the original reply.
-    async fn post(&self, id: i64, leg: u8, revision: u64, mv: Move) -> Result<(), ApiError> {
-        let square = i64::from(i16::from(mv));
+    async fn post(&self, id: i64, leg: u8, revision: u64, action: &Action) -> Result<(), ApiError> {
+        let mv = action.wire();
         let mut wait = Duration::from_millis(100);
         let mut attempt = 1;
         loop {
-            match self.context.api.play(id, leg, revision, square).await {
+            match self.context.api.play(id, leg, revision, &mv).await {
                 Ok(_) => return Ok(()),
                 Err(error) if error.is_transient() && attempt < POST_ATTEMPTS => {
                     tracing::warn!(
@@ -371,6 +383,102 @@ impl Leg {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A generic turn line, as the stream and the turns endpoint send it.
+    #[cfg(unix)]
+    fn goofspiel_turn() -> Value {
+        serde_json::json!({"type":"turn","match_id":42,"leg":0,"revision":9,"participant":1,
+            "request":{"protocol":1,"game":"goofspiel","variant":"standard","match_id":42,"leg":0,
+                "seats":2,"seat":1,"participant":1,"phase":3,"revision":9,
+                "view":{"round":3,"prize":7},
+                "legal_actions":[{"round":3,"card":1},{"round":3,"card":12}],"action_grammar":null,
+                "clocks_ms":[30000,29000],"remaining_ms":29000,"budget_ms":10000,"deadline_ms":null}})
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn turn_lines_are_read_in_the_protocol_of_their_game() {
+        let othello: Value = serde_json::from_str(&format!(
+            r#"{{"type":"turn","match_id":7,"leg":1,"revision":0,"request":{}}}"#,
+            crate::engine::tests::START
+        ))
+        .expect("JSON");
+        let turn = Turn::from_json(&othello).expect("an Othello turn");
+        assert!(matches!(turn.request, Decision::Othello(_)));
+        assert_eq!((turn.match_id, turn.leg, turn.revision), (7, 1, 0));
+        assert_eq!(turn.task(), (1, None), "one task per Othello leg");
+        let turn = Turn::from_json(&goofspiel_turn()).expect("a generic turn");
+        assert!(matches!(turn.request, Decision::Generic(_)));
+        assert_eq!(turn.request.remaining_ms(), 29_000);
+        assert_eq!(
+            turn.task(),
+            (0, Some(1)),
+            "one task per participant and leg"
+        );
+        let mut unreadable = othello.clone();
+        unreadable["request"]["board"] = Value::Null;
+        assert!(Turn::from_json(&unreadable).is_none());
+    }
+
+    /// A generic turn goes through the leg task like an Othello one: the engine is asked with
+    /// the budget from the clock, and the action it chose is posted as the move.
+    #[cfg(unix)]
+    #[tokio::test]
+    async fn a_generic_turn_is_played_by_the_leg_and_its_action_posted_as_the_move() {
+        use axum::routing::post;
+        let (posted, mut moves) = mpsc::unbounded_channel::<Value>();
+        let app = axum::Router::new().route(
+            "/api/v1/matches/{id}/moves",
+            post(move |axum::Json(body): axum::Json<Value>| {
+                let posted = posted.clone();
+                async move {
+                    let _ = posted.send(body);
+                    axum::Json(serde_json::json!({"ok": true}))
+                }
+            }),
+        );
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("a port");
+        let address = listener.local_addr().expect("address");
+        let server = tokio::spawn(async move { axum::serve(listener, app).await });
+        let dir = tempfile::tempdir().expect("temp dir");
+        let seen = dir.path().join("seen");
+        let context = LegContext {
+            api: Api::new(&format!("http://{address}"), "token", None).expect("a client"),
+            engine: crate::EngineSpec::Json {
+                command: format!(
+                    r#"read -r line; printf '%s\n' "$line" > {}; echo '{{"action":{{"round":3,"card":12}}}}'"#,
+                    seen.display()
+                ),
+            },
+            max_think: Some(Duration::from_secs(10)),
+            timings: None,
+            revoked: CancellationToken::new(),
+        };
+        let turn = Turn::from_json(&goofspiel_turn()).expect("a generic turn");
+        let (_turns, receiver) = watch::channel(Some(turn));
+        let stop = CancellationToken::new();
+        let leg = tokio::spawn(run(context, receiver, stop.clone()));
+        let body = moves.recv().await.expect("a move was posted");
+        assert_eq!(
+            body,
+            serde_json::json!({"leg":0,"revision":9,"move":{"round":3,"card":12}})
+        );
+        stop.cancel();
+        leg.await.expect("the leg ends");
+        server.abort();
+        let asked: Value =
+            serde_json::from_str(&std::fs::read_to_string(&seen).expect("the engine was asked"))
+                .expect("one line of JSON");
+        assert_eq!(asked["budget_ms"], 10_000, "the cap, within the clock");
+        let remaining = asked["remaining_ms"].as_u64().expect("remaining_ms");
+        assert!(
+            (20_000..=29_000).contains(&remaining),
+            "the clock less the time since the turn arrived: {remaining}"
+        );
+        assert_eq!(asked["view"], goofspiel_turn()["request"]["view"]);
+    }
 
     #[test]
     fn a_decisions_failures_make_one_line_with_each_reason_once_and_its_count() {

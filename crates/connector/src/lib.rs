@@ -9,7 +9,10 @@
 //!
 //! Engines are separate programs behind one of four adapters (see [`EngineSpec`]): FlipSight's
 //! JSON lines (`--engine`), the NBoard protocol (`--nboard`, and `--edax` on top of it),
-//! Egaroucid's console commands (`--egaroucid`), or the built-in practice engine. An engine that
+//! Egaroucid's console commands (`--egaroucid`), or the built-in practice engine. Games other
+//! than Othello (`--games`) speak the generic engine protocol (`docs/engine-protocol.md`) with the
+//! `--engine` command, one JSON request line per decision and one `{"action": …}` line back;
+//! their decisions flow through the same legs as Othello's. An engine that
 //! fails (times out, answers garbage, plays an illegal move, dies) is restarted and asked again
 //! while the clock allows, and each decision's failures are reported together on one line; the
 //! connector itself keeps going.
@@ -17,6 +20,7 @@
 mod api;
 mod engine;
 mod environment;
+mod games;
 mod leg;
 mod process;
 mod session;
@@ -26,6 +30,7 @@ use std::time::{Duration, Instant};
 
 pub use engine::find_edax_eval;
 pub use environment::detect_cpu_name;
+pub use games::{GameChoice, Games, GamesError, OTHELLO};
 
 /// The environment variable holding the bot's token.
 pub const TOKEN_VARIABLE: &str = "ARBITER_TOKEN";
@@ -84,6 +89,24 @@ impl EngineSpec {
         }
     }
 
+    /// Whether the engine can play games other than Othello, through the generic engine
+    /// protocol (`docs/engine-protocol.md`): a `--engine` command, which receives every
+    /// decision as JSON, or the practice engine, which plays the first legal action.
+    pub fn plays_generic(&self) -> bool {
+        matches!(self, EngineSpec::Json { .. } | EngineSpec::Practice)
+    }
+
+    /// The adapter's name in messages.
+    pub(crate) fn adapter_name(&self) -> &'static str {
+        match self {
+            EngineSpec::Json { .. } => "JSON",
+            EngineSpec::Practice => "practice",
+            EngineSpec::Nboard { .. } => "NBoard",
+            EngineSpec::Edax { .. } => "Edax",
+            EngineSpec::Egaroucid { .. } => "Egaroucid",
+        }
+    }
+
     /// Whether one process of the engine is kept from move to move, and so started once at
     /// start-up to check it (NBoard, Edax, Egaroucid).
     fn keeps_running(&self) -> bool {
@@ -116,6 +139,8 @@ pub struct Options {
     pub token: String,
     /// The engine.
     pub engine: EngineSpec,
+    /// The games (and variants) the engine plays: challenges for others are declined.
+    pub games: Games,
     /// The longest the engine may think about one move; `None` leaves only the clock.
     pub max_think: Option<Duration>,
     /// The engine name reported to the server.
@@ -145,6 +170,7 @@ impl Options {
             token: token.into(),
             ca_file: None,
             engine,
+            games: Games::othello_only(),
             max_think: Some(Duration::from_secs(10)),
             engine_name: None,
             cpu_name: None,
@@ -234,6 +260,9 @@ pub enum ConnectorError {
     /// `--once-match` names a match this bot does not play.
     #[error("match {0} does not exist or is not this bot's")]
     NoSuchMatch(i64),
+    /// `--games` names a game or variant the engine cannot play.
+    #[error(transparent)]
+    Games(#[from] GamesError),
     /// The HTTP client could not be built.
     #[error("cannot set up the HTTP client: {0}")]
     Client(String),

@@ -17,7 +17,7 @@ use tokio_util::task::TaskTracker;
 
 use crate::api::{Api, ApiError};
 use crate::leg::{self, LegContext, Turn};
-use crate::{ConnectorError, Exit, Options, environment};
+use crate::{ConnectorError, Exit, Games, Options, environment};
 
 /// The longest stream line (a turn line is a few kilobytes).
 const MAX_STREAM_LINE: usize = 1 << 20;
@@ -54,6 +54,7 @@ pub(crate) async fn run(
     options: Options,
     shutdown: impl std::future::Future<Output = ()>,
 ) -> Result<Exit, ConnectorError> {
+    options.games.check(&options.engine)?;
     let api = Api::new(&options.server, &options.token, options.ca_file.as_deref())?;
     let runtime_over = async {
         match options.max_runtime {
@@ -109,7 +110,7 @@ pub(crate) async fn run(
     tracing::info!(
         "Connected to {} as {my_name} (bot {my_id}); engine plays {}",
         api.server(),
-        options.engine.variants().join(", ")
+        options.games.describe(&options.engine)
     );
 
     let mut once_pending = None;
@@ -128,7 +129,7 @@ pub(crate) async fn run(
     if let Some(id) = options.once_match {
         match api.snapshot(id).await {
             // Anyone may watch a match; only the bot's own can be played.
-            Ok(snapshot) if !participants(&snapshot).iter().any(|p| p.0 == my_id) => {
+            Ok(snapshot) if !participants(&snapshot).iter().any(|p| p.id == my_id) => {
                 return Err(ConnectorError::NoSuchMatch(id));
             }
             Ok(snapshot) if !is_open(&snapshot) => {
@@ -166,6 +167,7 @@ pub(crate) async fn run(
             revoked: CancellationToken::new(),
         },
         me: my_id,
+        games: options.games.clone(),
         once,
         matches: HashMap::new(),
         answered: HashSet::new(),
@@ -230,15 +232,18 @@ async fn check_engine(options: &Options) {
 }
 
 /// A match being played.
+#[derive(Default)]
 struct Playing {
-    /// Each leg's latest decision, watched by the leg's task.
-    legs: [Option<watch::Sender<Option<Turn>>>; 2],
+    /// Each leg task's latest decision, watched by the task, by [`Turn::task`].
+    legs: HashMap<(u8, Option<u64>), watch::Sender<Option<Turn>>>,
     stop: CancellationToken,
 }
 
 struct Session {
     context: LegContext,
     me: i64,
+    /// The games the engine plays (`--games`).
+    games: Games,
     once: Option<i64>,
     matches: HashMap<i64, Playing>,
     /// Challenges already accepted or declined.
@@ -310,24 +315,22 @@ impl Session {
         let Some(id) = challenge["id"].as_i64() else {
             return;
         };
-        let [a, b] = participants(challenge);
-        if challenge["status"] != "pending"
-            || b.0 != self.me
-            || a.0 == self.me
-            || self.answered.contains(&id)
-        {
+        if self.answered.contains(&id) || self.once.is_some_and(|once| once != id) {
             return;
         }
-        if self.once.is_some_and(|once| once != id) {
+        let Some(reply) = reply_to(challenge, self.me, &self.games, &self.context.engine) else {
             return;
-        }
+        };
         self.answered.insert(id);
+        let challenger = participants(challenge)
+            .into_iter()
+            .next()
+            .map_or_else(|| "?".to_owned(), |p| p.name);
         let variant = challenge["variant"].as_str().unwrap_or("std");
-        let game = challenge["game"].as_str().unwrap_or("othello");
-        if game != "othello" || !self.context.engine.variants().contains(&variant) {
+        let game = challenge["game"].as_str().unwrap_or(crate::OTHELLO);
+        if reply == Reply::Decline {
             tracing::info!(
-                "Declining challenge {id} from {}: this engine does not play {game} {variant}",
-                a.1
+                "Declining challenge {id} from {challenger}: this engine does not play {game} {variant}"
             );
             if let Err(error) = self.context.api.reject(id).await {
                 tracing::warn!("Could not decline challenge {id}: {error}");
@@ -336,13 +339,19 @@ impl Session {
         }
         match self.context.api.accept(id).await {
             Ok(started) => {
-                tracing::info!("Accepted challenge {id} from {} ({variant})", a.1);
+                let what = match game {
+                    crate::OTHELLO => variant.to_owned(),
+                    game => format!("{game} {variant}"),
+                };
+                tracing::info!("Accepted challenge {id} from {challenger} ({what})");
                 if started["status"] == "running" {
                     self.playing(&started);
                 }
             }
             Err(ApiError::Unauthorized(_)) => self.context.revoked.cancel(),
-            Err(error) => tracing::warn!("Could not accept challenge {id} from {}: {error}", a.1),
+            Err(error) => {
+                tracing::warn!("Could not accept challenge {id} from {challenger}: {error}");
+            }
         }
     }
 
@@ -353,20 +362,22 @@ impl Session {
             return None;
         }
         if !self.matches.contains_key(&id) {
-            let [a, b] = participants(summary);
-            let opponent = if a.0 == self.me { b.1 } else { a.1 };
+            let opponents: Vec<String> = participants(summary)
+                .into_iter()
+                .filter(|p| p.id != self.me)
+                .map(|p| p.name)
+                .collect();
+            let game = match summary["game"].as_str() {
+                Some(game) if game != crate::OTHELLO => format!("{game} "),
+                _ => String::new(),
+            };
             tracing::info!(
-                "Match {id} started: {} {} against {opponent}",
+                "Match {id} started: {game}{} {} against {}",
                 summary["variant"].as_str().unwrap_or("std"),
-                summary["format"].as_str().unwrap_or("")
+                summary["format"].as_str().unwrap_or(""),
+                opponents.join(", ")
             );
-            self.matches.insert(
-                id,
-                Playing {
-                    legs: [None, None],
-                    stop: CancellationToken::new(),
-                },
-            );
+            self.matches.insert(id, Playing::default());
         }
         self.matches.get_mut(&id)
     }
@@ -375,17 +386,13 @@ impl Session {
     /// waits for the leg, which may be busy with an engine for a while.
     fn turn(&mut self, turn: Turn) {
         let id = turn.match_id;
-        let index = usize::from(turn.leg);
-        if index > 1 || self.once.is_some_and(|once| once != id) {
+        if self.once.is_some_and(|once| once != id) {
             return;
         }
         let context = self.context.clone();
         let legs = self.legs.clone();
-        let playing = self.matches.entry(id).or_insert_with(|| Playing {
-            legs: [None, None],
-            stop: CancellationToken::new(),
-        });
-        let sender = playing.legs[index].get_or_insert_with(|| {
+        let playing = self.matches.entry(id).or_default();
+        let sender = playing.legs.entry(turn.task()).or_insert_with(|| {
             let (sender, receiver) = watch::channel(None);
             legs.spawn(leg::run(context, receiver, playing.stop.child_token()));
             sender
@@ -401,7 +408,7 @@ impl Session {
             .remove(&id)
             .map(|playing| playing.stop.cancel())
             .is_some();
-        let mine = participants(summary).iter().any(|p| p.0 == self.me);
+        let mine = participants(summary).iter().any(|p| p.id == self.me);
         if was_playing || (mine && self.once == Some(id)) {
             tracing::info!("{}", describe_end(summary, self.me));
         }
@@ -419,27 +426,69 @@ impl Session {
     }
 }
 
+/// How the connector answers a challenge.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Reply {
+    Accept,
+    Decline,
+}
+
+/// The reply a pending challenge to this bot (`me`) gets: accepted when `games` lists its game
+/// and variant and `engine` can play them, declined otherwise; `None` for a challenge that is
+/// not this bot's to answer (not pending, sent by this bot, or not naming it). Participant 0
+/// sent the challenge; the bot may be any of the others.
+fn reply_to(
+    challenge: &Value,
+    me: i64,
+    games: &Games,
+    engine: &crate::EngineSpec,
+) -> Option<Reply> {
+    let seats = participants(challenge);
+    let (challenger, invited) = seats.split_first()?;
+    if challenge["status"] != "pending"
+        || challenger.id == me
+        || !invited.iter().any(|p| p.id == me)
+    {
+        return None;
+    }
+    let variant = challenge["variant"].as_str().unwrap_or("std");
+    let game = challenge["game"].as_str().unwrap_or(crate::OTHELLO);
+    Some(if games.plays(engine, game, variant) {
+        Reply::Accept
+    } else {
+        Reply::Decline
+    })
+}
+
 /// Whether a match is pending or running.
 fn is_open(summary: &Value) -> bool {
     matches!(summary["status"].as_str(), Some("pending" | "running"))
 }
 
-/// The two participants' ids and names, from a stream summary (`bot_a`, `bot_b`) or a
-/// snapshot (`participants`).
-fn participants(summary: &Value) -> [(i64, String); 2] {
-    let read = |bot: &Value| {
-        (
-            bot["id"].as_i64().unwrap_or_default(),
-            bot["name"].as_str().unwrap_or("?").to_owned(),
-        )
+/// One participant of a match.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Participant {
+    id: i64,
+    name: String,
+}
+
+/// The participants' ids and names in participant order (0, the challenger, first): from
+/// `participants` when the summary or snapshot has it (every match with more than two seats
+/// does), else from a two-seat summary's `bot_a` and `bot_b`.
+fn participants(summary: &Value) -> Vec<Participant> {
+    let read = |bot: &Value| Participant {
+        id: bot["id"].as_i64().unwrap_or_default(),
+        name: bot["name"].as_str().unwrap_or("?").to_owned(),
     };
-    if summary.get("bot_a").is_some() {
-        [read(&summary["bot_a"]), read(&summary["bot_b"])]
-    } else {
-        [
-            read(&summary["participants"][0]),
-            read(&summary["participants"][1]),
-        ]
+    match summary["participants"].as_array() {
+        Some(list) => {
+            let mut list: Vec<&Value> = list.iter().collect();
+            // Listed in participant order; sorted by `participant` when that is given, so that
+            // the order never rests on the list's.
+            list.sort_by_key(|p| p["participant"].as_u64().unwrap_or(u64::MAX));
+            list.into_iter().map(read).collect()
+        }
+        None => vec![read(&summary["bot_a"]), read(&summary["bot_b"])],
     }
 }
 
@@ -449,15 +498,23 @@ fn describe_end(summary: &Value, me: i64) -> String {
     let status = summary["status"].as_str().unwrap_or("ended");
     let result = &summary["result"];
     let reason = result["reason"].as_str().unwrap_or("");
-    let seat = usize::from(participants(summary)[1].0 == me);
+    let seats = participants(summary);
+    let seat = seats.iter().position(|p| p.id == me).unwrap_or_default();
     let mut line = format!("Match {id} {status}");
     if !reason.is_empty() {
         line.push_str(&format!(" ({reason})"));
     }
-    if let (Some(mine), Some(theirs)) = (
-        result["totals"][seat].as_i64(),
-        result["totals"][1 - seat].as_i64(),
-    ) {
+    // Disc totals are Othello's; another game's result is told by its winner alone.
+    let othello = summary["game"]
+        .as_str()
+        .is_none_or(|game| game == crate::OTHELLO);
+    if othello
+        && seats.len() == 2
+        && let (Some(mine), Some(theirs)) = (
+            result["totals"][seat].as_i64(),
+            result["totals"][1 - seat].as_i64(),
+        )
+    {
         line.push_str(&format!(": {mine}-{theirs} in discs"));
     }
     match result["winner"].as_u64() {
@@ -641,6 +698,80 @@ mod tests {
     use super::*;
 
     #[test]
+    fn challenges_are_answered_by_game_and_variant_when_they_are_this_bots() {
+        let engine = crate::EngineSpec::Json {
+            command: "engine".to_owned(),
+        };
+        let two = |game: &str, variant: &str| {
+            json!({"id": 1, "status": "pending", "game": game, "variant": variant,
+                "bot_a": {"id": 1, "name": "a"}, "bot_b": {"id": 2, "name": "me"}})
+        };
+        let three = json!({"id": 2, "status": "pending", "game": "goofspiel", "variant": "standard",
+            "participants": [{"id": 1, "participant": 0}, {"id": 3, "participant": 1}, {"id": 2, "participant": 2}]});
+        let mut running = two("goofspiel", "standard");
+        running["status"] = json!("running");
+        let mine = json!({"id": 3, "status": "pending", "game": "othello", "variant": "std",
+            "bot_a": {"id": 2}, "bot_b": {"id": 1}});
+        let legacy = json!({"id": 4, "status": "pending", "variant": "anti",
+            "bot_a": {"id": 1}, "bot_b": {"id": 2}});
+        // (--games, challenge, reply)
+        let table = [
+            ("othello", two("othello", "std"), Some(Reply::Accept)),
+            (
+                "othello",
+                two("goofspiel", "standard"),
+                Some(Reply::Decline),
+            ),
+            ("othello", legacy.clone(), Some(Reply::Accept)),
+            ("goofspiel", legacy, Some(Reply::Decline)),
+            (
+                "goofspiel",
+                two("goofspiel", "standard"),
+                Some(Reply::Accept),
+            ),
+            (
+                "goofspiel:standard",
+                two("goofspiel", "three"),
+                Some(Reply::Decline),
+            ),
+            ("othello,goofspiel", three, Some(Reply::Accept)),
+            ("goofspiel", running, None),
+            ("othello", mine, None),
+        ];
+        for (games, challenge, expected) in table {
+            let games: Games = games.parse().expect("a valid list");
+            assert_eq!(
+                reply_to(&challenge, 2, &games, &engine),
+                expected,
+                "--games {games:?}: {challenge}"
+            );
+        }
+    }
+
+    #[test]
+    fn participants_come_from_the_list_when_there_is_one() {
+        let ids =
+            |summary: Value| -> Vec<i64> { participants(&summary).iter().map(|p| p.id).collect() };
+        let table = [
+            (json!({"bot_a": {"id": 1}, "bot_b": {"id": 2}}), vec![1, 2]),
+            (
+                json!({"bot_a": {"id": 1}, "bot_b": {"id": 2},
+                    "participants": [{"id": 2, "participant": 1}, {"id": 1, "participant": 0}]}),
+                vec![1, 2],
+            ),
+            (
+                json!({"participants": [{"id": 5, "name": "c", "kind": "bot", "participant": 2},
+                    {"id": 3, "participant": 0}, {"id": 4, "participant": 1}]}),
+                vec![3, 4, 5],
+            ),
+            (json!({"participants": [{"id": 8}, {"id": 9}]}), vec![8, 9]),
+        ];
+        for (summary, expected) in table {
+            assert_eq!(ids(summary.clone()), expected, "{summary}");
+        }
+    }
+
+    #[test]
     fn the_end_of_a_match_is_told_from_the_bots_side() {
         let finished = json!({"id": 7, "status": "finished", "bot_a": {"id": 1, "name": "a"}, "bot_b": {"id": 2, "name": "b"},
             "result": {"reason": "score", "winner": 1, "totals": [24, 40]}});
@@ -658,6 +789,17 @@ mod tests {
         assert_eq!(
             describe_end(&drawn, 1),
             "Match 9 finished (score): 32-32 in discs, drawn"
+        );
+        let goofspiel = json!({"id": 10, "status": "finished", "game": "goofspiel",
+            "participants": [{"id": 1, "participant": 0}, {"id": 2, "participant": 1}, {"id": 3, "participant": 2}],
+            "result": {"reason": "score", "winner": 2}});
+        assert_eq!(
+            describe_end(&goofspiel, 3),
+            "Match 10 finished (score), won"
+        );
+        assert_eq!(
+            describe_end(&goofspiel, 2),
+            "Match 10 finished (score), lost"
         );
     }
 }

@@ -25,42 +25,51 @@ impl JsonEngine {
         request: &EngineRequest,
         budget: Option<Duration>,
     ) -> Result<Answered, Failure> {
-        let deadline = budget.map(|b| Instant::now() + b);
-        let line = request.to_line();
-        // A one-shot engine answers and exits; it may not have finished exiting when the next
-        // request is written, so a process that was already running and closes its output
-        // without answering is given one fresh start before it counts as a failure.
-        let mut retried = false;
-        loop {
-            let (process, fresh) = ensure_started(&mut self.process, &self.program)?;
-            let written = process.send(&line).await;
-            let answer = match written {
-                Ok(()) => read_before(&mut self.process, deadline, budget).await,
-                Err(error) if fresh => {
-                    self.process = None;
-                    return Err(Failure::Write(error.to_string()));
-                }
-                Err(_) => Err(Failure::Exited(String::new())),
-            };
-            match answer {
-                Ok(text) => {
-                    let at = Instant::now();
-                    let mv = parse_answer(&text, request.game_mode)?;
-                    let mv = request.check(mv)?;
-                    return Ok(Answered {
-                        mv,
-                        at,
-                        substitute: None,
-                    });
-                }
-                Err(Failure::Exited(_)) if !fresh && !retried => {
-                    retried = true;
-                    if let Some(process) = self.process.take() {
-                        process.stop().await;
-                    }
-                }
-                Err(failure) => return Err(failure),
+        let (text, at) = ask(&mut self.process, &self.program, &request.to_line(), budget).await?;
+        let mv = parse_answer(&text, request.game_mode)?;
+        let mv = request.check(mv)?;
+        Ok(Answered {
+            mv,
+            at,
+            substitute: None,
+        })
+    }
+}
+
+/// Writes one request line to the engine (started if it is not running) and reads its answer
+/// line within `budget`; returns the line and when it was read. The generic protocol's adapter
+/// exchanges its lines the same way.
+pub(super) async fn ask(
+    process: &mut Option<EngineProcess>,
+    program: &Program,
+    line: &str,
+    budget: Option<Duration>,
+) -> Result<(String, Instant), Failure> {
+    let deadline = budget.map(|b| Instant::now() + b);
+    // A one-shot engine answers and exits; it may not have finished exiting when the next
+    // request is written, so a process that was already running and closes its output
+    // without answering is given one fresh start before it counts as a failure.
+    let mut retried = false;
+    loop {
+        let (running, fresh) = ensure_started(process, program)?;
+        let written = running.send(line).await;
+        let answer = match written {
+            Ok(()) => read_before(process, deadline, budget).await,
+            Err(error) if fresh => {
+                *process = None;
+                return Err(Failure::Write(error.to_string()));
             }
+            Err(_) => Err(Failure::Exited(String::new())),
+        };
+        match answer {
+            Ok(text) => return Ok((text, Instant::now())),
+            Err(Failure::Exited(_)) if !fresh && !retried => {
+                retried = true;
+                if let Some(running) = process.take() {
+                    running.stop().await;
+                }
+            }
+            Err(failure) => return Err(failure),
         }
     }
 }

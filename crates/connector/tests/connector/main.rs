@@ -1,6 +1,7 @@
 //! The connector against a real server on port 0 with a fresh database: engines of every kind
 //! play whole matches, and the connector survives a server restart.
 
+mod generic_engine;
 mod harness;
 mod play;
 mod resilience;
