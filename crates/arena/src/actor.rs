@@ -11,7 +11,7 @@ use tokio::sync::{mpsc, oneshot};
 
 use crate::feed::Line;
 use crate::live::{self, MoveReply, Progress, Setup, UndoPoint};
-use crate::log::{MatchLog, Reader};
+use crate::log::{MatchLog, Participants, Reader};
 use crate::{ArenaError, Shared};
 
 /// A request to a match.
@@ -37,6 +37,7 @@ pub(crate) enum Command {
     HouseMove {
         leg: usize,
         revision: u64,
+        participant: usize,
         action: Value,
     },
     Resign {
@@ -52,7 +53,7 @@ pub(crate) enum Command {
     /// The status, after bringing the match up to date with the clock.
     Status { reply: oneshot::Sender<MatchStatus> },
     Turns {
-        who: [bool; 2],
+        who: Participants,
         reply: oneshot::Sender<(MatchStatus, Vec<Value>)>,
     },
     /// Sends the match's current state to one newly opened stream of `bot`.
@@ -71,8 +72,10 @@ pub(crate) struct Actor {
     pub(crate) log: Arc<MatchLog>,
     pub(crate) commands: mpsc::Receiver<Command>,
     pub(crate) myself: mpsc::Sender<Command>,
-    announced: HashSet<(usize, u64)>,
-    thinking: HashSet<(usize, u64)>,
+    /// The decisions announced to streams: (leg, revision, participant).
+    announced: HashSet<(usize, u64, usize)>,
+    /// The house decisions being thought about: (leg, revision, participant).
+    thinking: HashSet<(usize, u64, usize)>,
 }
 
 fn line(value: &Value) -> Line {
@@ -296,9 +299,15 @@ impl Actor {
         }
     }
 
+    /// Every bot playing in the match, each once.
     fn bots(&self) -> Vec<BotId> {
-        let [a, b] = [self.setup.bots[0].id, self.setup.bots[1].id];
-        if a == b { vec![a] } else { vec![a, b] }
+        let mut bots: Vec<BotId> = Vec::new();
+        for bot in &self.setup.bots {
+            if !bots.contains(&bot.id) {
+                bots.push(bot.id);
+            }
+        }
+        bots
     }
 
     /// Hands committed events to long-polls and streams, announces new turns, and starts the
@@ -332,11 +341,18 @@ impl Actor {
                 self.shared.feeds.send(bot, &text);
             }
         }
-        let humans = [!self.is_house(0), !self.is_house(1)];
+        let players = (0..self.setup.seats())
+            .filter(|&p| !self.is_house(p))
+            .fold(Participants::NONE, Participants::with);
         let announced = &self.announced;
-        let fresh = |leg: usize, revision: u64| !announced.contains(&(leg, revision));
-        for turn in live::turns(&self.setup, &self.progress, humans, now, &fresh) {
-            if self.announced.insert((turn.leg, turn.revision)) {
+        let fresh = |leg: usize, revision: u64, participant: usize| {
+            !announced.contains(&(leg, revision, participant))
+        };
+        for turn in live::turns(&self.setup, &self.progress, players, now, &fresh) {
+            if self
+                .announced
+                .insert((turn.leg, turn.revision, turn.participant))
+            {
                 self.shared.feeds.send(
                     self.setup.bots[turn.participant].id,
                     &turn_line(&turn, self.setup.id),
@@ -351,13 +367,13 @@ impl Actor {
     }
 
     fn has_house(&self) -> bool {
-        self.is_house(0) || self.is_house(1)
+        (0..self.setup.seats()).any(|p| self.is_house(p))
     }
 
     /// Computes the house bots' moves off the async runtime; each arrives as a command.
     fn start_house_moves(&mut self, now: i64) {
         for (leg, revision, seat, participant) in live::house_turns(&self.setup, &self.progress) {
-            if !self.thinking.insert((leg, revision)) {
+            if !self.thinking.insert((leg, revision, participant)) {
                 continue;
             }
             let Some(house) = self.setup.family.house else {
@@ -368,13 +384,16 @@ impl Actor {
             let level = self.setup.bots[participant]
                 .house_level()
                 .unwrap_or(arbiter_plugin::HouseLevel::Greedy);
-            let remaining = (l.clocks_ms[seat.index()] - (now - l.turn_started_ms)).max(0);
+            let remaining = l.time_left(seat, now);
             let view = arbiter_plugin::SeatView::new(state.as_ref(), seat);
             let share = remaining / house.decisions_left(&view).max(1);
             let budget_ms = level.max_think_ms().min(share).max(1);
             let deadline =
                 Instant::now() + Duration::from_millis(u64::try_from(budget_ms).unwrap_or(1));
-            let nonce = (1u64 << 40) | (u64::try_from(leg).unwrap_or(0) << 32) | revision;
+            let nonce = (1u64 << 40)
+                | (u64::from(seat.0) << 44)
+                | (u64::try_from(leg).unwrap_or(0) << 32)
+                | revision;
             let mut rng = self.setup.seed.stream("house", nonce);
             let myself = self.myself.clone();
             tokio::task::spawn_blocking(move || {
@@ -383,6 +402,7 @@ impl Actor {
                 let _ = myself.blocking_send(Command::HouseMove {
                     leg,
                     revision,
+                    participant,
                     action,
                 });
             });
@@ -422,23 +442,15 @@ impl Actor {
             Command::HouseMove {
                 leg,
                 revision,
+                participant,
                 action,
             } => {
-                self.thinking.remove(&(leg, revision));
-                let Some(participant) = self
-                    .progress
-                    .legs
-                    .get(leg)
-                    .and_then(|l| l.mover())
-                    .map(|(_, p)| p)
-                else {
-                    return;
-                };
-                let bot = self.setup.bots[participant].id;
+                self.thinking.remove(&(leg, revision, participant));
                 let leg_byte = u8::try_from(leg).unwrap_or(u8::MAX);
+                let mine = Participants::only(participant);
                 let result = self
                     .step(|setup, progress, now| {
-                        live::submit(setup, progress, bot, leg_byte, revision, &action, now)
+                        live::submit_as(setup, progress, mine, leg_byte, revision, &action, now)
                     })
                     .await;
                 if let Err(error) = result {
@@ -471,7 +483,10 @@ impl Actor {
             }
             Command::Turns { who, reply } => {
                 self.advance().await;
-                let turns = live::turns(&self.setup, &self.progress, who, self.now(), &|_, _| true);
+                let turns =
+                    live::turns(&self.setup, &self.progress, who, self.now(), &|_, _, _| {
+                        true
+                    });
                 let _ = reply.send((
                     self.progress.status,
                     turns.iter().map(|t| t.to_json(self.setup.id)).collect(),
@@ -491,7 +506,7 @@ impl Actor {
                     &self.progress,
                     self.setup.participants_of(bot),
                     now,
-                    &|_, _| true,
+                    &|_, _, _| true,
                 ) {
                     let _ = stream.try_send(turn_line(&turn, self.setup.id));
                 }

@@ -120,7 +120,7 @@ impl Arena {
             auto: false,
             opening: challenge.opening,
         };
-        self.challenge_in_seat(person, request, challenge.seat)
+        self.challenge_in_seat(person, request, &[], challenge.seat)
             .await
     }
 

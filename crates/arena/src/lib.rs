@@ -43,7 +43,7 @@ pub use directory::{Bot, BotProfile, Environment};
 pub use error::{ArenaError, ErrorClass};
 pub use humans::{PERSON_PREFIX, PersonChallenge, QuickMatch, ROOM_ROUND};
 pub use live::{MoveReply, SeatChoice};
-pub use log::Reader;
+pub use log::{Participants, Reader};
 pub use names::{BOT_NAME_RULE, NAME_MAX_CHARS, NAME_MIN_CHARS, NAME_RULE};
 
 use actor::{Actor, Command};
@@ -90,10 +90,14 @@ pub struct ChallengeRequest {
 struct Handle {
     commands: mpsc::Sender<Command>,
     log: Arc<MatchLog>,
-    bots: [BotId; 2],
+    /// The participants' bots, in participant order.
+    bots: Arc<[BotId]>,
     /// Whether the match has closed (it is then in [`Shared::closed`]).
     closed: bool,
 }
+
+/// A match's command queue, log and participants' bots, as [`Shared::handle`] gives them.
+type MatchChannels = (mpsc::Sender<Command>, Arc<MatchLog>, Arc<[BotId]>);
 
 /// State shared by the arena facade and every match actor.
 pub(crate) struct Shared {
@@ -247,14 +251,14 @@ impl Shared {
         })
     }
 
-    fn handle(&self, id: MatchId) -> Option<(mpsc::Sender<Command>, Arc<MatchLog>, [BotId; 2])> {
+    fn handle(&self, id: MatchId) -> Option<MatchChannels> {
         let matches = self
             .matches
             .read()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         matches
             .get(&id)
-            .map(|h| (h.commands.clone(), h.log.clone(), h.bots))
+            .map(|h| (h.commands.clone(), h.log.clone(), h.bots.clone()))
     }
 
     fn family(&self, game: &str) -> Result<&'static Family, ArenaError> {
@@ -445,10 +449,13 @@ impl Arena {
                 .map_err(|e| ArenaError::Unavailable(format!("match {}: {field}: {e}", record.id)))
         }
         let details = &record.details;
-        let [a, b] = two_participants(record)?;
+        let bots = participants(record)?
+            .iter()
+            .map(|&id| bot(id))
+            .collect::<Result<Vec<_>, _>>()?;
         Ok(live::Setup {
             id: record.id,
-            bots: [bot(a)?, bot(b)?],
+            bots,
             family: self.shared.family(&record.game)?,
             variant: parse(record, "variant")?,
             format: parse(record, "format")?,
@@ -475,7 +482,7 @@ impl Arena {
     ) {
         let (commands, receiver) = mpsc::channel(COMMAND_QUEUE);
         let log = Arc::new(MatchLog::new(logged));
-        let bots = [setup.bots[0].id, setup.bots[1].id];
+        let bots: Arc<[BotId]> = setup.bots.iter().map(|bot| bot.id).collect();
         let id = setup.id;
         self.shared
             .matches
@@ -486,7 +493,7 @@ impl Arena {
                 Handle {
                     commands: commands.clone(),
                     log: log.clone(),
-                    bots,
+                    bots: bots.clone(),
                     closed: false,
                 },
             );
@@ -866,19 +873,31 @@ impl Arena {
             .iter()
             .map(|m| {
                 let d = &m.details;
-                let [a, b] = two_participants(m)?;
-                Ok(json!({
+                let bots = participants(m)?;
+                let mut listed = json!({
                     "id": m.id,
                     "status": m.status,
                     "game": m.game,
                     "variant": d["variant"],
                     "rated": d["rated"],
-                    "bot_a": who(a),
-                    "bot_b": who(b),
+                    "bot_a": who(bots[0]),
+                    "bot_b": who(bots[1]),
                     "created_ms": m.created_ms,
                     "ended_ms": d["ended_ms"],
                     "result": d["result"],
-                }))
+                });
+                if bots.len() > 2 {
+                    listed["participants"] = bots
+                        .iter()
+                        .enumerate()
+                        .map(|(i, &id)| {
+                            let mut bot = who(id);
+                            bot["participant"] = json!(i);
+                            bot
+                        })
+                        .collect();
+                }
+                Ok(listed)
             })
             .collect()
     }
@@ -1060,7 +1079,21 @@ impl Arena {
         from: &Bot,
         request: ChallengeRequest,
     ) -> Result<Value, ArenaError> {
-        self.challenge_in_seat(from, request, SeatChoice::First)
+        self.challenge_in_seat(from, request, &[], SeatChoice::First)
+            .await
+    }
+
+    /// Creates a challenge from `from` to `request.opponent` and every bot named in `more`:
+    /// a match with one seat each, which starts once each of them has accepted (any refusal
+    /// or expiry cancels it). Matches of more than two are unrated for now: their results
+    /// carry every participant's rank, but ratings are still two-sided.
+    pub async fn challenge_several(
+        &self,
+        from: &Bot,
+        request: ChallengeRequest,
+        more: &[String],
+    ) -> Result<Value, ArenaError> {
+        self.challenge_in_seat(from, request, more, SeatChoice::First)
             .await
     }
 
@@ -1069,6 +1102,7 @@ impl Arena {
         &self,
         from: &Bot,
         request: ChallengeRequest,
+        more: &[String],
         seat: SeatChoice,
     ) -> Result<Value, ArenaError> {
         let family = self.shared.family(&request.game)?;
@@ -1076,44 +1110,64 @@ impl Arena {
             .shared
             .games
             .mode(&request.game, request.variant.as_deref())?
-            .variant
-            .to_owned();
+            .variant;
+        let seats = more.len() + 2;
+        if family
+            .variant(variant)
+            .is_none_or(|spec| !spec.seats_allowed(seats))
+        {
+            return Err(ArenaError::UnsupportedVariant(format!(
+                "{} {variant} is not played by {seats}",
+                family.id()
+            )));
+        }
+        let variant = variant.to_owned();
         request
             .time_control
             .validate()
             .map_err(ArenaError::InvalidRequest)?;
-        let opponent = self.find_bot(&request.opponent)?;
-        if !opponent.active() {
-            return Err(ArenaError::BotUnavailable(opponent.name));
+        let mut opponents = Vec::with_capacity(seats - 1);
+        for name in std::iter::once(&request.opponent).chain(more) {
+            let opponent = self.find_bot(name)?;
+            if !opponent.active() {
+                return Err(ArenaError::BotUnavailable(opponent.name));
+            }
+            check_variant(from, &opponent, &variant)?;
+            opponents.push(opponent);
         }
-        if family.house.is_none() && [from.kind, opponent.kind].contains(&BotKind::House) {
+        let bots: Vec<Bot> = std::iter::once(from.clone()).chain(opponents).collect();
+        if family.house.is_none() && bots.iter().any(|bot| bot.kind == BotKind::House) {
             return Err(ArenaError::UnsupportedVariant(format!(
                 "the house bots do not play {}",
                 family.id()
             )));
         }
-        check_variant(from, &opponent, &variant)?;
         if self.shared.pending_sent(from.id) >= self.shared.config.max_pending_challenges {
             return Err(ArenaError::RateLimited { retry_after_s: 10 });
         }
-        let self_play = opponent.id == from.id;
-        let immediate = self_play || opponent.kind == BotKind::House;
+        let self_play = bots.iter().all(|bot| bot.id == from.id);
+        // Nobody has to accept for the house bots or for the challenger itself.
+        let immediate = bots[1..]
+            .iter()
+            .all(|bot| bot.id == from.id || bot.kind == BotKind::House);
         if immediate {
-            self.check_can_start(from, &opponent, &variant)?;
+            for opponent in &bots[1..] {
+                self.check_can_start(from, opponent, &variant)?;
+            }
         }
         // A practising bot is trying something out; its results must not move ratings.
         // House bots challenge only through auto-matching, whose games are rated.
         let rated = request.rated
+            && seats == 2
             && !self_play
-            && from.kind != BotKind::Anonymous
-            && opponent.kind != BotKind::Anonymous
-            && !from.practising()
-            && !opponent.practising();
+            && bots
+                .iter()
+                .all(|bot| bot.kind != BotKind::Anonymous && !bot.practising());
         let seed = ServerSeed::generate().map_err(|e| ArenaError::Unavailable(e.to_string()))?;
         let now = self.now();
         let setup = live::Setup {
             id: self.shared.next_match.fetch_add(1, Ordering::SeqCst) + 1,
-            bots: [from.clone(), opponent.clone()],
+            bots,
             family,
             variant,
             format: request.format,
@@ -1134,7 +1188,7 @@ impl Arena {
         // Store the new match before anyone can see it.
         let mut writes = vec![Write::PutMatch(MatchRecord {
             id,
-            participants: vec![from.id, opponent.id],
+            participants: setup.bots.iter().map(|bot| bot.id).collect(),
             game: family.id().to_owned(),
             status: progress.status,
             created_ms: now,
@@ -1208,7 +1262,7 @@ impl Arena {
             .handle(id)
             .ok_or(ArenaError::MatchNotFound(id))?;
         let mut practice = false;
-        if bots[1] == bot.id {
+        if bots[1..].contains(&bot.id) {
             let challenger = self
                 .shared
                 .directory
@@ -1295,7 +1349,7 @@ impl Arena {
         let bots = self.shared.handle(id).map(|(_, _, bots)| bots);
         match (bot, bots) {
             (Some(bot), Some(bots)) => Reader {
-                participants: [bots[0] == bot.id, bots[1] == bot.id],
+                participants: Participants::of(&bots, &bot.id),
                 omniscient: false,
             },
             _ => Reader::SPECTATOR,
@@ -1371,7 +1425,7 @@ impl Arena {
     /// The decisions `bot` has to make in a match; waits up to `wait_ms` for one.
     pub async fn turns(&self, bot: &Bot, id: MatchId, wait_ms: i64) -> Result<Value, ArenaError> {
         let reader = self.reader_for(id, Some(bot));
-        if !reader.participants.contains(&true) {
+        if reader.participants.is_empty() {
             return match self.shared.handle(id) {
                 Some(_) => Err(ArenaError::NotParticipant),
                 None => {
@@ -1415,13 +1469,14 @@ impl Arena {
         let record = self.stored_match(id).await?;
         let events = self.shared.store.events(id, 0, u32::MAX).await?;
         let ended = !record.status.is_open();
-        let [a, b] = two_participants(&record)?;
+        let bots = participants(&record)?;
         Ok(json!({
             "id": id,
             "game": record.game,
             "status": record.status,
-            "bot_a": a,
-            "bot_b": b,
+            "bot_a": bots[0],
+            "bot_b": bots[1],
+            "participants": bots,
             "details": record.details,
             "commitment": ServerSeed::from_revealed(&record.seed).commitment().as_hex(),
             "seed": ended.then_some(record.seed),
@@ -1544,16 +1599,17 @@ impl Arena {
     }
 }
 
-/// A stored match's two participants. The arena plays matches of two, so a stored match with
-/// any other number is refused as unreadable rather than half read.
-fn two_participants(record: &MatchRecord) -> Result<[BotId; 2], ArenaError> {
-    match record.participants[..] {
-        [a, b] => Ok([a, b]),
-        _ => Err(ArenaError::Unavailable(format!(
-            "match {} has {} participants, not 2",
+/// A stored match's participants, checked: a match has 2 to 8, so a record with any other
+/// number cannot be a match this arena wrote.
+fn participants(record: &MatchRecord) -> Result<&[BotId], ArenaError> {
+    if (2..=8).contains(&record.participants.len()) {
+        Ok(&record.participants)
+    } else {
+        Err(ArenaError::Unavailable(format!(
+            "match {} has {} participants",
             record.id,
             record.participants.len()
-        ))),
+        )))
     }
 }
 

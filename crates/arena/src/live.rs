@@ -16,12 +16,12 @@ use arbiter_store::{Audience, BotId, BotKind, EventRecord, MatchId, MatchStatus}
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use arbiter_plugin::{DecisionContext, Family, Format, LegRequest, Opening, SeatView};
+use arbiter_plugin::{ClockPolicy, DecisionContext, Family, Format, LegRequest, Opening, SeatView};
 
 use crate::ArenaError;
 use crate::config::{ArenaConfig, TimeControl};
 use crate::directory::{Bot, Presence};
-use crate::log::Reader;
+use crate::log::{Participants, Reader};
 
 /// Which seat the challenger takes in the first leg (the legs after it alternate). In
 /// Othello the first seat is Black, who moves first.
@@ -42,8 +42,8 @@ pub enum SeatChoice {
 /// accepted while a bot reports practice (see [`accept`]).
 pub(crate) struct Setup {
     pub(crate) id: MatchId,
-    /// Participant 0 (the challenger) and participant 1.
-    pub(crate) bots: [Bot; 2],
+    /// The participants, 2 to 8: participant 0 is the challenger.
+    pub(crate) bots: Vec<Bot>,
     pub(crate) family: &'static Family,
     pub(crate) variant: String,
     pub(crate) format: Format,
@@ -60,8 +60,14 @@ pub(crate) struct Setup {
 }
 
 impl Setup {
+    /// Whether one bot plays every seat.
     pub(crate) fn self_play(&self) -> bool {
-        self.bots[0].id == self.bots[1].id
+        self.bots.iter().all(|bot| bot.id == self.bots[0].id)
+    }
+
+    /// How many participants (and seats) the match has.
+    pub(crate) fn seats(&self) -> usize {
+        self.bots.len()
     }
 
     fn is_house(&self, participant: usize) -> bool {
@@ -76,12 +82,13 @@ impl Setup {
     /// Whether a person plays in the match: then the server plays forced passes, as a game
     /// room does, and the presence rules that judge bots do not apply to the person.
     pub(crate) fn has_human(&self) -> bool {
-        self.is_human(0) || self.is_human(1)
+        (0..self.seats()).any(|p| self.is_human(p))
     }
 
-    /// The participants `bot` plays (both in self-play).
-    pub(crate) fn participants_of(&self, bot: BotId) -> [bool; 2] {
-        [self.bots[0].id == bot, self.bots[1].id == bot]
+    /// The participants `bot` plays (several in self-play).
+    pub(crate) fn participants_of(&self, bot: BotId) -> Participants {
+        let ids: Vec<BotId> = self.bots.iter().map(|b| b.id).collect();
+        Participants::of(&ids, &bot)
     }
 
     /// The participant in the first seat of the first leg, for the match started by event
@@ -93,7 +100,8 @@ impl Setup {
             SeatChoice::Second => 1,
             SeatChoice::Random => {
                 let mut rng = self.labelled_rng("seat", nonce);
-                usize::from(arbiter_rules::random::below(&mut rng, 2) == 1)
+                let seats = u32::try_from(self.seats()).unwrap_or(2);
+                usize::try_from(arbiter_rules::random::below(&mut rng, seats)).unwrap_or(0)
             }
         }
     }
@@ -155,7 +163,9 @@ impl arbiter_rules::Random for LazyStream<'_> {
 pub(crate) struct LegEnd {
     pub(crate) reason: String,
     /// Per participant.
-    pub(crate) scores: [i64; 2],
+    pub(crate) scores: Vec<i64>,
+    /// Per participant, from the rules' outcome: 1 for the best, shared by ties.
+    pub(crate) ranks: Vec<u8>,
     /// When it ended.
     pub(crate) at_ms: i64,
 }
@@ -164,6 +174,8 @@ pub(crate) struct LegEnd {
 #[derive(Clone, Debug)]
 pub(crate) struct Accepted {
     participant: usize,
+    /// Whether it was taken in a simultaneous phase.
+    simultaneous: bool,
     /// Shared, because every step copies the match's progress with all its moves.
     action: Arc<Value>,
     at_ms: i64,
@@ -189,11 +201,16 @@ pub struct MoveReply {
 
 /// The payload of a `move` event, written without building a `Value`: one is stored for
 /// every move. The fields are in alphabetical order, the order of every other payload's keys.
-#[derive(Serialize)]
+#[derive(Clone, Copy, Serialize)]
 struct MovePayload<'a> {
+    /// The action; left out of the public `acted` event that stands for a secret one.
+    #[serde(skip_serializing_if = "Value::is_null")]
     action: &'a Value,
-    clocks_ms: [i64; 2],
+    clocks_ms: &'a [i64],
     events: &'a [Value],
+    /// Set only for a free action, which moves no clock and no revision.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    free: bool,
     leg: usize,
     participant: usize,
     revision: u64,
@@ -205,11 +222,16 @@ struct MovePayload<'a> {
 #[derive(Clone, Debug)]
 pub(crate) struct Leg {
     pub(crate) state: Box<dyn DynState>,
-    /// The participant in the first seat (Black); participant 0 in leg 0, 1 in leg 1.
+    /// The participant in the first seat; the seats rotate from leg to leg.
     pub(crate) first_seat_participant: usize,
-    /// Remaining time per seat at the start of the current turn.
-    pub(crate) clocks_ms: [i64; 2],
+    /// Remaining time per seat at the start of the current turn (one entry per seat).
+    pub(crate) clocks_ms: Vec<i64>,
+    /// When the pending decisions began: the turn (the first action of a turn of several
+    /// under a per-turn clock) or the simultaneous phase.
     pub(crate) turn_started_ms: i64,
+    /// The revision at which the pending decisions began: a simultaneous phase's decisions
+    /// are announced once, at the phase's first revision, however many seats act in it.
+    pub(crate) period_revision: u64,
     pub(crate) revision: u64,
     pub(crate) ended: Option<LegEnd>,
     pub(crate) moves: Vec<Accepted>,
@@ -218,12 +240,52 @@ pub(crate) struct Leg {
 }
 
 impl Leg {
+    fn seats(&self) -> usize {
+        self.clocks_ms.len()
+    }
+
     fn participant_of(&self, seat: Seat) -> usize {
-        (seat.index() + self.first_seat_participant) % 2
+        (seat.index() + self.first_seat_participant) % self.seats().max(1)
     }
 
     fn seat_of(&self, participant: usize) -> Seat {
-        Seat(u8::try_from((participant + self.first_seat_participant) % 2).unwrap_or(0))
+        let seats = self.seats().max(1);
+        let seat = (participant + seats - self.first_seat_participant % seats) % seats;
+        Seat(u8::try_from(seat).unwrap_or(0))
+    }
+
+    /// Every pending decision, as (seat, participant): the mover in a turn, every pending
+    /// seat in a simultaneous phase.
+    pub(crate) fn pending(&self) -> Vec<(Seat, usize)> {
+        if self.ended.is_some() {
+            return Vec::new();
+        }
+        match self.state.to_act() {
+            ToAct::Turn { seat } => vec![(seat, self.participant_of(seat))],
+            ToAct::Simultaneous { pending, .. } => pending
+                .iter()
+                .map(|seat| (seat, self.participant_of(seat)))
+                .collect(),
+            ToAct::Nobody => Vec::new(),
+        }
+    }
+
+    /// The revision the pending decisions are announced at: a turn's is the leg's current
+    /// revision; a simultaneous phase's decisions are the phase's, announced once.
+    pub(crate) fn decision_revision(&self) -> u64 {
+        if self.phase().is_some() {
+            self.period_revision
+        } else {
+            self.revision
+        }
+    }
+
+    /// The simultaneous phase under way, if any.
+    fn phase(&self) -> Option<u32> {
+        match self.state.to_act() {
+            ToAct::Simultaneous { phase, .. } => Some(phase),
+            ToAct::Turn { .. } | ToAct::Nobody => None,
+        }
     }
 
     /// The seat to move and its participant, while the leg runs a turn-based game.
@@ -242,6 +304,17 @@ impl Leg {
         self.clocks_ms[seat.index()] - (now_ms - self.turn_started_ms)
     }
 
+    /// How long `seat` has for its pending decision at `now_ms`: its running clock in a turn,
+    /// and until the rules' deadline in a simultaneous phase.
+    pub(crate) fn time_left(&self, seat: Seat, now_ms: i64) -> i64 {
+        let left = match (self.phase(), self.state.deadline()) {
+            (Some(_), Some(at)) => i64::try_from(at).unwrap_or(i64::MAX) - now_ms,
+            (Some(_), None) => self.clocks_ms[seat.index()],
+            (None, _) => self.remaining_ms(seat, now_ms),
+        };
+        left.max(0)
+    }
+
     fn status(&self) -> &'static str {
         match &self.ended {
             None => "active",
@@ -251,9 +324,18 @@ impl Leg {
         }
     }
 
-    fn scores_by_participant(&self, outcome: &Outcome) -> [i64; 2] {
-        let mut scores = [0; 2];
-        for (seat, result) in outcome.seats.iter().enumerate().take(2) {
+    /// Each participant's rank in `outcome`.
+    fn ranks_by_participant(&self, outcome: &Outcome) -> Vec<u8> {
+        let mut ranks = vec![1; self.seats()];
+        for (seat, result) in outcome.seats.iter().enumerate().take(self.seats()) {
+            ranks[self.participant_of(Seat(u8::try_from(seat).unwrap_or(0)))] = result.rank;
+        }
+        ranks
+    }
+
+    fn scores_by_participant(&self, outcome: &Outcome) -> Vec<i64> {
+        let mut scores = vec![0; self.seats()];
+        for (seat, result) in outcome.seats.iter().enumerate().take(self.seats()) {
             scores[self.participant_of(Seat(u8::try_from(seat).unwrap_or(0)))] = result.score;
         }
         scores
@@ -269,13 +351,15 @@ pub(crate) struct Progress {
     pub(crate) ended_ms: Option<i64>,
     pub(crate) legs: Vec<Leg>,
     /// When each participant's first turn began.
-    first_turn_at: [Option<i64>; 2],
+    first_turn_at: Vec<Option<i64>>,
     /// Whether each participant has moved.
-    moved: [bool; 2],
-    /// Since when each participant has been gone while the other was connected.
-    absent_since: [Option<i64>; 2],
+    moved: Vec<bool>,
+    /// Since when each participant has been gone while another was connected.
+    absent_since: Vec<Option<i64>>,
     /// When each participant was last seen gone.
-    seen_gone_at: [Option<i64>; 2],
+    seen_gone_at: Vec<Option<i64>>,
+    /// The invited participants who have accepted the challenge.
+    accepted: Participants,
     /// Absence is counted from this time at the earliest: the match's start, or the moment
     /// it was resumed after a restart (when nobody could have been connected).
     pub(crate) watch_from_ms: i64,
@@ -376,17 +460,18 @@ pub(crate) fn challenge(setup: &Setup, now_ms: i64) -> Progress {
         started_ms: None,
         ended_ms: None,
         legs: Vec::new(),
-        first_turn_at: [None; 2],
-        moved: [false; 2],
-        absent_since: [None; 2],
-        seen_gone_at: [None; 2],
+        first_turn_at: vec![None; setup.seats()],
+        moved: vec![false; setup.seats()],
+        absent_since: vec![None; setup.seats()],
+        seen_gone_at: vec![None; setup.seats()],
+        accepted: Participants::NONE,
         watch_from_ms: now_ms,
         result: None,
         seq: 0,
         fresh: Vec::new(),
         row_changed: true,
     };
-    let payload = json!({
+    let mut payload = json!({
         "bot_a": bot_summary(&setup.bots[0]),
         "bot_b": bot_summary(&setup.bots[1]),
         "game": setup.family.id(),
@@ -397,6 +482,9 @@ pub(crate) fn challenge(setup: &Setup, now_ms: i64) -> Progress {
         "commitment": setup.seed.commitment().as_hex(),
         "expires_ms": progress.expires_ms,
     });
+    if setup.seats() > 2 {
+        payload["participants"] = participants_json(setup);
+    }
     progress.emit(setup, now_ms, Audience::Everyone, "challenge", payload);
     progress
 }
@@ -405,7 +493,22 @@ fn bot_summary(bot: &Bot) -> Value {
     json!({"id": bot.id, "name": bot.name, "kind": bot.kind})
 }
 
-/// Accepts a pending challenge (by the challenged bot) and starts the match.
+/// Every participant, with its index.
+fn participants_json(setup: &Setup) -> Value {
+    setup
+        .bots
+        .iter()
+        .enumerate()
+        .map(|(i, b)| {
+            let mut s = bot_summary(b);
+            s["participant"] = json!(i);
+            s
+        })
+        .collect()
+}
+
+/// Accepts a pending challenge for every participant `bot` plays but the challenger, and
+/// starts the match once every invited participant has accepted.
 ///
 /// `practice` says that either bot reports practice now: the match is then unrated whatever
 /// the challenge asked, because a bot may start practising after it was challenged. The
@@ -421,23 +524,38 @@ pub(crate) fn accept(
     if progress.status != MatchStatus::Pending {
         return Err(ArenaError::ChallengeNotPending);
     }
-    if bot != setup.bots[1].id {
+    let invited = setup
+        .participants_of(bot)
+        .iter(setup.seats())
+        .filter(|&p| p > 0);
+    let invited: Vec<usize> = invited.collect();
+    if invited.is_empty() {
         return Err(ArenaError::NotYourChallenge("the challenged bot"));
     }
-    let payload = if practice && setup.rated {
+    let mut payload = if practice && setup.rated {
         setup.rated = false;
         json!({"rated": false, "unrated_because": "practice"})
     } else {
         json!({})
     };
+    for &p in &invited {
+        progress.accepted = progress.accepted.with(p);
+    }
+    if setup.seats() > 2 {
+        payload["by"] = json!(invited);
+    }
     progress.emit(setup, now_ms, Audience::Everyone, "accepted", payload);
-    start(setup, progress, now_ms)
+    if (1..setup.seats()).all(|p| progress.accepted.contains(p)) {
+        start(setup, progress, now_ms)
+    } else {
+        Ok(())
+    }
 }
 
 /// Starts the legs: draws the opening from the match seed and sets the clocks.
 pub(crate) fn start(setup: &Setup, progress: &mut Progress, now_ms: i64) -> Result<(), ArenaError> {
     let nonce = progress.seq + 1;
-    let seats = setup.bots.len();
+    let seats = setup.seats();
     let configs = setup
         .family
         .setup
@@ -500,9 +618,10 @@ fn build_legs(
             let initial = setup.time_control.initial_ms;
             Ok(Leg {
                 state,
-                first_seat_participant: (first + i) % 2,
-                clocks_ms: [initial; 2],
+                first_seat_participant: (first + i) % setup.seats(),
+                clocks_ms: vec![initial; setup.seats()],
                 turn_started_ms: now_ms,
+                period_revision: 0,
                 revision: 0,
                 ended: None,
                 moves: Vec::new(),
@@ -517,7 +636,7 @@ fn note_first_turns(progress: &mut Progress, now_ms: i64) {
     let movers: Vec<usize> = progress
         .legs
         .iter()
-        .filter_map(|leg| leg.mover().map(|(_, p)| p))
+        .flat_map(|leg| leg.pending().into_iter().map(|(_, p)| p))
         .collect();
     for participant in movers {
         progress.first_turn_at[participant].get_or_insert(now_ms);
@@ -535,12 +654,14 @@ pub(crate) fn decline(
     if progress.status != MatchStatus::Pending {
         return Err(ArenaError::ChallengeNotPending);
     }
-    let (who, kind) = if cancel {
-        (0, "cancelled")
+    let kind = if cancel { "cancelled" } else { "rejected" };
+    let mine = setup.participants_of(bot);
+    let allowed = if cancel {
+        mine.contains(0)
     } else {
-        (1, "rejected")
+        mine.iter(setup.seats()).any(|p| p > 0)
     };
-    if bot != setup.bots[who].id {
+    if !allowed {
         return Err(ArenaError::NotYourChallenge(if cancel {
             "the challenger"
         } else {
@@ -575,8 +696,28 @@ pub(crate) fn submit(
     submitted: &Value,
     now_ms: i64,
 ) -> Result<MoveReply, ArenaError> {
-    let mine = setup.participants_of(bot);
-    if !mine.contains(&true) {
+    submit_as(
+        setup,
+        progress,
+        setup.participants_of(bot),
+        leg_index,
+        revision,
+        submitted,
+        now_ms,
+    )
+}
+
+/// Plays a move submitted for one of the participants in `mine`, as [`submit`] does.
+pub(crate) fn submit_as(
+    setup: &Setup,
+    progress: &mut Progress,
+    mine: Participants,
+    leg_index: u8,
+    revision: u64,
+    submitted: &Value,
+    now_ms: i64,
+) -> Result<MoveReply, ArenaError> {
+    if mine.is_empty() {
         return Err(ArenaError::NotParticipant);
     }
     if progress.status != MatchStatus::Running {
@@ -586,21 +727,42 @@ pub(crate) fn submit(
         .legs
         .get(usize::from(leg_index))
         .ok_or(ArenaError::NoSuchLeg(leg_index))?;
-    if let Some(earlier) = usize::try_from(revision)
+    // A repeat of an accepted action gets the original reply: the action accepted at the
+    // revision it names, or, in a simultaneous phase, where several seats act on the same
+    // announced revision, any later one of its seats' in that phase.
+    if let Some(since) = usize::try_from(revision)
         .ok()
-        .and_then(|r| leg.moves.get(r))
+        .and_then(|r| leg.moves.get(r..))
+        .filter(|since| !since.is_empty())
+        && let Ok(action) = setup.family.codec.parse(leg.state.as_ref(), submitted)
     {
-        let same_action = setup
-            .family
-            .codec
-            .parse(leg.state.as_ref(), submitted)
-            .is_ok_and(|a| a == *earlier.action);
-        if mine[earlier.participant] && same_action {
+        let repeated = since
+            .iter()
+            .enumerate()
+            .take_while(|(i, m)| *i == 0 || m.simultaneous)
+            .find(|(_, m)| mine.contains(m.participant) && *m.action == action);
+        if let Some((_, earlier)) = repeated {
             return Ok(earlier.reply);
         }
     }
     if leg.ended.is_some() {
         return Err(ArenaError::LegFinished(leg_index));
+    }
+    let action = setup.family.codec.parse(leg.state.as_ref(), submitted)?;
+    if leg.state.is_free(&action) {
+        // A free action (chat, a claim) is taken from any seat of the bot's, whoever must
+        // decide now, and moves no clock, deadline or revision.
+        let mover = mine.iter(setup.seats()).next().unwrap_or(0);
+        let seat = leg.seat_of(mover);
+        return play_free(
+            setup,
+            progress,
+            usize::from(leg_index),
+            seat,
+            mover,
+            action,
+            now_ms,
+        );
     }
     let (seat, mover) = match leg.state.to_act() {
         ToAct::Turn { seat } => {
@@ -616,17 +778,17 @@ pub(crate) fn submit(
         // revision moves under them; the action names its phase, and the rules refuse input
         // for another phase.
         ToAct::Simultaneous { pending, .. } => {
-            let mover = (0..2)
-                .find(|&p| mine[p] && pending.contains(leg.seat_of(p)))
+            let mover = mine
+                .iter(setup.seats())
+                .find(|&p| pending.contains(leg.seat_of(p)))
                 .ok_or(ArenaError::NotYourTurn)?;
             (leg.seat_of(mover), mover)
         }
         ToAct::Nobody => return Err(ArenaError::LegFinished(leg_index)),
     };
-    if !mine[mover] {
+    if !mine.contains(mover) {
         return Err(ArenaError::NotYourTurn);
     }
-    let action = setup.family.codec.parse(leg.state.as_ref(), submitted)?;
     let reply = play(
         setup,
         progress,
@@ -677,8 +839,7 @@ fn play(
 ) -> Result<MoveReply, ArenaError> {
     let nonce = progress.seq + 1;
     let leg = &mut progress.legs[leg_index];
-    // Chess clocks run in turns; a simultaneous phase runs on the rules' own deadline.
-    let timed = matches!(leg.state.to_act(), ToAct::Turn { .. });
+    let before = leg.state.to_act();
     let mut rng = setup.rng(nonce);
     // The rules change nothing when they refuse an action, so the state is changed in place.
     let game_events = leg
@@ -688,38 +849,48 @@ fn play(
             &action,
             &mut Ctx::new(u64::try_from(now_ms).unwrap_or(0), &mut rng),
         )
-        .map_err(|e| match e {
-            GameError::Rule(RuleError::Illegal(text)) => ArenaError::IllegalMove(text),
-            GameError::Rule(RuleError::NotYourTurn) => ArenaError::NotYourTurn,
-            GameError::Rule(RuleError::GameOver) => {
-                ArenaError::LegFinished(u8::try_from(leg_index).unwrap_or(u8::MAX))
-            }
-            other => ArenaError::IllegalMove(other.to_string()),
-        })?;
-    if timed {
+        .map_err(|e| rule_error(e, leg_index))?;
+    let after = leg.state.to_act();
+    // Chess clocks run in turns: a clock period ends with each action, or under a per-turn
+    // clock only when the turn passes. A simultaneous phase runs on the rules' own deadline,
+    // and its decisions began when the phase did.
+    let period_goes_on = match (before, after) {
+        (ToAct::Turn { seat: a }, ToAct::Turn { seat: b }) => {
+            a == b && setup.family.clock == ClockPolicy::PerTurn
+        }
+        (ToAct::Simultaneous { phase: a, .. }, ToAct::Simultaneous { phase: b, .. }) => a == b,
+        _ => false,
+    };
+    if matches!(before, ToAct::Turn { .. }) && !period_goes_on {
         let elapsed = now_ms - leg.turn_started_ms;
         leg.clocks_ms[seat.index()] += setup.time_control.increment_ms - elapsed;
     }
-    leg.turn_started_ms = now_ms;
     leg.revision += 1;
-    leg.warned = false;
+    if !period_goes_on {
+        leg.turn_started_ms = now_ms;
+        leg.period_revision = leg.revision;
+        leg.warned = false;
+    }
     let revision = leg.revision;
-    let clocks = leg.clocks_ms;
+    let clocks = leg.clocks_ms.clone();
     let first_seat_participant = leg.first_seat_participant;
+    let seats = leg.seats();
     progress.moved[mover] = true;
     note_first_turns(progress, now_ms);
-    let (public, private) = split_events(game_events, first_seat_participant);
+    let (public, private) = split_events(game_events, first_seat_participant, seats);
     let payload = MovePayload {
         action: &action,
-        clocks_ms: clocks,
+        clocks_ms: &clocks,
         events: &public,
+        free: false,
         leg: leg_index,
         participant: mover,
         revision,
         seat: seat.0,
         turn_started_ms: now_ms,
     };
-    let seq = progress.emit(setup, now_ms, Audience::Everyone, "move", payload);
+    let secret = !matches!(before, ToAct::Turn { .. });
+    let seq = emit_move(setup, progress, now_ms, payload, secret);
     emit_private(setup, progress, now_ms, leg_index, private);
     finish_leg_if_over(setup, progress, leg_index, now_ms);
     let leg = &mut progress.legs[leg_index];
@@ -733,11 +904,105 @@ fn play(
     };
     leg.moves.push(Accepted {
         participant: mover,
+        simultaneous: secret,
         action: Arc::new(action),
         at_ms: now_ms,
         reply,
     });
     Ok(reply)
+}
+
+/// Applies a free action: stored and published like a move, but it moves no clock, no
+/// deadline and no revision, so every pending decision stays as it was.
+fn play_free(
+    setup: &Setup,
+    progress: &mut Progress,
+    leg_index: usize,
+    seat: Seat,
+    mover: usize,
+    action: Value,
+    now_ms: i64,
+) -> Result<MoveReply, ArenaError> {
+    let nonce = progress.seq + 1;
+    let leg = &mut progress.legs[leg_index];
+    let mut rng = setup.rng(nonce);
+    let game_events = leg
+        .state
+        .apply(
+            seat,
+            &action,
+            &mut Ctx::new(u64::try_from(now_ms).unwrap_or(0), &mut rng),
+        )
+        .map_err(|e| rule_error(e, leg_index))?;
+    let (public, private) = split_events(game_events, leg.first_seat_participant, leg.seats());
+    let revision = leg.revision;
+    let clocks = leg.clocks_ms.clone();
+    let payload = MovePayload {
+        action: &action,
+        clocks_ms: &clocks,
+        events: &public,
+        free: true,
+        leg: leg_index,
+        participant: mover,
+        revision,
+        seat: seat.0,
+        turn_started_ms: leg.turn_started_ms,
+    };
+    let seq = emit_move(setup, progress, now_ms, payload, true);
+    emit_private(setup, progress, now_ms, leg_index, private);
+    finish_leg_if_over(setup, progress, leg_index, now_ms);
+    Ok(MoveReply {
+        match_id: setup.id,
+        leg: leg_index,
+        revision,
+        seq,
+        leg_status: progress.legs[leg_index].status(),
+        status: progress.status,
+    })
+}
+
+/// Stores an accepted action. An action taken in a turn is public, as every board game shows
+/// its moves. An action taken in a simultaneous phase, or a free one, may be a secret (a bid,
+/// a night action, a whisper): its `move` event is for its participant alone, and everyone
+/// else gets an `acted` event with the same fields but the action, carrying only the rules'
+/// public events — the same shape whatever was chosen. Returns the `move` event's seq.
+fn emit_move(
+    setup: &Setup,
+    progress: &mut Progress,
+    now_ms: i64,
+    payload: MovePayload<'_>,
+    secret: bool,
+) -> i64 {
+    if !secret {
+        return progress.emit(setup, now_ms, Audience::Everyone, "move", payload);
+    }
+    let participant = u8::try_from(payload.participant).unwrap_or(u8::MAX);
+    let seq = progress.emit(
+        setup,
+        now_ms,
+        Audience::Participant(participant),
+        "move",
+        payload,
+    );
+    let acted = MovePayload {
+        action: &Value::Null,
+        ..payload
+    };
+    progress.emit(setup, now_ms, Audience::Everyone, "acted", acted);
+    seq
+}
+
+/// The arena's error for the rules' refusal.
+fn rule_error(error: GameError, leg_index: usize) -> ArenaError {
+    match error {
+        GameError::Rule(RuleError::Illegal(text)) => ArenaError::IllegalMove(text),
+        GameError::Rule(RuleError::NotYourTurn) => ArenaError::NotYourTurn,
+        GameError::Rule(RuleError::GameOver) => {
+            ArenaError::LegFinished(u8::try_from(leg_index).unwrap_or(u8::MAX))
+        }
+        GameError::MalformedAction(text) => ArenaError::MalformedAction(text),
+        other => ArenaError::IllegalMove(other.to_string()),
+    }
 }
 
 /// Public game events, and private ones addressed to participants.
@@ -764,6 +1029,7 @@ fn emit_private(
 fn split_events(
     events: Vec<Emitted<Value>>,
     first_seat_participant: usize,
+    seat_count: usize,
 ) -> (Vec<Value>, Vec<(u8, Value)>) {
     let mut public = Vec::new();
     let mut private = Vec::new();
@@ -772,7 +1038,7 @@ fn split_events(
             Visibility::Everyone => public.push(emitted.event),
             Visibility::Seats(seats) => {
                 for seat in seats.iter() {
-                    let participant = (seat.index() + first_seat_participant) % 2;
+                    let participant = (seat.index() + first_seat_participant) % seat_count.max(1);
                     private.push((
                         u8::try_from(participant).unwrap_or(0),
                         emitted.event.clone(),
@@ -789,14 +1055,12 @@ fn finish_leg_if_over(setup: &Setup, progress: &mut Progress, leg_index: usize, 
     let Some(outcome) = leg.state.outcome() else {
         return;
     };
-    let scores = leg.scores_by_participant(&outcome);
     end_leg(
         setup,
         progress,
         leg_index,
         &outcome.reason,
-        scores,
-        outcome.score_order,
+        &outcome,
         now_ms,
     );
 }
@@ -806,18 +1070,19 @@ fn end_leg(
     progress: &mut Progress,
     leg_index: usize,
     reason: &str,
-    scores: [i64; 2],
-    order: ScoreOrder,
+    outcome: &Outcome,
     now_ms: i64,
 ) {
     let leg = &mut progress.legs[leg_index];
+    let scores = leg.scores_by_participant(outcome);
+    let payload = json!({"leg": leg_index, "reason": reason, "scores": scores});
     leg.ended = Some(LegEnd {
         reason: reason.to_owned(),
         scores,
+        ranks: leg.ranks_by_participant(outcome),
         at_ms: now_ms,
     });
-    leg.score_order = order;
-    let payload = json!({"leg": leg_index, "reason": reason, "scores": scores});
+    leg.score_order = outcome.score_order;
     progress.emit(setup, now_ms, Audience::Everyone, "leg_finished", payload);
     if progress.legs.iter().all(|l| l.ended.is_some()) {
         let timeouts = progress
@@ -837,36 +1102,61 @@ fn end_leg(
     }
 }
 
-/// Ends a running match with a result. `loser` forfeits every unfinished leg.
+/// Ends a running match with a result. `loser` forfeits every unfinished leg and ranks last;
+/// the others are ranked by their scores summed over the legs.
 fn finish(setup: &Setup, progress: &mut Progress, reason: &str, loser: Option<usize>, now_ms: i64) {
     let mut order = ScoreOrder::HigherIsBetter;
-    let mut totals = [0i64; 2];
+    let mut totals = vec![0i64; setup.seats()];
     for leg in &mut progress.legs {
         if leg.ended.is_none() {
             let seat = leg.seat_of(loser.unwrap_or(0));
             let forfeit = leg.state.forfeit(seat);
-            let scores = leg.scores_by_participant(&forfeit);
             leg.score_order = forfeit.score_order;
             leg.ended = Some(LegEnd {
                 reason: "stopped".to_owned(),
-                scores,
+                scores: leg.scores_by_participant(&forfeit),
+                ranks: leg.ranks_by_participant(&forfeit),
                 at_ms: now_ms,
             });
         }
         order = leg.score_order;
         if let Some(end) = &leg.ended {
-            totals[0] += end.scores[0];
-            totals[1] += end.scores[1];
+            for (total, score) in totals.iter_mut().zip(&end.scores) {
+                *total += score;
+            }
         }
     }
-    let winner = match loser {
-        Some(loser) => Some(1 - loser),
-        None if order.better(totals[0], totals[1]) => Some(0),
-        None if order.better(totals[1], totals[0]) => Some(1),
-        None => None,
+    // One leg is ranked as the rules ranked it (a forfeit, teams); several are ranked by
+    // their summed scores, which is how paired legs are compared.
+    let ranks: Vec<u8> = match (loser, progress.legs.as_slice()) {
+        (Some(loser), _) => {
+            let loser = Seat(u8::try_from(loser).unwrap_or(0));
+            Outcome::forfeit(&totals, loser, order)
+                .seats
+                .iter()
+                .map(|s| s.rank)
+                .collect()
+        }
+        (None, [leg]) => leg
+            .ended
+            .as_ref()
+            .map_or_else(Vec::new, |end| end.ranks.clone()),
+        (None, _) => Outcome::from_scores(&totals, order, reason)
+            .seats
+            .iter()
+            .map(|s| s.rank)
+            .collect(),
     };
-    let result =
+    let winners: Vec<usize> = (0..ranks.len()).filter(|&p| ranks[p] == 1).collect();
+    let winner = match winners.as_slice() {
+        [one] => Some(*one),
+        _ => None,
+    };
+    let mut result =
         json!({"reason": reason, "winner": winner, "totals": totals, "rated": setup.rated});
+    if setup.seats() > 2 {
+        result["ranks"] = json!(ranks);
+    }
     progress.result = Some(result.clone());
     progress.ended_ms = Some(now_ms);
     progress.set_status(MatchStatus::Finished);
@@ -899,17 +1189,12 @@ pub(crate) fn resign(
     now_ms: i64,
 ) -> Result<(), ArenaError> {
     let mine = setup.participants_of(bot);
-    if !mine.contains(&true) {
+    let Some(loser) = mine.iter(setup.seats()).next() else {
         return Err(ArenaError::NotParticipant);
-    }
+    };
     if progress.status != MatchStatus::Running {
         return Err(ArenaError::MatchNotRunning);
     }
-    let loser = if setup.self_play() {
-        0
-    } else {
-        usize::from(mine[1])
-    };
     finish(setup, progress, "resign", Some(loser), now_ms);
     Ok(())
 }
@@ -976,7 +1261,7 @@ fn due(
                     ));
                 }
             }
-            for participant in (0..2).filter(|&p| !setup.is_human(p)) {
+            for participant in (0..setup.seats()).filter(|&p| !setup.is_human(p)) {
                 if let (Some(at), false) = (
                     progress.first_turn_at[participant],
                     progress.moved[participant],
@@ -985,7 +1270,7 @@ fn due(
                 }
             }
             if !setup.self_play() {
-                for participant in 0..2 {
+                for participant in 0..setup.seats() {
                     if let Some(since) = progress.absent_since[participant] {
                         due.push((
                             since + setup.config.disconnect_ms,
@@ -1061,7 +1346,9 @@ pub(crate) fn tick(
                     .state
                     .on_deadline(&mut Ctx::new(u64::try_from(at).unwrap_or(0), &mut rng));
                 l.revision += 1;
-                let (public, private) = split_events(events, l.first_seat_participant);
+                l.turn_started_ms = at;
+                l.period_revision = l.revision;
+                let (public, private) = split_events(events, l.first_seat_participant, l.seats());
                 progress.emit(
                     setup,
                     at,
@@ -1091,18 +1378,9 @@ fn time_out(setup: &Setup, progress: &mut Progress, leg_index: usize, at_ms: i64
     let leg = &progress.legs[leg_index];
     let Some((seat, _)) = leg.mover() else { return };
     let forfeit = leg.state.forfeit(seat);
-    let scores = leg.scores_by_participant(&forfeit);
     let leg = &mut progress.legs[leg_index];
     leg.clocks_ms[seat.index()] = leg.remaining_ms(seat, at_ms).max(0);
-    end_leg(
-        setup,
-        progress,
-        leg_index,
-        "timeout",
-        scores,
-        forfeit.score_order,
-        at_ms,
-    );
+    end_leg(setup, progress, leg_index, "timeout", &forfeit, at_ms);
 }
 
 /// Tracks since when each participant has been gone while the other was connected.
@@ -1115,28 +1393,42 @@ fn update_absence(
     if progress.status != MatchStatus::Running || setup.self_play() {
         return;
     }
-    let states = [
-        presence_of(setup, 0, presence),
-        presence_of(setup, 1, presence),
-    ];
+    let states = presence_states(setup, presence);
     for (participant, state) in states.iter().enumerate() {
         if matches!(state, Presence::Offline { .. }) {
             progress.seen_gone_at[participant] = Some(now_ms);
         }
     }
-    for participant in 0..2 {
-        let other = 1 - participant;
-        match (states[participant], states[other]) {
-            (Presence::Offline { since_ms }, Presence::Online { .. }) => {
+    for participant in 0..setup.seats() {
+        let others_online: Vec<usize> = (0..setup.seats())
+            .filter(|&q| {
+                setup.bots[q].id != setup.bots[participant].id
+                    && matches!(states[q], Presence::Online { .. })
+            })
+            .collect();
+        match states[participant] {
+            Presence::Offline { since_ms } if !others_online.is_empty() => {
                 if progress.absent_since[participant].is_none() {
-                    let other_back = progress.seen_gone_at[other].unwrap_or(i64::MIN);
+                    // Absence counts from when another participant was last seen back.
+                    let others_back = others_online
+                        .iter()
+                        .filter_map(|&q| progress.seen_gone_at[q])
+                        .max()
+                        .unwrap_or(i64::MIN);
                     progress.absent_since[participant] =
-                        Some(since_ms.max(other_back).max(progress.watch_from_ms));
+                        Some(since_ms.max(others_back).max(progress.watch_from_ms));
                 }
             }
             _ => progress.absent_since[participant] = None,
         }
     }
+}
+
+/// Every participant's presence, in participant order.
+fn presence_states(setup: &Setup, presence: &dyn Fn(BotId) -> Presence) -> Vec<Presence> {
+    (0..setup.seats())
+        .map(|p| presence_of(setup, p, presence))
+        .collect()
 }
 
 /// A decision a bot has to make now.
@@ -1175,77 +1467,92 @@ impl Turn {
     }
 }
 
-/// The decisions pending for the participants selected by `who`, in legs and at revisions
-/// `wanted` accepts (building an engine request costs, so callers skip what they have sent).
+/// The decisions pending for the participants selected by `who`: one per pending seat, each
+/// built from that seat's view, in legs and at revisions `wanted` accepts (building a
+/// request costs, so callers skip what they have sent).
 pub(crate) fn turns(
     setup: &Setup,
     progress: &Progress,
-    who: [bool; 2],
+    who: Participants,
     now_ms: i64,
-    wanted: &dyn Fn(usize, u64) -> bool,
+    wanted: &dyn Fn(usize, u64, usize) -> bool,
 ) -> Vec<Turn> {
     if progress.status != MatchStatus::Running {
         return Vec::new();
     }
-    progress
-        .legs
-        .iter()
-        .enumerate()
-        .filter_map(|(i, leg)| {
-            let (seat, participant) = leg.mover()?;
-            if !who[participant] || !wanted(i, leg.revision) {
-                return None;
+    let mut turns = Vec::new();
+    for (i, leg) in progress.legs.iter().enumerate() {
+        let revision = leg.decision_revision();
+        for (seat, participant) in leg.pending() {
+            if !who.contains(participant) || !wanted(i, revision, participant) {
+                continue;
             }
-            let remaining = leg.remaining_ms(seat, now_ms).max(0);
-            // A match with a person is a room to FlipSight's engines: a negative id, a round
-            // and the room's creation time.
-            let person = setup.has_human();
-            let created = person.then(|| crate::clock::utc_datetime(setup.created_ms));
-            let seats = setup.bots.len();
-            let by_seat: Vec<u8> = (0..seats)
-                .map(|s| {
-                    u8::try_from(leg.participant_of(Seat(u8::try_from(s).unwrap_or(0))))
-                        .unwrap_or(0)
-                })
-                .collect();
-            let clocks: Vec<i64> = (0..seats)
-                .map(|s| {
-                    if s == seat.index() {
-                        remaining
-                    } else {
-                        leg.clocks_ms[s]
-                    }
-                })
-                .collect();
-            let move_times: Vec<i64> = leg.moves.iter().map(|m| m.at_ms).collect();
-            let context = DecisionContext {
-                variant: &setup.variant,
-                match_id: if person { -setup.id } else { setup.id },
-                leg: u8::try_from(i).unwrap_or(0),
-                participant: u8::try_from(participant).unwrap_or(0),
-                participants_by_seat: &by_seat,
-                phase: None,
-                revision: leg.revision,
-                clocks_ms: &clocks,
-                remaining_ms: remaining,
-                budget_ms: setup.config.default_budget_ms.min(remaining - 750).max(0),
-                deadline_ms: Some(now_ms + remaining),
-                move_times_ms: &move_times,
-                room: created
-                    .as_deref()
-                    .map(|created| (crate::ROOM_ROUND, created)),
-            };
-            Some(Turn {
+            turns.push(Turn {
                 participant,
                 leg: i,
-                revision: leg.revision,
-                request: setup
-                    .family
-                    .decisions
-                    .request(&SeatView::new(leg.state.as_ref(), seat), &context),
-            })
+                revision,
+                request: decision_request(setup, leg, i, seat, participant, now_ms),
+            });
+        }
+    }
+    turns
+}
+
+/// The request `seat` receives for its pending decision in leg `i`, from its view alone.
+fn decision_request(
+    setup: &Setup,
+    leg: &Leg,
+    i: usize,
+    seat: Seat,
+    participant: usize,
+    now_ms: i64,
+) -> String {
+    let phase = leg.phase();
+    // In a turn the mover's clock runs; in a simultaneous phase the rules' deadline bounds
+    // every pending seat.
+    let remaining = leg.time_left(seat, now_ms);
+    let deadline_ms = match (phase, leg.state.deadline()) {
+        (None, _) => Some(now_ms + remaining),
+        (Some(_), deadline) => deadline.and_then(|at| i64::try_from(at).ok()),
+    };
+    // A match with a person is a room to FlipSight's engines: a negative id, a round and the
+    // room's creation time.
+    let person = setup.has_human();
+    let created = person.then(|| crate::clock::utc_datetime(setup.created_ms));
+    let by_seat: Vec<u8> = (0..leg.seats())
+        .map(|s| u8::try_from(leg.participant_of(Seat(u8::try_from(s).unwrap_or(0)))).unwrap_or(0))
+        .collect();
+    let clocks: Vec<i64> = (0..leg.seats())
+        .map(|s| {
+            if s == seat.index() {
+                remaining
+            } else {
+                leg.clocks_ms[s]
+            }
         })
-        .collect()
+        .collect();
+    let move_times: Vec<i64> = leg.moves.iter().map(|m| m.at_ms).collect();
+    let context = DecisionContext {
+        variant: &setup.variant,
+        match_id: if person { -setup.id } else { setup.id },
+        leg: u8::try_from(i).unwrap_or(0),
+        participant: u8::try_from(participant).unwrap_or(0),
+        participants_by_seat: &by_seat,
+        phase,
+        revision: leg.decision_revision(),
+        clocks_ms: &clocks,
+        remaining_ms: remaining,
+        budget_ms: setup.config.default_budget_ms.min(remaining - 750).max(0),
+        deadline_ms,
+        move_times_ms: &move_times,
+        room: created
+            .as_deref()
+            .map(|created| (crate::ROOM_ROUND, created)),
+    };
+    setup
+        .family
+        .decisions
+        .request(&SeatView::new(leg.state.as_ref(), seat), &context)
 }
 
 /// The house participants' pending decisions: (leg, revision, seat, participant).
@@ -1257,17 +1564,30 @@ pub(crate) fn house_turns(setup: &Setup, progress: &Progress) -> Vec<(usize, u64
         .legs
         .iter()
         .enumerate()
-        .filter_map(|(i, leg)| {
-            leg.mover()
+        .flat_map(|(i, leg)| {
+            leg.pending()
+                .into_iter()
                 .filter(|(_, p)| setup.is_house(*p))
-                .map(|(seat, p)| (i, leg.revision, seat, p))
+                .map(move |(seat, p)| (i, leg.revision, seat, p))
         })
         .collect()
 }
 
+/// The participants with a decision pending in a leg: `to_move` in a turn, and in a
+/// simultaneous phase every pending seat's participant under `pending`.
+fn pending_json(leg: &Leg) -> (Option<usize>, Option<Vec<usize>>) {
+    match leg.phase() {
+        None => (leg.mover().map(|(_, p)| p), None),
+        Some(_) => (
+            None,
+            Some(leg.pending().into_iter().map(|(_, p)| p).collect()),
+        ),
+    }
+}
+
 /// A compact summary for streams and lists.
 pub(crate) fn summary(setup: &Setup, progress: &Progress, now_ms: i64) -> Value {
-    json!({
+    let mut summary = json!({
         "id": setup.id,
         "status": progress.status,
         "game": setup.family.id(),
@@ -1278,17 +1598,28 @@ pub(crate) fn summary(setup: &Setup, progress: &Progress, now_ms: i64) -> Value 
         "bot_b": bot_summary(&setup.bots[1]),
         "time_control": setup.time_control,
         "expires_ms": (progress.status == MatchStatus::Pending).then_some(progress.expires_ms),
-        "legs": progress.legs.iter().enumerate().map(|(i, leg)| json!({
-            "leg": i,
-            "status": leg.status(),
-            "revision": leg.revision,
-            "to_move": leg.mover().map(|(_, p)| p),
-            "clocks_ms": leg.clocks_ms,
-            "turn_started_ms": leg.turn_started_ms,
-        })).collect::<Vec<_>>(),
+        "legs": progress.legs.iter().enumerate().map(|(i, leg)| {
+            let (to_move, pending) = pending_json(leg);
+            let mut summary = json!({
+                "leg": i,
+                "status": leg.status(),
+                "revision": leg.revision,
+                "to_move": to_move,
+                "clocks_ms": leg.clocks_ms,
+                "turn_started_ms": leg.turn_started_ms,
+            });
+            if let Some(pending) = pending {
+                summary["pending"] = json!(pending);
+            }
+            summary
+        }).collect::<Vec<_>>(),
         "result": progress.result,
         "server_now_ms": now_ms,
-    })
+    });
+    if setup.seats() > 2 {
+        summary["participants"] = participants_json(setup);
+    }
+    summary
 }
 
 /// The full state for one reader.
@@ -1301,18 +1632,19 @@ pub(crate) fn snapshot(setup: &Setup, progress: &Progress, reader: Reader, now_m
         .map(|(i, leg)| {
             let viewer = if ended || reader.omniscient {
                 Viewer::Omniscient
-            } else if let Some(p) = (0..2).find(|&p| reader.participants[p]) {
+            } else if let Some(p) = reader.participants.iter(setup.seats()).next() {
                 Viewer::Seat(leg.seat_of(p))
             } else {
                 Viewer::Spectator
             };
             let mover = leg.mover();
-            json!({
+            let (to_move, pending) = pending_json(leg);
+            let mut snapshot = json!({
                 "leg": i,
                 "status": leg.status(),
                 "first_seat_participant": leg.first_seat_participant,
                 "revision": leg.revision,
-                "to_move": mover.map(|(_, p)| p),
+                "to_move": to_move,
                 "clocks_ms": leg.clocks_ms,
                 "turn_started_ms": leg.turn_started_ms,
                 "remaining_ms": mover.map(|(seat, _)| leg.remaining_ms(seat, now_ms).max(0)),
@@ -1320,7 +1652,11 @@ pub(crate) fn snapshot(setup: &Setup, progress: &Progress, reader: Reader, now_m
                 // When each accepted move arrived, in the order the rules' history lists them.
                 "moves_at_ms": leg.moves.iter().map(|m| m.at_ms).collect::<Vec<_>>(),
                 "view": leg.state.view(viewer),
-            })
+            });
+            if let Some(pending) = pending {
+                snapshot["pending"] = json!(pending);
+            }
+            snapshot
         })
         .collect();
     let mut snapshot = json!({
@@ -1333,11 +1669,7 @@ pub(crate) fn snapshot(setup: &Setup, progress: &Progress, reader: Reader, now_m
         "auto": setup.auto,
         "self_play": setup.self_play(),
         "time_control": setup.time_control,
-        "participants": setup.bots.iter().enumerate().map(|(i, b)| {
-            let mut s = bot_summary(b);
-            s["participant"] = json!(i);
-            s
-        }).collect::<Vec<_>>(),
+        "participants": participants_json(setup),
         "created_ms": setup.created_ms,
         "expires_ms": (progress.status == MatchStatus::Pending).then_some(progress.expires_ms),
         "started_ms": progress.started_ms,
@@ -1349,14 +1681,16 @@ pub(crate) fn snapshot(setup: &Setup, progress: &Progress, reader: Reader, now_m
         "seq": progress.seq,
         "server_now_ms": now_ms,
     });
-    if reader.participants.contains(&true) && !reader.omniscient {
-        let you: Vec<usize> = (0..2).filter(|&p| reader.participants[p]).collect();
+    if !reader.participants.is_empty() && !reader.omniscient {
+        let you: Vec<usize> = reader.participants.iter(setup.seats()).collect();
         snapshot["you"] = json!(you);
         snapshot["turns"] = json!(
-            turns(setup, progress, reader.participants, now_ms, &|_, _| true)
-                .iter()
-                .map(|t| t.to_json(setup.id))
-                .collect::<Vec<_>>()
+            turns(setup, progress, reader.participants, now_ms, &|_, _, _| {
+                true
+            })
+            .iter()
+            .map(|t| t.to_json(setup.id))
+            .collect::<Vec<_>>()
         );
     }
     snapshot
@@ -1398,6 +1732,15 @@ pub(crate) fn replay_observed(
             "challenge" => {
                 progress.expires_ms = p["expires_ms"].as_i64().unwrap_or(progress.expires_ms);
             }
+            "accepted" => {
+                // Two participants accept once, which starts the match; with more, each
+                // acceptance names who accepted.
+                for by in p["by"].as_array().into_iter().flatten() {
+                    if let Some(by) = by.as_u64().and_then(|by| usize::try_from(by).ok()) {
+                        progress.accepted = progress.accepted.with(by);
+                    }
+                }
+            }
             "started" => {
                 let configs: Vec<Value> = p["legs"]
                     .as_array()
@@ -1412,6 +1755,21 @@ pub(crate) fn replay_observed(
                 progress.status = MatchStatus::Running;
                 note_first_turns(&mut progress, event.at_ms);
                 observe(&progress, None);
+            }
+            "move" if p["free"] == true => {
+                let leg_index = leg_of(p, &progress)?;
+                let seat = Seat(u8::try_from(p["seat"].as_u64().unwrap_or(0)).unwrap_or(0));
+                let mover = progress.legs[leg_index].participant_of(seat);
+                progress.seq = event.seq - 1;
+                play_free(
+                    setup,
+                    &mut progress,
+                    leg_index,
+                    seat,
+                    mover,
+                    p["action"].clone(),
+                    event.at_ms,
+                )?;
             }
             "move" => {
                 let leg_index = leg_of(p, &progress)?;
@@ -1444,6 +1802,8 @@ pub(crate) fn replay_observed(
                     &mut rng,
                 ));
                 leg.revision += 1;
+                leg.turn_started_ms = event.at_ms;
+                leg.period_revision = leg.revision;
                 progress.seq = event.seq;
                 finish_leg_if_over(setup, &mut progress, leg_index, event.at_ms);
             }
@@ -1492,15 +1852,15 @@ pub(crate) fn shift_time(progress: &mut Progress, ms: i64) {
     for at in progress.first_turn_at.iter_mut().flatten() {
         *at += ms;
     }
-    progress.absent_since = [None; 2];
-    progress.seen_gone_at = [None; 2];
+    progress.absent_since.fill(None);
+    progress.seen_gone_at.fill(None);
 }
 
 /// Starts counting absences afresh from `now_ms` (after a restart).
 pub(crate) fn watch_from(progress: &mut Progress, now_ms: i64) {
     progress.watch_from_ms = now_ms;
-    progress.absent_since = [None; 2];
-    progress.seen_gone_at = [None; 2];
+    progress.absent_since.fill(None);
+    progress.seen_gone_at.fill(None);
 }
 
 /// Whether the absence bookkeeping agrees with the bots' presence now, so that a wake-up
@@ -1513,13 +1873,12 @@ pub(crate) fn presence_settled(
     if progress.status != MatchStatus::Running || setup.self_play() {
         return true;
     }
-    let states = [
-        presence_of(setup, 0, presence),
-        presence_of(setup, 1, presence),
-    ];
-    (0..2).all(|p| {
+    let states = presence_states(setup, presence);
+    (0..setup.seats()).all(|p| {
         let counting = matches!(states[p], Presence::Offline { .. })
-            && matches!(states[1 - p], Presence::Online { .. });
+            && (0..setup.seats()).any(|q| {
+                setup.bots[q].id != setup.bots[p].id && matches!(states[q], Presence::Online { .. })
+            });
         counting == progress.absent_since[p].is_some()
     })
 }
@@ -1529,5 +1888,9 @@ pub(crate) fn abort_technical(setup: &Setup, progress: &mut Progress, now_ms: i6
     close(setup, progress, MatchStatus::Aborted, "technical", now_ms);
 }
 
+#[cfg(test)]
+mod clock_tests;
+#[cfg(test)]
+mod seats_tests;
 #[cfg(test)]
 mod tests;

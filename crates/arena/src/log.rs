@@ -5,11 +5,59 @@ use std::sync::{Arc, RwLock};
 use arbiter_store::{Audience, EventRecord};
 use tokio::sync::watch;
 
+/// A set of a match's participants, by index (a match has at most eight).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Participants(u8);
+
+impl Participants {
+    /// Nobody.
+    pub const NONE: Participants = Participants(0);
+    /// Every participant there can be.
+    pub const ALL: Participants = Participants(u8::MAX);
+
+    /// Only participant `p`.
+    pub fn only(p: usize) -> Participants {
+        Participants::NONE.with(p)
+    }
+
+    /// The participants `bot` plays among `bots` (several for a bot that plays itself).
+    pub fn of<T: PartialEq>(bots: &[T], bot: &T) -> Participants {
+        bots.iter()
+            .enumerate()
+            .filter(|(_, b)| *b == bot)
+            .fold(Participants::NONE, |set, (p, _)| set.with(p))
+    }
+
+    /// This set and participant `p`.
+    pub fn with(self, p: usize) -> Participants {
+        match u32::try_from(p).ok().and_then(|p| 1u8.checked_shl(p)) {
+            Some(bit) => Participants(self.0 | bit),
+            None => self,
+        }
+    }
+
+    /// Whether participant `p` is in the set.
+    pub fn contains(self, p: usize) -> bool {
+        p < 8 && self.0 >> p & 1 == 1
+    }
+
+    /// Whether the set is empty.
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
+    /// The participants in the set below `count`, in order.
+    pub fn iter(self, count: usize) -> impl Iterator<Item = usize> {
+        (0..count.min(8)).filter(move |&p| self.contains(p))
+    }
+}
+
 /// Who is reading a match's events.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Reader {
-    /// The participants the reader plays (both for a self-play bot, none for a spectator).
-    pub participants: [bool; 2],
+    /// The participants the reader plays (several for a bot playing itself, none for a
+    /// spectator).
+    pub participants: Participants,
     /// Reads everything (finished matches, exports).
     pub omniscient: bool,
 }
@@ -17,12 +65,12 @@ pub struct Reader {
 impl Reader {
     /// Someone without a seat.
     pub const SPECTATOR: Reader = Reader {
-        participants: [false, false],
+        participants: Participants::NONE,
         omniscient: false,
     };
     /// Sees every event.
     pub const OMNISCIENT: Reader = Reader {
-        participants: [true, true],
+        participants: Participants::ALL,
         omniscient: true,
     };
 
@@ -31,12 +79,7 @@ impl Reader {
         match audience {
             Audience::Everyone => true,
             Audience::Participant(p) => {
-                self.omniscient
-                    || self
-                        .participants
-                        .get(usize::from(p))
-                        .copied()
-                        .unwrap_or(false)
+                self.omniscient || self.participants.contains(usize::from(p))
             }
         }
     }
@@ -159,9 +202,18 @@ mod tests {
         };
         assert_eq!(seqs(log.page(0, Reader::SPECTATOR, 100)), (vec![1, 4], 4));
         let p0 = Reader {
-            participants: [true, false],
+            participants: Participants::only(0),
             omniscient: false,
         };
+        assert_eq!(
+            Participants::of(&[3, 5, 3], &3),
+            Participants::only(0).with(2)
+        );
+        assert_eq!(Participants::only(2).iter(4).collect::<Vec<_>>(), [2]);
+        assert!(
+            Participants::only(9).is_empty(),
+            "at most eight participants"
+        );
         assert_eq!(seqs(log.page(1, p0, 100)), (vec![2, 4], 4));
         assert_eq!(seqs(log.page(0, Reader::OMNISCIENT, 2)), (vec![1, 2], 2));
         assert_eq!(seqs(log.page(2, Reader::OMNISCIENT, 2)), (vec![3, 4], 4));

@@ -87,6 +87,8 @@ pub(crate) struct EngineProcess {
     stdin: ChildStdin,
     stdout: FramedRead<ChildStdout, LinesCodec>,
     stderr: Arc<Mutex<VecDeque<String>>>,
+    /// The task draining standard error; it ends when the pipe closes.
+    drain: tokio::task::JoinHandle<()>,
 }
 
 impl EngineProcess {
@@ -102,7 +104,7 @@ impl EngineProcess {
         // hung) and its last lines are kept to explain a failure.
         let tail = Arc::new(Mutex::new(VecDeque::new()));
         let kept = tail.clone();
-        tokio::spawn(async move {
+        let drain = tokio::spawn(async move {
             let mut lines = FramedRead::new(stderr, LinesCodec::new_with_max_length(MAX_LINE));
             while let Some(line) = lines.next().await {
                 let Ok(line) = line else { continue };
@@ -121,6 +123,7 @@ impl EngineProcess {
             stdin,
             stdout: FramedRead::new(stdout, LinesCodec::new_with_max_length(MAX_LINE)),
             stderr: tail,
+            drain,
         })
     }
 
@@ -166,12 +169,19 @@ impl EngineProcess {
             .cloned()
     }
 
-    /// Waits a moment for the exit status of a process that closed its output.
+    /// Waits a moment for the exit status of a process that closed its output, and for the
+    /// last of what it wrote on standard error to be read, so that its last words are never
+    /// lost to a race with the reader.
     pub(crate) async fn exit_status(&mut self) -> Option<std::process::ExitStatus> {
-        tokio::time::timeout(Duration::from_millis(500), self.child.wait())
+        let status = tokio::time::timeout(Duration::from_millis(500), self.child.wait())
             .await
             .ok()?
-            .ok()
+            .ok();
+        // The pipe closes when the process has gone, unless something it started holds it.
+        if !self.drain.is_finished() {
+            let _ = tokio::time::timeout(Duration::from_millis(500), &mut self.drain).await;
+        }
+        status
     }
 
     /// Asks the process to end with `command` and waits up to `patience` for it to exit, then

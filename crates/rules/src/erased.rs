@@ -4,7 +4,7 @@
 use std::fmt::Debug;
 use std::marker::PhantomData;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::{ConfigError, Ctx, Events, Game, Outcome, RuleError, Seat, Started, ToAct, Viewer};
@@ -72,6 +72,9 @@ pub trait DynState: Send + Sync + Debug {
     fn outcome(&self) -> Option<Outcome>;
     /// The outcome if `seat` forfeits now.
     fn forfeit(&self, seat: Seat) -> Outcome;
+    /// Whether the action, given as JSON, is free (see [`Game::is_free`]); a value that is no
+    /// action of the game is not.
+    fn is_free(&self, action: &Value) -> bool;
     /// The whole state as `{"game", "rules_version", "state"}`, for storage.
     fn save(&self) -> Value;
     /// A boxed copy.
@@ -218,6 +221,10 @@ impl<G: Game> DynState for TypedState<G> {
 
     fn forfeit(&self, seat: Seat) -> Outcome {
         G::forfeit(&self.0, seat)
+    }
+
+    fn is_free(&self, action: &Value) -> bool {
+        G::Action::deserialize(action).is_ok_and(|action| G::is_free(&action))
     }
 
     fn save(&self) -> Value {

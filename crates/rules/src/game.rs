@@ -208,4 +208,10 @@ pub trait Game: 'static {
 
     /// The outcome if `seat` forfeits now (flag fall, disconnect, resignation).
     fn forfeit(state: &Self::State, seat: Seat) -> Outcome;
+
+    /// Whether `action` is free: accepted from any seat at any time (chat, a claim), without
+    /// touching clocks, deadlines or whose decision is pending. `apply` still judges it.
+    fn is_free(_action: &Self::Action) -> bool {
+        false
+    }
 }

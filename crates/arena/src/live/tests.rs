@@ -4,9 +4,9 @@ use super::*;
 use crate::directory::BotProfile;
 use arbiter_othello_plugin::FAMILY as OTHELLO;
 
-const T0: i64 = 1_000_000;
+pub(super) const T0: i64 = 1_000_000;
 
-fn bot(id: BotId, name: &str, kind: BotKind) -> Bot {
+pub(super) fn bot(id: BotId, name: &str, kind: BotKind) -> Bot {
     Bot {
         id,
         name: name.to_owned(),
@@ -21,10 +21,10 @@ fn bot(id: BotId, name: &str, kind: BotKind) -> Bot {
     }
 }
 
-fn setup(format: Format, time_control: TimeControl) -> Setup {
+pub(super) fn setup(format: Format, time_control: TimeControl) -> Setup {
     Setup {
         id: 7,
-        bots: [
+        bots: vec![
             bot(1, "Alpha", BotKind::Registered),
             bot(2, "Beta", BotKind::Registered),
         ],
@@ -42,7 +42,7 @@ fn setup(format: Format, time_control: TimeControl) -> Setup {
     }
 }
 
-fn online(_: BotId) -> Presence {
+pub(super) fn online(_: BotId) -> Presence {
     Presence::Online { until_ms: None }
 }
 
@@ -55,7 +55,7 @@ fn started(setup: &mut Setup) -> Progress {
 
 /// Plays the first legal move of the side to move in `leg` at `now`.
 fn play_first(setup: &Setup, progress: &mut Progress, leg: usize, now: i64) -> MoveReply {
-    let turn = turns(setup, progress, [true, true], now, &|_, _| true)
+    let turn = turns(setup, progress, Participants::ALL, now, &|_, _, _| true)
         .into_iter()
         .find(|t| t.leg == leg)
         .expect("a pending turn");
@@ -245,10 +245,12 @@ fn only_the_right_bot_answers_a_challenge() {
 fn refused_moves_change_nothing_while_the_clock_runs() {
     let mut setup = setup(Format::Paired, TimeControl::default());
     let mut progress = started(&mut setup);
-    let turn = turns(&setup, &progress, [true, false], T0, &|_, _| true)
-        .into_iter()
-        .find(|t| t.leg == 0)
-        .expect("black to move in leg 0");
+    let turn = turns(&setup, &progress, Participants::only(0), T0, &|_, _, _| {
+        true
+    })
+    .into_iter()
+    .find(|t| t.leg == 0)
+    .expect("black to move in leg 0");
     let request = turn.request_json();
     let legal: Vec<i64> = request["legal_moves"]
         .as_array()
@@ -397,7 +399,8 @@ fn a_flag_fall_forfeits_one_leg_while_the_other_plays_on() {
         end,
         LegEnd {
             reason: "timeout".into(),
-            scores: [0, 64],
+            scores: vec![0, 64],
+            ranks: vec![2, 1],
             at_ms: T0 + 60_501,
         }
     );
@@ -589,7 +592,7 @@ fn a_spectator_and_a_participant_see_what_they_should() {
         &setup,
         &progress,
         Reader {
-            participants: [true, false],
+            participants: Participants::only(0),
             omniscient: false,
         },
         T0,
@@ -603,14 +606,14 @@ fn a_spectator_and_a_participant_see_what_they_should() {
 
 /// Goofspiel with three cards and one-second bids, so that the arena's handling of
 /// simultaneous phases and rules-owned deadlines is exercised in a few steps.
-struct ThreeCards;
+pub(super) struct ThreeCards;
 
 impl arbiter_plugin::MatchSetup for ThreeCards {
     fn variants(&self) -> &'static [arbiter_plugin::VariantSpec] {
         &[arbiter_plugin::VariantSpec {
             name: "standard",
             min_seats: 2,
-            max_seats: 2,
+            max_seats: 4,
             summary: "Three cards.",
         }]
     }
@@ -621,13 +624,13 @@ impl arbiter_plugin::MatchSetup for ThreeCards {
         _rng: &mut dyn arbiter_rules::Random,
     ) -> Result<Vec<Value>, arbiter_plugin::SetupError> {
         Ok(vec![
-            json!({"players": 2, "cards": 3, "bid_ms": 1000});
+            json!({"players": request.seats, "cards": 3, "bid_ms": 1000});
             request.legs
         ])
     }
 }
 
-static GOOFSPIEL: Family = Family {
+pub(super) static GOOFSPIEL: Family = Family {
     rules: &arbiter_goofspiel::RULES,
     setup: &ThreeCards,
     codec: &arbiter_plugin::JsonCodec,
