@@ -1,10 +1,18 @@
-//! The game families this server runs: the one place that names them.
+//! The game families this server runs, and the games its dialects serve: the one place that
+//! names them.
 
 use arbiter_arena::Games;
+use arbiter_server::{Dialects, UnknownGame};
 
 /// Every family, the server's default (Othello, whose `std` auto-matching plays) first.
 pub(crate) fn games() -> Games {
     Games::new()
         .with(&arbiter_othello_plugin::FAMILY)
         .with(&arbiter_goofspiel::FAMILY)
+}
+
+/// The dialects the server speaks besides its native API, each with the game it serves:
+/// FlipSight's dialect is Othello's.
+pub(crate) fn dialects(games: &Games) -> Result<Dialects, UnknownGame> {
+    Dialects::none().with_flipsight(games, arbiter_othello_plugin::FAMILY.id())
 }

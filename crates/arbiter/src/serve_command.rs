@@ -118,7 +118,8 @@ pub(crate) async fn run(args: ServeArgs) -> anyhow::Result<()> {
         anonymous_per_address: args.anonymous_per_address,
         ..arbiter_server::ServeLimits::default()
     };
-    arbiter_server::serve_with(listener, arena, limits, shutdown_signal())
+    let dialects = crate::games::dialects(arena.games()).context("choosing the dialects' games")?;
+    arbiter_server::serve_with(listener, arena, dialects, limits, shutdown_signal())
         .await
         .context("serving HTTP")?;
     Ok(())

@@ -22,7 +22,8 @@ pub const ANONYMOUS_PREFIX: &str = "anon:";
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct BotProfile {
-    /// The Othello variants the bot plays; empty means `std` only.
+    /// The variants of the games the server runs that the bot plays; empty means the variant
+    /// of the server's default mode only.
     pub supported_variants: Vec<String>,
     /// Matches it may play at once; `None` for the server's default.
     pub concurrency: Option<u32>,

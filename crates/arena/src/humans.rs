@@ -29,18 +29,17 @@ pub struct PersonChallenge {
     pub time_control: TimeControl,
     /// Where the game starts.
     pub opening: Opening,
-    /// The person's seat (in Othello, Black is the first seat): chosen, or drawn from the
-    /// match seed.
+    /// The person's seat: chosen, or drawn from the match seed.
     pub seat: SeatChoice,
 }
 
-/// What a person asks for with a quick match: `std` from the start or an XOT opening, against
-/// whichever bot the arena finds.
+/// What a person asks for with a quick match: the server's default mode from the start or
+/// from a balanced opening, against whichever bot the arena finds.
 #[derive(Clone, Debug)]
 pub struct QuickMatch {
     /// The clocks.
     pub time_control: TimeControl,
-    /// Where the game starts: [`Opening::Start`] or [`Opening::Balanced`] (XOT).
+    /// Where the game starts: [`Opening::Start`] or [`Opening::Balanced`] (the family's list).
     pub opening: Opening,
     /// The person's seat.
     pub seat: SeatChoice,

@@ -103,7 +103,10 @@ fn start_server(arrivals: Arrivals) -> (String, std::thread::JoinHandle<()>) {
             )
             .await
             .expect("arena");
-            let app = arbiter_server::app(arena).layer(axum::middleware::from_fn(
+            let dialects = arbiter_server::Dialects::none()
+                .with_flipsight(arena.games(), "othello")
+                .expect("Othello is registered");
+            let app = arbiter_server::app(arena, dialects).layer(axum::middleware::from_fn(
                 move |request, next| note_arrival(arrivals.clone(), request, next),
             ));
             let listener = tokio::net::TcpListener::bind("127.0.0.1:0")

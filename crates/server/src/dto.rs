@@ -111,7 +111,7 @@ pub struct BotView {
     pub created_ms: i64,
     /// Whether it is connected now (an open stream, or a request in the last 10 s).
     pub online: bool,
-    /// The Othello variants it plays.
+    /// The variants of the games this server runs that it plays.
     #[schema(value_type = Vec<VariantName>)]
     pub supported_variants: Vec<String>,
     /// Whether it may be rated.
@@ -123,7 +123,7 @@ pub struct BotView {
     pub disabled: bool,
     /// Whether the arena offers it games when it is online and idle (registered bots).
     pub auto_match: bool,
-    /// Its ratings by game mode (`othello:std`, …), in a single bot's profile: rating,
+    /// Its ratings by game mode (`game:variant`, …), in a single bot's profile: rating,
     /// deviation, volatility, games, wins, losses, draws, highest rating, streaks, and whether
     /// it is still provisional with its progress towards an official rating.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -186,8 +186,8 @@ pub struct EnvironmentReport {
     /// Practice mode (default `false`): while set, the bot's matches against other bots are
     /// unrated.
     pub practice: bool,
-    /// The variants the connected engine can play, among `std`, `anti`, `grand`, `octagon` and
-    /// `reversi`; absent for no restriction, and never empty. Challenges in other variants are
+    /// The variants the connected engine can play, among the variants of the games this server
+    /// runs; absent for no restriction, and never empty. Challenges in other variants are
     /// refused.
     #[schema(value_type = Option<Vec<VariantName>>, min_items = 1)]
     pub variants: Option<Vec<String>>,
@@ -206,15 +206,28 @@ impl EnvironmentReport {
     }
 }
 
+/// The variants house bots play: every variant of every game in `games` that has a house
+/// player, each name once.
+fn house_variants(games: &Games) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for family in games.families().filter(|f| f.house.is_some()) {
+        for variant in family.setup.variants() {
+            if !names.iter().any(|name| name == variant.name) {
+                names.push(variant.name.to_owned());
+            }
+        }
+    }
+    names
+}
+
 impl BotView {
-    /// The public view of a bot.
-    pub fn public(bot: &Bot, online: bool) -> BotView {
+    /// The public view of a bot on a server running `games`.
+    pub fn public(bot: &Bot, online: bool, games: &Games) -> BotView {
         let supported_variants = if bot.kind == arbiter_store::BotKind::House {
-            ["std", "anti", "grand", "octagon", "reversi"]
-                .map(String::from)
-                .to_vec()
+            house_variants(games)
         } else if bot.profile.supported_variants.is_empty() {
-            vec!["std".to_owned()]
+            // A profile that lists no variants offers the server's default mode's.
+            vec![bot.default_variant.to_owned()]
         } else {
             bot.profile.supported_variants.clone()
         };
@@ -235,11 +248,11 @@ impl BotView {
         }
     }
 
-    /// The view a bot has of itself.
-    pub fn own(bot: &Bot, online: bool) -> BotView {
+    /// The view a bot has of itself on a server running `games`.
+    pub fn own(bot: &Bot, online: bool, games: &Games) -> BotView {
         BotView {
             token_prefix: bot.token_prefix.clone(),
-            ..BotView::public(bot, online)
+            ..BotView::public(bot, online, games)
         }
     }
 }
@@ -261,7 +274,8 @@ pub struct AnonymousRequest {
     /// digits, `_`, `-` or `.`, neither only digits nor only dots.
     #[schema(min_length = 2, max_length = 24, pattern = r"^[\w.-]{2,24}$")]
     pub name: Option<String>,
-    /// The Othello variants it plays, at least one (default: all of them).
+    /// The variants of the games this server runs that it plays, at least one (default: all
+    /// of them).
     #[schema(value_type = Option<Vec<VariantName>>, min_items = 1)]
     pub supported_variants: Option<Vec<String>>,
 }
@@ -275,7 +289,8 @@ pub struct RegisterRequest {
     /// `о` is refused. In the pattern, `\w` stands for letters and digits of any script and `_`.
     #[schema(min_length = 2, max_length = 24, pattern = r"^[\w.-]{2,24}$")]
     pub name: String,
-    /// The Othello variants it plays, at least one (default `["std"]`).
+    /// The variants of the games this server runs that it plays, at least one (default: the
+    /// variant of the server's default mode).
     #[serde(default)]
     #[schema(value_type = Option<Vec<VariantName>>, min_items = 1)]
     pub supported_variants: Option<Vec<String>>,
@@ -286,13 +301,16 @@ pub struct RegisterRequest {
 }
 
 impl RegisterRequest {
-    /// The profile it asks for, which the arena checks.
-    pub fn profile(&self) -> BotProfile {
+    /// The profile it asks for on a server running `games`, which the arena checks.
+    pub fn profile(&self, games: &Games) -> BotProfile {
         BotProfile {
-            supported_variants: self
-                .supported_variants
-                .clone()
-                .unwrap_or_else(|| vec!["std".to_owned()]),
+            supported_variants: self.supported_variants.clone().unwrap_or_else(|| {
+                // With no game at all there is no default: the arena refuses the empty list.
+                games
+                    .default_mode()
+                    .map(|mode| vec![mode.variant.to_owned()])
+                    .unwrap_or_default()
+            }),
             concurrency: self.concurrency,
             ..BotProfile::default()
         }
@@ -302,7 +320,7 @@ impl RegisterRequest {
 /// Replacing the variants a bot offers (administrator).
 #[derive(Debug, Deserialize, ToSchema)]
 pub struct VariantsRequest {
-    /// The Othello variants it plays: `std`, `anti`, `grand`, `octagon`, `reversi`; at least one.
+    /// The variants of the games this server runs that it plays; at least one.
     #[schema(value_type = Vec<VariantName>, min_items = 1)]
     pub variants: Vec<String>,
 }
@@ -333,11 +351,11 @@ pub struct ChallengeBody {
     /// (`house-random`, `house-greedy`, `house-easy`, `house-medium`, `house-hard`) starts at once.
     #[schema(value_type = Opponent)]
     pub opponent: Value,
-    /// The game (default `othello`).
-    #[serde(default = "othello")]
-    #[schema(value_type = GameName)]
-    pub game: String,
-    /// The variant: `std` (default), `anti`, `grand`, `octagon` or `reversi`.
+    /// The game (default: the server's default game).
+    #[serde(default)]
+    #[schema(value_type = Option<GameName>)]
+    pub game: Option<String>,
+    /// The variant, one of the game's (default: the game's default variant).
     #[serde(default)]
     #[schema(value_type = Option<VariantName>)]
     pub variant: Option<String>,
@@ -351,10 +369,6 @@ pub struct ChallengeBody {
     /// bots, never in self-play).
     #[serde(default = "yes")]
     pub rated: bool,
-}
-
-fn othello() -> String {
-    "othello".to_owned()
 }
 
 /// How many legs a match has.
@@ -444,24 +458,35 @@ pub struct TurnsQuery {
 }
 
 /// Query of the leaderboard.
-#[derive(Debug, Deserialize, IntoParams)]
+#[derive(Debug, Default, Deserialize, IntoParams)]
 #[serde(default)]
 #[into_params(parameter_in = Query)]
 pub struct LeaderboardQuery {
-    /// The game (default `othello`).
-    #[param(value_type = GameName)]
-    pub game: String,
-    /// The variant (default `std`).
-    #[param(value_type = VariantName)]
-    pub variant: String,
+    /// The game (default: the server's default game).
+    #[param(value_type = Option<GameName>)]
+    pub game: Option<String>,
+    /// The variant (default: the game's default variant).
+    #[param(value_type = Option<VariantName>)]
+    pub variant: Option<String>,
 }
 
-impl Default for LeaderboardQuery {
-    fn default() -> LeaderboardQuery {
-        LeaderboardQuery {
-            game: "othello".to_owned(),
-            variant: "std".to_owned(),
-        }
+impl LeaderboardQuery {
+    /// The game and variant asked for, with the defaults of a server running `games` filled
+    /// in. An unknown game is passed on as it is, for the arena to refuse.
+    pub fn mode(self, games: &Games) -> (String, String) {
+        let game = self.game.unwrap_or_else(|| {
+            games
+                .default_mode()
+                .map(|mode| mode.game.to_owned())
+                .unwrap_or_default()
+        });
+        let variant = self.variant.unwrap_or_else(|| {
+            games
+                .get(&game)
+                .map(|family| family.default_variant().name.to_owned())
+                .unwrap_or_default()
+        });
+        (game, variant)
     }
 }
 

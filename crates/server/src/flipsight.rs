@@ -3,9 +3,15 @@
 //! answering in FlipSight's shapes — `{"ok": true, …, "server_now_ms"}`, or
 //! `{"ok": false, "error": "<FlipSight's error string>", "server_now_ms"}` with its status —
 //! so that bots written against FlipSight's documentation play here unchanged.
+//!
+//! The dialect serves one game, the one given by whoever starts the server ([`Dialects`]):
+//! challenges are in that game, variants and ratings are its. With no game given, its routes
+//! answer 404 in its shape.
+//!
+//! [`Dialects`]: crate::Dialects
 
 use arbiter_arena::directory::{Bot, Environment};
-use arbiter_arena::{ArenaError, ChallengeRequest, Format, ROOM_ROUND, utc_datetime};
+use arbiter_arena::{ArenaError, ChallengeRequest, Family, Format, Mode, ROOM_ROUND, utc_datetime};
 use arbiter_store::BotKind;
 use axum::body::to_bytes;
 use axum::extract::{Request, State};
@@ -114,10 +120,18 @@ impl From<ArenaError> for Failure {
     }
 }
 
+/// The dialect's answer when it serves no game: its routes do not exist.
+fn not_served() -> Failure {
+    Failure::new(StatusCode::NOT_FOUND, "not found")
+}
+
 /// `POST /flipsight/bot_match_api.php`.
 pub(crate) async fn action_api(State(state): State<AppState>, request: Request) -> Response {
     let now = state.arena.now_ms();
-    match act(&state, request).await {
+    let Some(family) = state.dialects.flipsight() else {
+        return not_served().respond(now);
+    };
+    match act(&state, family, request).await {
         Ok(Value::Object(mut body)) => {
             body.insert("ok".to_owned(), json!(true));
             body.insert("server_now_ms".to_owned(), json!(now));
@@ -128,7 +142,7 @@ pub(crate) async fn action_api(State(state): State<AppState>, request: Request) 
     }
 }
 
-async fn act(state: &AppState, request: Request) -> Result<Value, Failure> {
+async fn act(state: &AppState, family: &Family, request: Request) -> Result<Value, Failure> {
     if request.method() != Method::POST {
         return Err(Failure::new(
             StatusCode::METHOD_NOT_ALLOWED,
@@ -150,8 +164,8 @@ async fn act(state: &AppState, request: Request) -> Result<Value, Failure> {
     };
     let bot = state.arena.authenticate(&token)?;
     match body.get("action").and_then(Value::as_str) {
-        Some("agent_poll") => poll(state, &bot, &body).await,
-        Some("agent_challenge") => challenge(state, &bot, &body).await,
+        Some("agent_poll") => poll(state, family, &bot, &body).await,
+        Some("agent_challenge") => challenge(state, family, &bot, &body).await,
         Some("agent_accept") => answer(state, &bot, &body, true).await,
         Some("agent_reject") => answer(state, &bot, &body, false).await,
         Some("agent_move") => play(state, &bot, &body).await,
@@ -160,7 +174,12 @@ async fn act(state: &AppState, request: Request) -> Result<Value, Failure> {
 }
 
 /// `agent_poll`: every bot, this bot's matches, and the bot itself; takes the environment.
-async fn poll(state: &AppState, bot: &Bot, body: &Map<String, Value>) -> Result<Value, Failure> {
+async fn poll(
+    state: &AppState,
+    family: &Family,
+    bot: &Bot,
+    body: &Map<String, Value>,
+) -> Result<Value, Failure> {
     let mut bot = bot.clone();
     if let Some(reported) = body.get("environment").and_then(Value::as_object) {
         let text = |key: &str| reported.get(key).and_then(Value::as_str).map(str::to_owned);
@@ -180,7 +199,7 @@ async fn poll(state: &AppState, bot: &Bot, body: &Map<String, Value>) -> Result<
     let mut bots = Vec::new();
     for (other, online) in state.arena.list_bots() {
         if !other.deleted && other.kind != BotKind::Anonymous {
-            bots.push(bot_object(state, &other, online).await);
+            bots.push(bot_object(state, family, &other, online).await);
         }
     }
     // Open matches, then those that ended in the last minutes, so that a bot sees how they
@@ -199,15 +218,17 @@ async fn poll(state: &AppState, bot: &Bot, body: &Map<String, Value>) -> Result<
             matches.push(match_object(&snapshot, state.arena.now_ms()));
         }
     }
-    let own = bot_object(state, &bot, state.arena.is_online(bot.id)).await;
+    let own = bot_object(state, family, &bot, state.arena.is_online(bot.id)).await;
     // `me` is the account behind the calling bot, when it has one.
     let me = owner_of(state, &bot).map_or_else(String::new, |(id, _)| id);
     Ok(json!({"bots": bots, "record_bots": [], "matches": matches, "me": me, "bot": own}))
 }
 
-/// `agent_challenge`: challenges `target_id` or `target_name` in `game_mode` (std by default).
+/// `agent_challenge`: challenges `target_id` or `target_name` to the served game in
+/// `game_mode`, a variant of it (its default variant when absent).
 async fn challenge(
     state: &AppState,
+    family: &Family,
     bot: &Bot,
     body: &Map<String, Value>,
 ) -> Result<Value, Failure> {
@@ -231,11 +252,11 @@ async fn challenge(
     let variant = body
         .get("game_mode")
         .and_then(Value::as_str)
-        .unwrap_or("std")
+        .unwrap_or(family.default_variant().name)
         .to_owned();
     let request = ChallengeRequest {
         opponent: target,
-        game: "othello".to_owned(),
+        game: family.id().to_owned(),
         variant: Some(variant),
         format: Format::Paired,
         time_control: Default::default(),
@@ -395,20 +416,28 @@ fn owner_of(state: &AppState, bot: &Bot) -> Option<(String, String)> {
     Some((account.id.to_string(), account.name))
 }
 
-/// A bot as `agent_poll` lists it.
-async fn bot_object(state: &AppState, bot: &Bot, online: bool) -> Value {
+/// A bot as `agent_poll` lists it: its rating is the one in the served game's default
+/// variant, and its games are the served game's variants it plays.
+async fn bot_object(state: &AppState, family: &Family, bot: &Bot, online: bool) -> Value {
     let ratings = state.arena.ratings_of(bot.id).await;
-    let std = &ratings["othello:std"];
-    let rating = |key: &str, default: Value| std.get(key).cloned().unwrap_or(default);
-    let official = std.get("provisional").and_then(Value::as_bool) == Some(false);
+    let mode = Mode {
+        game: family.id(),
+        variant: family.default_variant().name,
+    };
+    let main = &ratings[mode.to_string()];
+    let rating = |key: &str, default: Value| main.get(key).cloned().unwrap_or(default);
+    let official = main.get("provisional").and_then(Value::as_bool) == Some(false);
     let games = rating("games", json!(0));
     let (owner_id, owner_name) = owner_of(state, bot).unwrap_or_default();
     let environment = bot.environment.as_ref().map_or(
         json!({"practice": false}),
         |e| json!({"cpu": e.cpu, "engine": e.engine, "os": e.os, "practice": e.practice}),
     );
-    let supported: Vec<&str> = ["std", "anti", "grand", "octagon", "reversi"]
-        .into_iter()
+    let supported: Vec<&str> = family
+        .setup
+        .variants()
+        .iter()
+        .map(|v| v.name)
         .filter(|v| bot.supports(v))
         .collect();
     json!({
@@ -424,7 +453,7 @@ async fn bot_object(state: &AppState, bot: &Bot, online: bool) -> Value {
             "official": official,
             "official_progress": {
                 "kind": if official { "official" } else { "provisional" },
-                "current": std["official_progress"].get("games").cloned().unwrap_or(json!(0)),
+                "current": main["official_progress"].get("games").cloned().unwrap_or(json!(0)),
                 "required": 50,
             },
             "color": if official { "pz-rating-official" } else { "pz-rating-unofficial" },
@@ -573,6 +602,9 @@ fn leg_object(leg: &Value) -> Value {
 /// whole match object whenever one of the bot's matches changes, and a `ping` every 10 s.
 pub(crate) async fn bot_stream(State(state): State<AppState>, request: Request) -> Response {
     let now = state.arena.now_ms();
+    if state.dialects.flipsight().is_none() {
+        return not_served().respond(now);
+    }
     let token = bearer(&request);
     let bot = match state.arena.authenticate(&token) {
         Ok(bot) => bot,

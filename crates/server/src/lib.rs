@@ -16,7 +16,7 @@ mod routes;
 mod stream;
 mod text;
 
-use arbiter_arena::{Arena, Games};
+use arbiter_arena::{Arena, Family, Games};
 use axum::Router;
 use axum::extract::{ConnectInfo, DefaultBodyLimit};
 use axum::response::IntoResponse;
@@ -41,9 +41,58 @@ pub struct AppState {
     pub arena: Arena,
     /// The limits on slow and greedy clients, with what they count.
     limits: limits::Guard,
+    /// The dialects this server speaks, and the game each serves.
+    dialects: Dialects,
 }
 
 pub use limits::ServeLimits;
+
+/// The dialects a server speaks besides its native API, and the game each serves.
+///
+/// A dialect's wire format can belong to one game by nature (FlipSight's speaks of squares,
+/// discs and colours), but the server names no game: whoever starts it says which registered
+/// game each dialect serves, as it registers the families. A dialect with no game answers
+/// 404 on its routes, in its own error shape.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Dialects {
+    flipsight: Option<&'static Family>,
+}
+
+/// A dialect was given a game the server does not run.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{dialect}'s dialect cannot serve {game:?}: this server runs {runs}")]
+pub struct UnknownGame {
+    /// The dialect.
+    pub dialect: &'static str,
+    /// The game it was given.
+    pub game: String,
+    /// The games the server runs, joined by commas.
+    pub runs: String,
+}
+
+impl Dialects {
+    /// No dialect: the native API and the pages only.
+    pub fn none() -> Dialects {
+        Dialects::default()
+    }
+
+    /// These dialects, with FlipSight's serving `game`, one of `games` (the arena's games).
+    pub fn with_flipsight(self, games: &Games, game: &str) -> Result<Dialects, UnknownGame> {
+        let family = games.get(game).ok_or_else(|| UnknownGame {
+            dialect: "FlipSight",
+            game: game.to_owned(),
+            runs: games.ids().join(", "),
+        })?;
+        Ok(Dialects {
+            flipsight: Some(family),
+        })
+    }
+
+    /// The family whose game FlipSight's dialect serves, if it is spoken.
+    pub fn flipsight(&self) -> Option<&'static Family> {
+        self.flipsight
+    }
+}
 
 #[derive(OpenApi)]
 #[openapi(
@@ -104,16 +153,17 @@ pub fn openapi(games: &Games) -> utoipa::openapi::OpenApi {
     router(games).1
 }
 
-/// The whole application, with the default [`ServeLimits`].
-pub fn app(arena: Arena) -> Router {
-    app_with(arena, ServeLimits::default())
+/// The whole application speaking `dialects`, with the default [`ServeLimits`].
+pub fn app(arena: Arena, dialects: Dialects) -> Router {
+    app_with(arena, dialects, ServeLimits::default())
 }
 
-/// The whole application, with `limits` on slow and greedy clients.
-pub fn app_with(arena: Arena, limits: ServeLimits) -> Router {
+/// The whole application speaking `dialects`, with `limits` on slow and greedy clients.
+pub fn app_with(arena: Arena, dialects: Dialects, limits: ServeLimits) -> Router {
     let state = AppState {
         arena: arena.clone(),
         limits: limits::Guard::new(limits),
+        dialects,
     };
     let (router, api) = router(arena.games());
     let document = api.to_pretty_json().unwrap_or_default();
@@ -125,7 +175,8 @@ pub fn app_with(arena: Arena, limits: ServeLimits) -> Router {
                 ([("content-type", "application/json")], document).into_response()
             }),
         )
-        // FlipSight's bot API, for bots written against its documentation.
+        // FlipSight's bot API, for bots written against its documentation; without a game
+        // to serve, its routes answer 404 in its shape.
         .route(
             "/flipsight/bot_match_api.php",
             axum::routing::any(flipsight::action_api),
@@ -150,25 +201,27 @@ pub fn app_with(arena: Arena, limits: ServeLimits) -> Router {
         }))
 }
 
-/// Serves the application on `listener` with the default [`ServeLimits`] until `shutdown`
-/// completes; see [`serve_with`].
+/// Serves the application speaking `dialects` on `listener` with the default
+/// [`ServeLimits`] until `shutdown` completes; see [`serve_with`].
 pub async fn serve(
     listener: TcpListener,
     arena: Arena,
+    dialects: Dialects,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    serve_with(listener, arena, ServeLimits::default(), shutdown).await
+    serve_with(listener, arena, dialects, ServeLimits::default(), shutdown).await
 }
 
-/// Serves the application on `listener` until `shutdown` completes, then stops the arena
-/// (ending streams and long-polls, storing everything acknowledged) and lets open requests
-/// finish.
+/// Serves the application speaking `dialects` on `listener` until `shutdown` completes, then
+/// stops the arena (ending streams and long-polls, storing everything acknowledged) and lets
+/// open requests finish.
 ///
 /// Each connection is HTTP/1.1 with a bound on the time its request heads may take
 /// ([`ServeLimits::header_read`]), which also closes connections left idle that long.
 pub async fn serve_with(
     listener: TcpListener,
     arena: Arena,
+    dialects: Dialects,
     limits: ServeLimits,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
@@ -176,7 +229,7 @@ pub async fn serve_with(
     connection
         .timer(TokioTimer::new())
         .header_read_timeout(limits.header_read);
-    let router = app_with(arena.clone(), limits);
+    let router = app_with(arena.clone(), dialects, limits);
     let graceful = GracefulShutdown::new();
     let mut shutdown = std::pin::pin!(shutdown);
     loop {

@@ -64,7 +64,7 @@ pub(crate) async fn mint_anonymous(
         return Ok(plain(StatusCode::CREATED, format!("{token}\n")));
     }
     let new = NewBot {
-        bot: BotView::own(&bot, true),
+        bot: BotView::own(&bot, true, state.arena.games()),
         token,
     };
     Ok((StatusCode::CREATED, Json(new)).into_response())
@@ -78,7 +78,7 @@ pub(crate) async fn me(State(state): State<AppState>, AuthBot(bot): AuthBot) -> 
 
 /// The view a bot has of itself, with its ratings.
 async fn own_profile(state: &AppState, bot: &arbiter_arena::Bot) -> BotView {
-    let mut view = BotView::own(bot, state.arena.is_online(bot.id));
+    let mut view = BotView::own(bot, state.arena.is_online(bot.id), state.arena.games());
     view.ratings = Some(state.arena.ratings_of(bot.id).await);
     view
 }
@@ -91,7 +91,7 @@ pub(crate) async fn rotate_own_token(
 ) -> ApiResult<Json<NewBot>> {
     let (bot, token) = state.arena.rotate_token(bot.id).await?;
     Ok(Json(NewBot {
-        bot: BotView::own(&bot, true),
+        bot: BotView::own(&bot, true, state.arena.games()),
         token,
     }))
 }
@@ -123,7 +123,7 @@ pub(crate) async fn list_bots(State(state): State<AppState>) -> Json<Vec<BotView
             .arena
             .list_bots()
             .iter()
-            .map(|(bot, online)| BotView::public(bot, *online))
+            .map(|(bot, online)| BotView::public(bot, *online, state.arena.games()))
             .collect(),
     )
 }
@@ -136,7 +136,7 @@ pub(crate) async fn bot_profile(
     ApiPath(name): ApiPath<String>,
 ) -> ApiResult<Json<BotView>> {
     let bot = state.arena.find_bot(&name)?;
-    let mut view = BotView::public(&bot, state.arena.is_online(bot.id));
+    let mut view = BotView::public(&bot, state.arena.is_online(bot.id), state.arena.games());
     view.ratings = Some(state.arena.ratings_of(bot.id).await);
     Ok(Json(view))
 }
@@ -152,9 +152,8 @@ pub(crate) async fn leaderboard(
     State(state): State<AppState>,
     ApiQuery(query): ApiQuery<LeaderboardQuery>,
 ) -> ApiResult<Json<Value>> {
-    Ok(Json(
-        state.arena.leaderboard(&query.game, &query.variant).await?,
-    ))
+    let (game, variant) = query.mode(state.arena.games());
+    Ok(Json(state.arena.leaderboard(&game, &variant).await?))
 }
 
 /// Registers a bot and returns its token once (administrator).
@@ -167,11 +166,12 @@ pub(crate) async fn register_bot(
     _admin: Admin,
     ApiJson(body): ApiJson<RegisterRequest>,
 ) -> ApiResult<(StatusCode, Json<NewBot>)> {
-    let (bot, token) = state.arena.register_bot(&body.name, body.profile()).await?;
+    let profile = body.profile(state.arena.games());
+    let (bot, token) = state.arena.register_bot(&body.name, profile).await?;
     Ok((
         StatusCode::CREATED,
         Json(NewBot {
-            bot: BotView::own(&bot, false),
+            bot: BotView::own(&bot, false, state.arena.games()),
             token,
         }),
     ))
@@ -188,7 +188,7 @@ pub(crate) async fn admin_rotate(
     let bot = state.arena.find_bot(&name)?;
     let (bot, token) = state.arena.rotate_token(bot.id).await?;
     Ok(Json(NewBot {
-        bot: BotView::own(&bot, state.arena.is_online(bot.id)),
+        bot: BotView::own(&bot, state.arena.is_online(bot.id), state.arena.games()),
         token,
     }))
 }
@@ -204,7 +204,11 @@ pub(crate) async fn admin_disable(
 ) -> ApiResult<Json<BotView>> {
     let bot = state.arena.find_bot(&name)?;
     let bot = state.arena.set_disabled(bot.id, body.disabled).await?;
-    Ok(Json(BotView::own(&bot, state.arena.is_online(bot.id))))
+    Ok(Json(BotView::own(
+        &bot,
+        state.arena.is_online(bot.id),
+        state.arena.games(),
+    )))
 }
 
 /// Replaces the variants a registered bot offers (administrator). Refused while the bot has a
@@ -222,7 +226,11 @@ pub(crate) async fn admin_variants(
         .arena
         .set_supported_variants(bot.id, &body.variants)
         .await?;
-    Ok(Json(BotView::own(&bot, state.arena.is_online(bot.id))))
+    Ok(Json(BotView::own(
+        &bot,
+        state.arena.is_online(bot.id),
+        state.arena.games(),
+    )))
 }
 
 /// Switches a registered bot's auto-matching on or off (administrator).
@@ -236,7 +244,11 @@ pub(crate) async fn admin_auto_match(
 ) -> ApiResult<Json<BotView>> {
     let bot = state.arena.find_bot(&name)?;
     let bot = state.arena.set_auto_match(bot.id, body.enabled).await?;
-    Ok(Json(BotView::own(&bot, state.arena.is_online(bot.id))))
+    Ok(Json(BotView::own(
+        &bot,
+        state.arena.is_online(bot.id),
+        state.arena.games(),
+    )))
 }
 
 /// Deletes a bot (administrator); its matches stay in the history.
@@ -249,7 +261,7 @@ pub(crate) async fn admin_delete(
 ) -> ApiResult<Json<BotView>> {
     let bot = state.arena.find_bot(&name)?;
     let bot = state.arena.delete_bot(bot.id).await?;
-    Ok(Json(BotView::own(&bot, false)))
+    Ok(Json(BotView::own(&bot, false, state.arena.games())))
 }
 
 /// Challenges a bot. Challenging a house bot or yourself starts the match at once.
@@ -275,9 +287,19 @@ pub(crate) async fn create_challenge(
             ));
         }
     };
+    // A challenge that names no game is for the server's default game; with no game at all,
+    // the arena refuses the empty name.
+    let game = body.game.unwrap_or_else(|| {
+        state
+            .arena
+            .games()
+            .default_mode()
+            .map(|mode| mode.game.to_owned())
+            .unwrap_or_default()
+    });
     let request = ChallengeRequest {
         opponent,
-        game: body.game,
+        game,
         variant: body.variant,
         format: body.format.into(),
         time_control: body.time_control.into(),

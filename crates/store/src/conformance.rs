@@ -20,19 +20,20 @@ fn bot(id: i64, name: &str) -> BotRecord {
         last_seen_ms: 0,
         disabled: false,
         deleted: false,
-        profile: json!({"supported": ["std"]}),
+        profile: json!({"supported": ["main"]}),
     }
 }
 
+/// A match of a made-up game: the store keeps games, variants and modes as opaque text.
 fn a_match(id: i64, status: MatchStatus) -> MatchRecord {
     MatchRecord {
         id,
         participants: vec![1, 2],
-        game: "othello".to_owned(),
+        game: "board".to_owned(),
         status,
         created_ms: 5_000,
         seed: format!("seed-{id}"),
-        details: json!({"variant": "std", "format": "paired"}),
+        details: json!({"variant": "main", "format": "paired"}),
     }
 }
 
@@ -144,22 +145,22 @@ async fn round_trips(store: &dyn Store) {
 async fn ratings_are_kept_per_bot_and_mode(store: &dyn Store) {
     assert!(store.ratings().await.expect("ratings").is_empty());
     let writes = [
-        Write::PutRating(rating(2, "othello:std", 1510.5)),
-        Write::PutRating(rating(1, "othello:std", 1490.0)),
-        Write::PutRating(rating(1, "othello:anti", 1500.0)),
+        Write::PutRating(rating(2, "board:main", 1510.5)),
+        Write::PutRating(rating(1, "board:main", 1490.0)),
+        Write::PutRating(rating(1, "board:inverse", 1500.0)),
     ];
     store.write_batch(&writes).await.expect("batch");
     // A put replaces the bot's rating in that mode only.
     store
-        .write_batch(&[Write::PutRating(rating(1, "othello:std", 1477.25))])
+        .write_batch(&[Write::PutRating(rating(1, "board:main", 1477.25))])
         .await
         .expect("batch");
     assert_eq!(
         store.ratings().await.expect("ratings"),
         vec![
-            rating(1, "othello:anti", 1500.0),
-            rating(1, "othello:std", 1477.25),
-            rating(2, "othello:std", 1510.5),
+            rating(1, "board:inverse", 1500.0),
+            rating(1, "board:main", 1477.25),
+            rating(2, "board:main", 1510.5),
         ]
     );
 }

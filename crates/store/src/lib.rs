@@ -186,7 +186,7 @@ pub struct MatchRecord {
     /// is created: a later [`Write::PutMatch`] of the same match must carry the same list,
     /// and a backend may keep the stored one rather than write it again.
     pub participants: Vec<BotId>,
-    /// Game identifier (`othello`).
+    /// The game's identifier, as its family names it; opaque to the store.
     pub game: String,
     /// Current status.
     pub status: MatchStatus,
@@ -293,7 +293,7 @@ pub enum Write {
 pub struct RatingRecord {
     /// The bot.
     pub bot: BotId,
-    /// The game mode (`othello:std`, …).
+    /// The game mode (`game:variant`); opaque to the store.
     pub mode: String,
     /// The rating and record, as the rating system writes them.
     pub rating: Value,

@@ -1,5 +1,43 @@
 //! Repository-wide checks, run as ordinary tests (`tests/`), and the helpers they need.
 
+/// Words that name a game the binary registers, or one of its variants that reads as a game:
+/// matched whole and regardless of case.
+pub const GAME_WORDS: &[&str] = &["othello", "goofspiel", "reversi"];
+
+/// Variant names too common to look for as words, found as quoted strings instead.
+pub const GAME_STRINGS: &[&str] = &["\"std\"", "\"anti\"", "\"grand\"", "\"octagon\""];
+
+/// The line that starts a file's tests: everything after it is test code.
+const TEST_MARKER: &str = "#[cfg(test)]";
+
+/// The lines of `source` outside its tests that name a game ([`GAME_WORDS`] as whole words,
+/// [`GAME_STRINGS`] anywhere), in code and comments alike, each with its number (from 1).
+/// Lines after one that reads `#[cfg(test)]` are tests and are not searched.
+pub fn game_names(source: &str) -> Vec<(usize, &str)> {
+    source
+        .lines()
+        .take_while(|line| line.trim() != TEST_MARKER)
+        .enumerate()
+        .filter(|(_, line)| names_a_game(line))
+        .map(|(index, line)| (index + 1, line))
+        .collect()
+}
+
+/// Whether `line` names a game.
+fn names_a_game(line: &str) -> bool {
+    // ASCII lower-casing keeps every byte where it was, so positions in `lower` are positions
+    // in `line`.
+    let lower = line.to_ascii_lowercase();
+    let word_char = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+    let has_word = GAME_WORDS.iter().any(|word| {
+        lower.match_indices(word).any(|(at, _)| {
+            !word_char(line[..at].chars().next_back())
+                && !word_char(line[at + word.len()..].chars().next())
+        })
+    });
+    has_word || GAME_STRINGS.iter().any(|quoted| line.contains(quoted))
+}
+
 /// Licences a dependency may carry: permissive ones compatible with distributing Arbiter
 /// under MIT OR Apache-2.0. Copyleft licences (GPL, LGPL, AGPL, MPL, SSPL, EUPL…) are absent
 /// on purpose.
@@ -101,6 +139,39 @@ impl<'a> Parser<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn game_names_are_found_as_whole_words_and_quoted_variants_outside_tests() {
+        let cases: &[(&str, &[usize])] = &[
+            ("let game = \"othello\";", &[1]),
+            ("/// Plays Othello's variants.", &[1]),
+            ("// GOOFSPIEL and more", &[1]),
+            ("let mode = \"othello:std\";", &[1]),
+            ("a Reversi board", &[1]),
+            ("let variant = \"std\";", &[1]),
+            ("[\"anti\", \"grand\", \"octagon\"]", &[1]),
+            // Words that contain a game's name are not its name.
+            ("use arbiter_othello_plugin::FAMILY;", &[]),
+            ("othellos reversible goofspiel2", &[]),
+            // Unquoted variant names are ordinary words.
+            ("use std::fmt; an anti-pattern, grand, octagonal", &[]),
+            ("\"standard\" \"antique\"", &[]),
+            ("fine\nothello\nfine\n// reversi", &[2, 4]),
+            // Tests may name any game.
+            (
+                "fine\n#[cfg(test)]\nmod tests { const G: &str = \"othello\"; }",
+                &[],
+            ),
+            ("othello\n    #[cfg(test)]\nothello", &[1]),
+            ("é othello é", &[1]),
+            ("éothello", &[]),
+        ];
+        for (source, expected) in cases {
+            let found: Vec<usize> = game_names(source).iter().map(|(line, _)| *line).collect();
+            assert_eq!(&found, expected, "{source:?}");
+        }
+        assert_eq!(game_names("x\n\"grand\" y"), [(2, "\"grand\" y")]);
+    }
 
     #[test]
     fn expressions() {

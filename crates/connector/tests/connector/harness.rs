@@ -81,6 +81,10 @@ impl Server {
         )
         .await
         .expect("arena");
+        // FlipSight's dialect serves Othello, as the binary sets it.
+        let dialects = arbiter_server::Dialects::none()
+            .with_flipsight(arena.games(), "othello")
+            .expect("Othello is registered");
         let listener = tokio::net::TcpListener::bind(address).await.expect("bind");
         let url = format!("http://{}", listener.local_addr().expect("address"));
         let (stop, stopped) = oneshot::channel::<()>();
@@ -88,7 +92,7 @@ impl Server {
             let _ = stopped.await;
         };
         let task = tokio::spawn(async move {
-            arbiter_server::serve(listener, arena, shutdown)
+            arbiter_server::serve(listener, arena, dialects, shutdown)
                 .await
                 .expect("serve");
         });

@@ -92,22 +92,30 @@ pub(crate) async fn start_with_store(
     config: ArenaConfig,
     store: Arc<dyn Store>,
 ) -> TestApp {
-    let arena = Arena::start(
-        config,
-        crate::helpers::games(),
-        Arc::new(clock.clone()),
-        store,
-        Some(ADMIN),
-    )
-    .await
-    .expect("arena");
+    start_running(dir, clock, config, store, games(), dialects).await
+}
+
+/// Starts a server on `store` running `games` and speaking the dialects `dialects` gives for
+/// them.
+pub(crate) async fn start_running(
+    dir: tempfile::TempDir,
+    clock: ManualClock,
+    config: ArenaConfig,
+    store: Arc<dyn Store>,
+    games: arbiter_arena::Games,
+    dialects: fn(&arbiter_arena::Games) -> arbiter_server::Dialects,
+) -> TestApp {
+    let arena = Arena::start(config, games, Arc::new(clock.clone()), store, Some(ADMIN))
+        .await
+        .expect("arena");
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
         .expect("port 0");
     let base = format!("http://{}/api/v1", listener.local_addr().expect("address"));
     let served = arena.clone();
+    let dialects = dialects(arena.games());
     let server = tokio::spawn(async move {
-        arbiter_server::serve(listener, served, std::future::pending())
+        arbiter_server::serve(listener, served, dialects, std::future::pending())
             .await
             .expect("serve");
     });
@@ -410,4 +418,11 @@ pub(crate) fn games() -> arbiter_arena::Games {
     arbiter_arena::Games::new()
         .with(&arbiter_othello_plugin::FAMILY)
         .with(&arbiter_goofspiel::FAMILY)
+}
+
+/// The dialects test servers speak, as the binary sets them: FlipSight's serves Othello.
+pub(crate) fn dialects(games: &arbiter_arena::Games) -> arbiter_server::Dialects {
+    arbiter_server::Dialects::none()
+        .with_flipsight(games, "othello")
+        .expect("the test servers run Othello")
 }

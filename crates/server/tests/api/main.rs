@@ -10,6 +10,7 @@ mod identity;
 mod lifecycle;
 mod matches;
 mod ratings;
+mod registry;
 mod restart;
 mod slow_clients;
 mod streams;

@@ -44,8 +44,9 @@ async fn server(limits: ServeLimits) -> Server {
         .expect("port 0");
     let address = listener.local_addr().expect("address");
     let served = arena.clone();
+    let dialects = crate::helpers::dialects(arena.games());
     tokio::spawn(async move {
-        arbiter_server::serve_with(listener, served, limits, std::future::pending())
+        arbiter_server::serve_with(listener, served, dialects, limits, std::future::pending())
             .await
             .expect("serve");
     });
