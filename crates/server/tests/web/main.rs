@@ -13,6 +13,7 @@ mod helpers;
 use helpers::*;
 
 mod errors;
+mod generic;
 
 /// One browser: its own cookies, not following redirects so that tests see them.
 struct Browser {
