@@ -8,7 +8,7 @@ use arbiter_plugin::{BoardOptions, BoardRenderer};
 use serde_json::Value;
 
 /// Othello's board for the web pages.
-pub struct Board;
+pub(crate) struct Board;
 
 impl BoardRenderer for Board {
     fn svg(&self, view: &Value, options: BoardOptions) -> String {

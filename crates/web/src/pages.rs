@@ -62,6 +62,8 @@ struct HomePage {
     page: Page,
     /// The games the server runs, with their variants.
     games: Vec<GameChoice>,
+    /// The game a quick match plays: the server's default mode's.
+    quick_game: &'static str,
     live: Vec<MiniBoard>,
     /// How many more matches are being played than the boards show.
     more: usize,
@@ -101,6 +103,7 @@ pub(crate) async fn home(
     render(&HomePage {
         page: page(&visitor, "Arbiter"),
         games: GameChoice::all(state.arena.games()),
+        quick_game: state.arena.games().default_mode().map_or("", |m| m.game),
         live,
         more,
         recent: recent.iter().map(MatchRow::of).collect(),

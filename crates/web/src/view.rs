@@ -115,15 +115,15 @@ impl BotRow {
             .default_mode()
             .map(|m| m.to_string())
             .unwrap_or_default();
-        let std = &ratings[key.as_str()];
-        let count = |key: &str| std[key].as_u64().unwrap_or(0);
+        let rating = &ratings[key.as_str()];
+        let count = |key: &str| rating[key].as_u64().unwrap_or(0);
         let environment = bot.environment.clone().unwrap_or_default();
         BotRow {
             name: bot.name.clone(),
             online,
             kind: bot.kind.as_str(),
-            rating: std["rating"].as_f64().unwrap_or(1200.0).round() as i64,
-            provisional: std["provisional"].as_bool().unwrap_or(true),
+            rating: rating["rating"].as_f64().unwrap_or(1200.0).round() as i64,
+            provisional: rating["provisional"].as_bool().unwrap_or(true),
             wins: count("wins"),
             losses: count("losses"),
             draws: count("draws"),
