@@ -519,4 +519,45 @@ mod tests {
             assert_eq!(clock_text(ms), text);
         }
     }
+
+    #[test]
+    fn a_game_without_a_board_is_shown_as_escaped_text() {
+        let snapshot = json!({"id": 3, "status": "running", "seq": 9,
+            "participants": [{"name": "<i>Ann</i>"}, {"name": "Bob"}, {"name": "Cy"}],
+            "legs": [{"status": "active", "first_seat_participant": 1, "clocks_ms": [1000, 2000, 3000],
+                "view": {"note": "<script>alert(1)</script>", "scores": [1, 2, 3]}}]});
+        let events = [json!({"type": "move", "data": {"leg": 0, "participant": 0,
+            "action": {"card": 9}, "events": [{"type": "said", "text": "<b>hi</b>"}]}})];
+        let leg = LegPanel::of(&snapshot, &snapshot["legs"][0], 0, None, None, &events);
+        let seats: Vec<&str> = leg.sides.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(
+            seats,
+            ["Bob", "Cy", "<i>Ann</i>"],
+            "seats rotate from the first"
+        );
+        let fragment = LegsFragment {
+            id: 3,
+            open: true,
+            seq: 9,
+            status: "running".to_owned(),
+            result: String::new(),
+            legs: vec![leg],
+            csrf: String::new(),
+            you: None,
+        };
+        let html = fragment.render().expect("render");
+        for raw in ["<script>", "<b>", "<i>"] {
+            assert!(!html.contains(raw), "{raw}: {html}");
+        }
+        assert!(html.contains("&#60;script&#62;"), "{html}");
+        assert!(
+            html.contains("said: text &#60;b&#62;hi&#60;/b&#62;"),
+            "{html}"
+        );
+        assert!(
+            !html.contains("card"),
+            "a move's action is never shown: {html}"
+        );
+        assert!(html.contains("<span class=\"label\">Cy</span> 2"), "{html}");
+    }
 }
