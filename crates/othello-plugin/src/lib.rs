@@ -1,7 +1,10 @@
 //! The Othello family as the arena runs it: the five variants and their openings (random
 //! 12-disc openings from the match seed, the start position, or the XOT list), every move
 //! spelling FlipSight accepts, FlipSight's engine request for each decision (so that engines
-//! written for FlipSight work unchanged), and the house players (`arbiter-house`).
+//! written for FlipSight work unchanged), the house players (`arbiter-house`), and the
+//! board the web pages draw (`board.rs`).
+
+mod board;
 
 use std::time::Instant;
 
@@ -29,7 +32,7 @@ pub static FAMILY: Family = Family {
     decisions: &Decisions,
     clock: ClockPolicy::PerAction,
     house: Some(&House),
-    board: None,
+    board: Some(&board::Board),
 };
 
 /// The variants, the default (`std`) first; every one is for two players.

@@ -28,7 +28,7 @@ pub use codec::{ActionCodec, CodecError, JsonCodec};
 pub use decision::{DecisionContext, DecisionWriter, GENERIC_PROTOCOL, GenericDecisions, SeatView};
 pub use house::{HouseLevel, HousePlayer};
 pub use registry::{Games, Mode, UnknownMode};
-pub use render::BoardRenderer;
+pub use render::{BoardOptions, BoardRenderer};
 pub use setup::{Format, LegRequest, MatchSetup, Opening, SetupError, VariantSpec};
 
 use arbiter_rules::DynGame;

@@ -2,13 +2,38 @@
 
 use serde_json::Value;
 
-/// Draws a family's board for the web pages.
-pub trait BoardRenderer: Send + Sync {
-    /// The board of a leg as an SVG element, from a view as the rules serialize it (the
-    /// viewer's: a seat's, a spectator's, or everything once the match is over). `actionable`
-    /// lists the actions the page's visitor may take now, drawn as buttons that post them.
-    fn svg(&self, view: &Value, actionable: &[Value]) -> String;
+/// What a board drawing marks besides the position.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BoardOptions {
+    /// Marks the actions the view lists as legal (Othello: a dot on each playable square).
+    pub hints: bool,
+    /// Makes the hinted actions buttons for the page's visitor, who is to act now; each
+    /// button carries the action's spelling in a `data-square` attribute, which the page's
+    /// script posts. Has no effect without `hints`.
+    pub playable: bool,
+}
 
-    /// An action in the notation the page shows under the board (`d3`).
+/// Draws a family's board for the web pages.
+///
+/// Every method reads a view as the rules serialize it (the viewer's: a seat's, a
+/// spectator's, or everything once the match is over), so a drawing can show nothing the
+/// viewer may not see. The pages put the SVG into the page as it is: a renderer writes only
+/// numbers and fixed text into it, never a string taken from the view.
+pub trait BoardRenderer: Send + Sync {
+    /// The board of a leg as an SVG element.
+    fn svg(&self, view: &Value, options: BoardOptions) -> String;
+
+    /// What each seat has on the board, in seat order, for the pages to show beside the
+    /// players' names (Othello: discs).
+    fn tallies(&self, view: &Value) -> Vec<u64>;
+
+    /// The name of each seat, in seat order (`Black`, `White`); the pages also use it,
+    /// lower-cased, as a style class for a small marker of the seat's colour.
+    fn seat_names(&self) -> &'static [&'static str];
+
+    /// The actions played so far in the leg, in the notation the pages show under the board.
+    fn history(&self, view: &Value) -> Vec<String>;
+
+    /// An action in the notation the pages show (`d3`, `pass`).
     fn notation(&self, view: &Value, action: &Value) -> String;
 }

@@ -7,8 +7,8 @@
 //! Every form carries the visitor's CSRF token, and every state-changing request is refused
 //! without it.
 
-mod board;
 mod error;
+mod generic;
 mod matches;
 mod pages;
 mod paths;

@@ -1,5 +1,6 @@
 //! One handler per page or form.
 
+use arbiter_arena::Mode;
 use arbiter_arena::{ArenaError, PASSWORD_MIN, SESSION_MS};
 use askama::Template;
 use axum::extract::{Multipart, Path, Query, State};
@@ -15,7 +16,10 @@ use crate::matches::MiniBoard;
 use crate::paths::{bot_path, filters};
 use crate::photo;
 use crate::session::{ClientAddress, GUEST_COOKIE, GUEST_MS, SESSION_COOKIE, Visitor, cookie};
-use crate::view::{BotRow, MatchRow, Standing, VARIANTS, rating_chart, rating_history};
+use crate::view::{
+    BotRow, GameChoice, MatchRow, Standing, VariantChoice, rating_chart, rating_history,
+    variant_key,
+};
 
 /// What every page's layout shows: the title, who is signed in, and the CSRF value for the
 /// sign-out form.
@@ -56,7 +60,10 @@ const LIVE_BOARDS: usize = 4;
 #[template(path = "home.html")]
 struct HomePage {
     page: Page,
-    games: [(&'static str, &'static str); 5],
+    /// The games the server runs, with their variants.
+    games: Vec<GameChoice>,
+    /// The game a quick match plays: the server's default mode's.
+    quick_game: &'static str,
     live: Vec<MiniBoard>,
     /// How many more matches are being played than the boards show.
     more: usize,
@@ -79,7 +86,7 @@ impl LiveFragment {
             live: running
                 .iter()
                 .take(LIVE_BOARDS)
-                .map(MiniBoard::of)
+                .map(|m| MiniBoard::of_match(state, m))
                 .collect(),
             more: running.len().saturating_sub(LIVE_BOARDS),
         }
@@ -95,7 +102,8 @@ pub(crate) async fn home(
     let recent = state.arena.closed_matches(None, 10).await?;
     render(&HomePage {
         page: page(&visitor, "Arbiter"),
-        games: VARIANTS,
+        games: GameChoice::all(state.arena.games()),
+        quick_game: state.arena.games().default_mode().map_or("", |m| m.game),
         live,
         more,
         recent: recent.iter().map(MatchRow::of).collect(),
@@ -375,14 +383,14 @@ struct MyBotsPage {
     bots: Vec<BotRow>,
     error: Option<String>,
     name: String,
-    variants: [(&'static str, &'static str); 5],
+    variants: Vec<VariantChoice>,
     chosen: Vec<String>,
     /// This server's address, for the connector's `--server`.
     origin: String,
 }
 
 impl MyBotsPage {
-    fn chose(&self, variant: &&str) -> bool {
+    fn chose(&self, variant: &str) -> bool {
         self.chosen.iter().any(|c| c == variant)
     }
 }
@@ -404,7 +412,7 @@ async fn my_bots_page(
         bots: rows,
         error,
         name,
-        variants: VARIANTS,
+        variants: VariantChoice::all(state.arena.games()),
         chosen,
         origin: visitor.origin.clone(),
     })
@@ -415,14 +423,15 @@ pub(crate) async fn my_bots(
     State(state): State<WebState>,
     visitor: Visitor,
 ) -> Result<Html<String>, WebError> {
-    let page = my_bots_page(
-        &state,
-        &visitor,
-        None,
-        String::new(),
-        vec!["std".to_owned()],
-    )
-    .await?;
+    // The server's default mode is checked to begin with.
+    let chosen = state
+        .arena
+        .games()
+        .default_mode()
+        .map(|mode| variant_key(state.arena.games(), mode))
+        .into_iter()
+        .collect();
+    let page = my_bots_page(&state, &visitor, None, String::new(), chosen).await?;
     render(&page)
 }
 
@@ -562,14 +571,20 @@ struct BotPage {
     bot: BotRow,
     mine: bool,
     matches: Vec<MatchRow>,
-    variants: [(&'static str, &'static str); 5],
+    variants: Vec<VariantChoice>,
     message: Option<String>,
-    /// The visitor's bots that may challenge this one, each with a game both play.
-    challengers: Vec<(String, &'static str)>,
-    /// The `std` rating over its last rated matches, as SVG.
+    /// The visitor's bots that may challenge this one, each with the key of a variant both
+    /// play.
+    challengers: Vec<(String, String)>,
+    /// The rating in the default mode over its last rated matches, as SVG.
     chart: Option<String>,
     /// Whether a person may play it now (a house bot, or a registered bot online).
     open_to_people: bool,
+    /// The variants a person may play it in: those of the server's default game that it
+    /// plays (a person's game is the default game).
+    person_variants: Vec<String>,
+    /// The variant XOT openings are for (the default mode's), if the bot plays it.
+    xot_variant: Option<String>,
 }
 
 async fn bot_page_for(
@@ -586,9 +601,12 @@ async fn bot_page_for(
         .account
         .as_ref()
         .is_some_and(|a| bot.profile.owner == Some(a.id));
+    let games = state.arena.games();
+    let default = games.default_mode();
     let mut matches = state.arena.closed_matches(Some(bot.id), 100).await?;
-    let chart = rating_chart(&rating_history(&matches, bot.id));
+    let chart = default.and_then(|mode| rating_chart(&rating_history(&matches, bot.id, mode)));
     matches.truncate(20);
+    let variants = VariantChoice::all(games);
     let challengers = match &visitor.account {
         Some(account) if !mine && !bot.disabled => state
             .arena
@@ -596,21 +614,30 @@ async fn bot_page_for(
             .into_iter()
             .filter(|(own, _)| !own.disabled)
             .flat_map(|(own, _)| {
-                VARIANTS
+                variants
                     .iter()
-                    .filter(|(v, _)| own.supports(v) && bot.supports(v))
-                    .map(|(v, _)| (own.name.clone(), *v))
+                    .filter(|c| own.supports(&c.key) && bot.supports(&c.key))
+                    .map(|c| (own.name.clone(), c.key.clone()))
                     .collect::<Vec<_>>()
             })
             .collect(),
         _ => Vec::new(),
     };
+    let row = BotRow::of(&state.arena, &bot, state.arena.is_online(bot.id)).await;
+    let person_variants = variants
+        .iter()
+        .filter(|c| default.is_some_and(|d| d.game == c.game) && row.offers(&c.key))
+        .map(|c| c.key.clone())
+        .collect();
+    let xot_variant = default
+        .map(|mode| variant_key(games, mode))
+        .filter(|key| row.offers(key));
     Ok(BotPage {
         page: page(visitor, &bot.name),
-        bot: BotRow::of(&state.arena, &bot, state.arena.is_online(bot.id)).await,
+        bot: row,
         mine,
         matches: matches.iter().map(MatchRow::of).collect(),
-        variants: VARIANTS,
+        variants,
         message,
         challengers,
         chart,
@@ -618,6 +645,8 @@ async fn bot_page_for(
             && (bot.kind == arbiter_arena::BotKind::House
                 || (bot.kind == arbiter_arena::BotKind::Registered
                     && state.arena.is_online(bot.id))),
+        person_variants,
+        xot_variant,
     })
 }
 
@@ -686,7 +715,9 @@ pub(crate) async fn rotate_token(
     Ok(show_token_once(&state, &visitor, bot.name, token))
 }
 
-/// The challenge form: one of the visitor's bots and a game, as `"name variant"`.
+/// The challenge form: one of the visitor's bots and a variant both play, as
+/// `"name variant"` (the variant's key: `std`, or `game:variant` where several games have a
+/// variant of that name).
 #[derive(Deserialize)]
 pub(crate) struct ChallengeForm {
     #[serde(default)]
@@ -710,10 +741,15 @@ pub(crate) async fn challenge(
         .split_once(' ')
         .ok_or_else(|| WebError::BadRequest("choose one of your bots and a game".to_owned()))?;
     let challenger = state.arena.owned_bot(account, mine)?;
+    let mode = state
+        .arena
+        .games()
+        .mode_of_key(variant)
+        .map_err(|e| WebError::BadRequest(e.to_string()))?;
     let request = arbiter_arena::ChallengeRequest {
         opponent: name.clone(),
-        game: "othello".to_owned(),
-        variant: Some(variant.to_owned()),
+        game: mode.game.to_owned(),
+        variant: Some(mode.variant.to_owned()),
         format: arbiter_arena::Format::Paired,
         time_control: Default::default(),
         rated: true,
@@ -757,7 +793,7 @@ pub(crate) struct PlayForm {
     minutes: u32,
     #[serde(default)]
     increment: u32,
-    /// `start`, or `xot` for a balanced 8-move opening (std only).
+    /// `start`, or `xot` for a balanced 8-move opening (the default mode only).
     #[serde(default)]
     opening: String,
     /// `black`, `white` or `random`; Black when the form has no choice.
@@ -847,7 +883,7 @@ pub(crate) async fn play_bot(
     Ok((jar, to_the_match(&state, &visitor, &name, created).await?).into_response())
 }
 
-/// `POST /play/quick`: the visitor plays one unrated `std` game (from the start or an XOT
+/// `POST /play/quick`: the visitor plays one unrated game of the default mode (from the start or an XOT
 /// opening) against the bot quick matching finds for them (see `Arena::quick_opponent`).
 pub(crate) async fn quick_play(
     State(state): State<WebState>,
@@ -994,44 +1030,52 @@ pub(crate) async fn upload_photo(
 #[template(path = "leaderboard.html")]
 struct LeaderboardPage {
     page: Page,
-    variant: String,
-    variants: [(&'static str, &'static str); 5],
+    /// The mode shown.
+    mode: Mode,
+    variants: Vec<VariantChoice>,
     standings: Vec<Standing>,
 }
 
 impl LeaderboardPage {
-    fn shows(&self, variant: &&str) -> bool {
-        self.variant == *variant
+    fn shows(&self, choice: &VariantChoice) -> bool {
+        self.mode.game == choice.game && self.mode.variant == choice.variant
     }
 }
 
-/// The leaderboard's query.
+/// The leaderboard's query: a variant (its key, or with `game` its name in that game); the
+/// server's default mode when it names none.
 #[derive(Deserialize)]
 pub(crate) struct LeaderboardQuery {
+    game: Option<String>,
     variant: Option<String>,
 }
 
-/// `GET /leaderboard?variant=std`.
+/// `GET /leaderboard?variant=std`, `GET /leaderboard?game=goofspiel&variant=short`.
 pub(crate) async fn leaderboard(
     State(state): State<WebState>,
     visitor: Visitor,
     Query(query): Query<LeaderboardQuery>,
 ) -> Result<Html<String>, WebError> {
-    let variant = query.variant.unwrap_or_else(|| "std".to_owned());
-    if !VARIANTS.iter().any(|(v, _)| *v == variant) {
-        return Err(WebError::NotFound);
+    let games = state.arena.games();
+    let mode = match (&query.game, &query.variant) {
+        (Some(game), variant) => games.mode(game, variant.as_deref()),
+        (None, Some(variant)) => games.mode_of_key(variant),
+        (None, None) => games
+            .default_mode()
+            .ok_or_else(|| arbiter_plugin::UnknownMode("no game is registered".to_owned())),
     }
+    .map_err(|_| WebError::NotFound)?;
     let standings = state
         .arena
-        .standings("othello", &variant)
+        .standings(mode.game, mode.variant)
         .await?
         .iter()
         .map(Standing::of)
         .collect();
     render(&LeaderboardPage {
         page: page(&visitor, "Leaderboard"),
-        variant,
-        variants: VARIANTS,
+        mode,
+        variants: VariantChoice::all(games),
         standings,
     })
 }

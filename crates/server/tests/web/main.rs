@@ -13,6 +13,7 @@ mod helpers;
 use helpers::*;
 
 mod errors;
+mod generic;
 
 /// One browser: its own cookies, not following redirects so that tests see them.
 struct Browser {
@@ -471,7 +472,16 @@ async fn the_home_page_and_leaderboards_list_matches_and_ratings() {
     assert!(home.html.contains("Beta wins"), "the winner by name");
     let board = browser.get("/leaderboard?variant=std").await;
     assert_eq!(board.status, StatusCode::OK);
-    assert!(board.html.contains("aria-current=\"page\">Othello"));
+    assert!(
+        board.html.contains("aria-current=\"page\">othello std"),
+        "{}",
+        board.html
+    );
+    // Every mode of every registered game has its tab.
+    for mode in helpers::games().modes() {
+        let tab = format!("?game={}&amp;variant={}", mode.game, mode.variant);
+        assert!(board.html.contains(&tab), "{tab}");
+    }
     // The rated result ranks both bots, the winner first, as the API does.
     let ranked = app.get("/leaderboard?variant=std", None).await.expect(200);
     assert_eq!(ranked["entries"][0]["bot"]["name"], "Beta", "{ranked}");
@@ -1290,13 +1300,17 @@ async fn the_home_page_tells_a_newcomer_what_to_do_and_shows_live_boards() {
     for text in [
         "Play a bot now",
         "action=\"/play/quick\"",
-        "Othello",
-        "Grand 10×10",
-        "Octagon",
-        "Reversi",
         "No match is being played right now",
     ] {
         assert!(empty.html.contains(text), "{text}: {}", empty.html);
+    }
+    // Every game the server runs is named, with each variant's summary.
+    for family in helpers::games().families() {
+        let game = format!("<strong>{}</strong>", family.id());
+        assert!(empty.html.contains(&game), "{game}: {}", empty.html);
+        for variant in family.setup.variants() {
+            assert!(empty.html.contains(variant.summary), "{}", variant.summary);
+        }
     }
     let (id, alpha, _) = app.running_match().await;
     let home = browser.get("/").await;

@@ -1,12 +1,59 @@
-//! Othello boards drawn as SVG: the discs, octagon's blocked corners, a mark on the last move,
-//! dots on the legal moves, and the coordinates along two edges.
+//! Othello boards drawn as SVG for the web pages: the discs, octagon's blocked corners, a mark
+//! on the last move, dots on the legal moves (buttons when the visitor is to play), and the
+//! coordinates along two edges.
 
 use std::fmt::Write;
 
+use arbiter_plugin::{BoardOptions, BoardRenderer};
 use serde_json::Value;
 
+/// Othello's board for the web pages.
+pub(crate) struct Board;
+
+impl BoardRenderer for Board {
+    fn svg(&self, view: &Value, options: BoardOptions) -> String {
+        let drawing = Drawing::of_view(view, options.hints);
+        if options.playable {
+            drawing.playable().svg()
+        } else {
+            drawing.svg()
+        }
+    }
+
+    fn tallies(&self, view: &Value) -> Vec<u64> {
+        let (black, white) = Drawing::of_view(view, false).discs();
+        [black, white]
+            .into_iter()
+            .map(|d| u64::try_from(d).unwrap_or(u64::MAX))
+            .collect()
+    }
+
+    fn seat_names(&self) -> &'static [&'static str] {
+        &["Black", "White"]
+    }
+
+    fn history(&self, view: &Value) -> Vec<String> {
+        let size = board_size(view);
+        view["history"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|played| move_name(&played["move"], size))
+            .collect()
+    }
+
+    fn notation(&self, view: &Value, action: &Value) -> String {
+        move_name(action, board_size(view))
+    }
+}
+
+/// The board's side, 8 when the view does not say.
+fn board_size(view: &Value) -> usize {
+    usize::try_from(view["board_size"].as_u64().unwrap_or(8)).unwrap_or(8)
+}
+
 /// A board to draw, read from a leg's view.
-pub(crate) struct Board {
+struct Drawing {
     size: usize,
     /// 0 empty, 1 Black, 2 White, row by row from a1.
     cells: Vec<u8>,
@@ -22,10 +69,10 @@ const SQUARE: usize = 10;
 /// Room for the coordinates.
 const MARGIN: usize = 6;
 
-impl Board {
+impl Drawing {
     /// The board of a leg's `view` (as the arena's snapshot shows it); with `hints`, the legal
     /// moves are marked.
-    pub(crate) fn of_view(view: &Value, hints: bool) -> Board {
+    fn of_view(view: &Value, hints: bool) -> Drawing {
         let indices = |v: &Value| -> Vec<usize> {
             v.as_array()
                 .into_iter()
@@ -48,7 +95,7 @@ impl Board {
             .and_then(|h| h.last())
             .and_then(|played| played["move"].as_u64())
             .and_then(|s| usize::try_from(s).ok());
-        Board {
+        Drawing {
             size,
             cells,
             blocked: indices(&view["blocked_squares"]),
@@ -63,19 +110,19 @@ impl Board {
     }
 
     /// Makes the hinted squares buttons for the visitor to play.
-    pub(crate) fn playable(mut self) -> Board {
+    fn playable(mut self) -> Drawing {
         self.playable = true;
         self
     }
 
     /// Black's and White's discs.
-    pub(crate) fn discs(&self) -> (usize, usize) {
+    fn discs(&self) -> (usize, usize) {
         let count = |colour| self.cells.iter().filter(|&&c| c == colour).count();
         (count(1), count(2))
     }
 
     /// The drawing. Every value in it is a number or fixed text, so it needs no escaping.
-    pub(crate) fn svg(&self) -> String {
+    fn svg(&self) -> String {
         let side = self.size * SQUARE + MARGIN;
         let (black, white) = self.discs();
         let mut svg = String::with_capacity(8 * 1024);
@@ -152,7 +199,7 @@ impl Board {
 }
 
 /// A move in words: its coordinate (`d3`, `j10`) or `pass`.
-pub(crate) fn move_name(mv: &Value, size: usize) -> String {
+fn move_name(mv: &Value, size: usize) -> String {
     match mv.as_i64() {
         Some(square) if square >= 0 => {
             let square = usize::try_from(square).unwrap_or(0);
@@ -182,7 +229,7 @@ mod tests {
             "board": board, "board_size": 8, "blocked_squares": [],
             "legal_moves": [29, 43, 45], "history": [{"color": 1, "move": 37}],
         });
-        let svg = Board::of_view(&view, true).svg();
+        let svg = Drawing::of_view(&view, true).svg();
         assert_eq!(
             svg.matches(r##"fill="#111""##).count(),
             4,
@@ -197,7 +244,7 @@ mod tests {
         assert_eq!(svg.matches("class=\"last\"").count(), 1);
         assert!(svg.contains("aria-label=\"Board: 4 black, 1 white\""));
         assert_eq!(
-            Board::of_view(&view, false)
+            Drawing::of_view(&view, false)
                 .svg()
                 .matches("class=\"hint\"")
                 .count(),
@@ -208,7 +255,7 @@ mod tests {
     #[test]
     fn octagon_corners_are_drawn_blocked() {
         let view = json!({"board": vec![0; 100], "board_size": 10, "blocked_squares": [0, 1, 10]});
-        let svg = Board::of_view(&view, false).svg();
+        let svg = Drawing::of_view(&view, false).svg();
         assert_eq!(svg.matches(r##"fill="#37474f""##).count(), 3);
         assert!(svg.contains(">j</text>") && svg.contains(">10</text>"));
     }
@@ -224,5 +271,75 @@ mod tests {
         for (mv, size, name) in cases {
             assert_eq!(move_name(&mv, size), name);
         }
+    }
+
+    #[test]
+    fn the_renderer_draws_buttons_only_for_the_player_and_names_the_moves() {
+        let mut board = vec![0; 64];
+        board[27] = 2;
+        board[28] = 1;
+        board[35] = 1;
+        let view = json!({
+            "board": board, "board_size": 8, "blocked_squares": [],
+            "legal_moves": [29, 43], "history": [{"color": 1, "move": 35}, {"color": 2, "move": -1}],
+        });
+        let cases = [
+            (
+                BoardOptions {
+                    hints: false,
+                    playable: false,
+                },
+                0,
+                0,
+            ),
+            (
+                BoardOptions {
+                    hints: true,
+                    playable: false,
+                },
+                2,
+                0,
+            ),
+            (
+                BoardOptions {
+                    hints: true,
+                    playable: true,
+                },
+                2,
+                2,
+            ),
+            (
+                BoardOptions {
+                    hints: false,
+                    playable: true,
+                },
+                0,
+                0,
+            ),
+        ];
+        for (options, hints, buttons) in cases {
+            let svg = Board.svg(&view, options);
+            assert_eq!(svg.matches("class=\"hint\"").count(), hints, "{options:?}");
+            assert_eq!(
+                svg.matches("class=\"play\"").count(),
+                buttons,
+                "{options:?}"
+            );
+        }
+        assert!(
+            Board
+                .svg(
+                    &view,
+                    BoardOptions {
+                        hints: true,
+                        playable: true
+                    }
+                )
+                .contains("aria-label=\"Play f4\"")
+        );
+        assert_eq!(Board.tallies(&view), [2, 1]);
+        assert_eq!(Board.history(&view), ["d5", "pass"]);
+        assert_eq!(Board.notation(&view, &json!(19)), "d3");
+        assert_eq!(Board.seat_names(), ["Black", "White"]);
     }
 }
