@@ -69,7 +69,7 @@ pub struct Standing {
 pub struct ChallengeRequest {
     /// The opponent's name, or its id as a decimal string.
     pub opponent: String,
-    /// The game (`othello`).
+    /// The game, one of the registered families.
     pub game: String,
     /// The variant; the game's default when `None`.
     pub variant: Option<String>,
@@ -1021,7 +1021,7 @@ impl Arena {
         Ok(json!({"mode": format!("{game}:{variant}"), "entries": entries}))
     }
 
-    /// A bot's ratings, by game mode (`othello:std`, …), in the modes it has been rated in.
+    /// A bot's ratings, by game mode (`game:variant`), in the modes it has been rated in.
     pub async fn ratings_of(&self, bot: BotId) -> Value {
         let mut out = serde_json::Map::new();
         for (mode, rating) in self.shared.ratings.of(bot).await {

@@ -105,7 +105,8 @@ pub(crate) fn describe(value: &Value) -> String {
 /// arena's events pages), one line each.
 ///
 /// A move is shown by the game events it made public, never by its action: in a
-/// simultaneous phase an action is a secret until the rules reveal it.
+/// simultaneous phase an action is a secret until the rules reveal it, and the arena logs it
+/// for everyone else as an `acted` event without the action.
 pub(crate) fn leg_events(events: &[Value], leg: usize, participants: &[String]) -> Vec<String> {
     let mut lines = Vec::new();
     for event in events {
@@ -114,7 +115,7 @@ pub(crate) fn leg_events(events: &[Value], leg: usize, participants: &[String]) 
             continue;
         }
         match event["type"].as_str().unwrap_or("") {
-            "move" => {
+            "move" | "acted" => {
                 let public = data["events"].as_array().map_or(&[][..], Vec::as_slice);
                 if public.is_empty() {
                     let who = data["participant"]

@@ -10,7 +10,6 @@ use arbiter_rules::{
 };
 use serde::{Deserialize, Serialize};
 
-use super::tests::{T0, online, setup};
 use super::*;
 
 /// Two seats; each turn is `steps` steps by the seat to move; the game ends after `turns`

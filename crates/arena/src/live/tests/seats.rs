@@ -5,7 +5,6 @@
 use arbiter_store::BotKind;
 use proptest::prelude::*;
 
-use super::tests::{GOOFSPIEL, T0, bot, online, setup};
 use super::*;
 
 /// A Goofspiel challenge from bot 1 to bots 2..=seats, three cards, one leg (or one per

@@ -1,8 +1,12 @@
 use arbiter_store::BotKind;
 
+use arbiter_othello_plugin::FAMILY as OTHELLO;
+
 use super::*;
 use crate::directory::BotProfile;
-use arbiter_othello_plugin::FAMILY as OTHELLO;
+
+mod clock;
+mod seats;
 
 pub(super) const T0: i64 = 1_000_000;
 

@@ -1,0 +1,775 @@
+//! Challenges, acceptance and the start of a match, actions (checked, applied, stored with
+//! the right audience), and the end of legs and of the match.
+
+use super::*;
+
+/// The payload of a `move` event, written without building a `Value`: one is stored for
+/// every move. The fields are in alphabetical order, the order of every other payload's keys.
+#[derive(Clone, Copy, Serialize)]
+struct MovePayload<'a> {
+    /// The action; left out of the public `acted` event that stands for a secret one.
+    #[serde(skip_serializing_if = "Value::is_null")]
+    action: &'a Value,
+    clocks_ms: &'a [i64],
+    events: &'a [Value],
+    /// Set only for a free action, which moves no clock and no revision.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    free: bool,
+    leg: usize,
+    participant: usize,
+    revision: u64,
+    seat: u8,
+    turn_started_ms: i64,
+}
+
+/// A new challenge, with its first event.
+pub(crate) fn challenge(setup: &Setup, now_ms: i64) -> Progress {
+    let mut progress = Progress {
+        status: MatchStatus::Pending,
+        expires_ms: now_ms + setup.config.challenge_ttl_ms,
+        started_ms: None,
+        ended_ms: None,
+        legs: Vec::new(),
+        first_turn_at: vec![None; setup.seats()],
+        moved: vec![false; setup.seats()],
+        absent_since: vec![None; setup.seats()],
+        seen_gone_at: vec![None; setup.seats()],
+        accepted: Participants::NONE,
+        watch_from_ms: now_ms,
+        result: None,
+        seq: 0,
+        fresh: Vec::new(),
+        row_changed: true,
+    };
+    let mut payload = json!({
+        "bot_a": bot_summary(&setup.bots[0]),
+        "bot_b": bot_summary(&setup.bots[1]),
+        "game": setup.family.id(),
+        "variant": setup.variant,
+        "format": setup.format,
+        "time_control": setup.time_control,
+        "rated": setup.rated,
+        "commitment": setup.seed.commitment().as_hex(),
+        "expires_ms": progress.expires_ms,
+    });
+    if setup.seats() > 2 {
+        payload["participants"] = participants_json(setup);
+    }
+    progress.emit(setup, now_ms, Audience::Everyone, "challenge", payload);
+    progress
+}
+
+/// Accepts a pending challenge for every participant `bot` plays but the challenger, and
+/// starts the match once every invited participant has accepted.
+///
+/// `practice` says that either bot reports practice now: the match is then unrated whatever
+/// the challenge asked, because a bot may start practising after it was challenged. The
+/// `accepted` event records the change and the match row stores it (replays read `rated` from
+/// the row). The caller restores `setup.rated` if this fails or cannot be stored.
+pub(crate) fn accept(
+    setup: &mut Setup,
+    progress: &mut Progress,
+    bot: BotId,
+    practice: bool,
+    now_ms: i64,
+) -> Result<(), ArenaError> {
+    if progress.status != MatchStatus::Pending {
+        return Err(ArenaError::ChallengeNotPending);
+    }
+    let invited = setup
+        .participants_of(bot)
+        .iter(setup.seats())
+        .filter(|&p| p > 0);
+    let invited: Vec<usize> = invited.collect();
+    if invited.is_empty() {
+        return Err(ArenaError::NotYourChallenge("the challenged bot"));
+    }
+    let mut payload = if practice && setup.rated {
+        setup.rated = false;
+        json!({"rated": false, "unrated_because": "practice"})
+    } else {
+        json!({})
+    };
+    for &p in &invited {
+        progress.accepted = progress.accepted.with(p);
+    }
+    if setup.seats() > 2 {
+        payload["by"] = json!(invited);
+    }
+    progress.emit(setup, now_ms, Audience::Everyone, "accepted", payload);
+    if (1..setup.seats()).all(|p| progress.accepted.contains(p)) {
+        start(setup, progress, now_ms)
+    } else {
+        Ok(())
+    }
+}
+
+/// Starts the legs: draws the opening from the match seed and sets the clocks.
+pub(crate) fn start(setup: &Setup, progress: &mut Progress, now_ms: i64) -> Result<(), ArenaError> {
+    let nonce = progress.seq + 1;
+    let seats = setup.seats();
+    let configs = setup
+        .family
+        .setup
+        .leg_configs(
+            &LegRequest {
+                variant: &setup.variant,
+                seats,
+                legs: setup.format.legs(seats),
+                opening: setup.opening,
+            },
+            &mut setup.rng(nonce),
+        )
+        .map_err(ArenaError::from)?;
+    let legs = build_legs(
+        setup,
+        &configs,
+        &mut setup.labelled_rng("legs", nonce),
+        setup.first_seat_participant(nonce),
+        now_ms,
+    )?;
+    let payload = json!({
+        "started_ms": now_ms,
+        "legs": configs.iter().zip(&legs).enumerate().map(|(i, (config, leg))| json!({
+            "leg": i,
+            "first_seat_participant": leg.first_seat_participant,
+            "config": config,
+            "clocks_ms": leg.clocks_ms,
+        })).collect::<Vec<_>>(),
+    });
+    progress.legs = legs;
+    progress.started_ms = Some(now_ms);
+    progress.watch_from_ms = now_ms;
+    progress.set_status(MatchStatus::Running);
+    note_first_turns(progress, now_ms);
+    progress.emit(setup, now_ms, Audience::Everyone, "started", payload);
+    Ok(())
+}
+
+/// The legs from their configurations, `first` in the first seat of the first leg and the
+/// seats swapped in each leg after it.
+pub(super) fn build_legs(
+    setup: &Setup,
+    configs: &[Value],
+    rng: &mut LazyStream<'_>,
+    first: usize,
+    now_ms: i64,
+) -> Result<Vec<Leg>, ArenaError> {
+    configs
+        .iter()
+        .enumerate()
+        .map(|(i, config)| {
+            let (state, _) = setup
+                .family
+                .rules
+                .start(
+                    config,
+                    &mut Ctx::new(u64::try_from(now_ms).unwrap_or(0), rng),
+                )
+                .map_err(|e| ArenaError::InvalidRequest(e.to_string()))?;
+            let initial = setup.time_control.initial_ms;
+            Ok(Leg {
+                state,
+                first_seat_participant: (first + i) % setup.seats(),
+                clocks_ms: vec![initial; setup.seats()],
+                turn_started_ms: now_ms,
+                period_revision: 0,
+                revision: 0,
+                ended: None,
+                moves: Vec::new(),
+                warned: false,
+                score_order: ScoreOrder::HigherIsBetter,
+            })
+        })
+        .collect()
+}
+
+pub(super) fn note_first_turns(progress: &mut Progress, now_ms: i64) {
+    let movers: Vec<usize> = progress
+        .legs
+        .iter()
+        .flat_map(|leg| leg.pending().into_iter().map(|(_, p)| p))
+        .collect();
+    for participant in movers {
+        progress.first_turn_at[participant].get_or_insert(now_ms);
+    }
+}
+
+/// Declines (by the challenged bot) or cancels (by the challenger) a pending challenge.
+pub(crate) fn decline(
+    setup: &Setup,
+    progress: &mut Progress,
+    bot: BotId,
+    cancel: bool,
+    now_ms: i64,
+) -> Result<(), ArenaError> {
+    if progress.status != MatchStatus::Pending {
+        return Err(ArenaError::ChallengeNotPending);
+    }
+    let kind = if cancel { "cancelled" } else { "rejected" };
+    let mine = setup.participants_of(bot);
+    let allowed = if cancel {
+        mine.contains(0)
+    } else {
+        mine.iter(setup.seats()).any(|p| p > 0)
+    };
+    if !allowed {
+        return Err(ArenaError::NotYourChallenge(if cancel {
+            "the challenger"
+        } else {
+            "the challenged bot"
+        }));
+    }
+    close(setup, progress, MatchStatus::Rejected, kind, now_ms);
+    Ok(())
+}
+
+pub(super) fn close(
+    setup: &Setup,
+    progress: &mut Progress,
+    status: MatchStatus,
+    reason: &str,
+    now_ms: i64,
+) {
+    progress.set_status(status);
+    progress.ended_ms = Some(now_ms);
+    progress.result = Some(json!({"reason": reason}));
+    let payload = json!({"reason": reason, "seed": setup.seed.reveal()});
+    let kind = match status {
+        MatchStatus::Aborted => "aborted",
+        MatchStatus::Expired => "expired",
+        _ => reason,
+    };
+    progress.emit(setup, now_ms, Audience::Everyone, kind, payload);
+}
+
+/// Plays a move submitted by `bot`. Returns the reply for the client; a repeat of an accepted
+/// move returns the original reply and changes nothing.
+pub(crate) fn submit(
+    setup: &Setup,
+    progress: &mut Progress,
+    bot: BotId,
+    leg_index: u8,
+    revision: u64,
+    submitted: &Value,
+    now_ms: i64,
+) -> Result<MoveReply, ArenaError> {
+    submit_as(
+        setup,
+        progress,
+        setup.participants_of(bot),
+        leg_index,
+        revision,
+        submitted,
+        now_ms,
+    )
+}
+
+/// Plays a move submitted for one of the participants in `mine`, as [`submit`] does.
+pub(crate) fn submit_as(
+    setup: &Setup,
+    progress: &mut Progress,
+    mine: Participants,
+    leg_index: u8,
+    revision: u64,
+    submitted: &Value,
+    now_ms: i64,
+) -> Result<MoveReply, ArenaError> {
+    if mine.is_empty() {
+        return Err(ArenaError::NotParticipant);
+    }
+    if progress.status != MatchStatus::Running {
+        return Err(ArenaError::MatchNotRunning);
+    }
+    let leg = progress
+        .legs
+        .get(usize::from(leg_index))
+        .ok_or(ArenaError::NoSuchLeg(leg_index))?;
+    // A repeat of an accepted action gets the original reply: the action accepted at the
+    // revision it names, or, in a simultaneous phase, where several seats act on the same
+    // announced revision, any later one of its seats' in that phase.
+    if let Some(since) = usize::try_from(revision)
+        .ok()
+        .and_then(|r| leg.moves.get(r..))
+        .filter(|since| !since.is_empty())
+        && let Ok(action) = setup.family.codec.parse(leg.state.as_ref(), submitted)
+    {
+        let repeated = since
+            .iter()
+            .enumerate()
+            .take_while(|(i, m)| *i == 0 || m.simultaneous)
+            .find(|(_, m)| mine.contains(m.participant) && *m.action == action);
+        if let Some((_, earlier)) = repeated {
+            return Ok(earlier.reply);
+        }
+    }
+    if leg.ended.is_some() {
+        return Err(ArenaError::LegFinished(leg_index));
+    }
+    let action = setup.family.codec.parse(leg.state.as_ref(), submitted)?;
+    if leg.state.is_free(&action) {
+        // A free action (chat, a claim) is taken from any seat of the bot's, whoever must
+        // decide now, and moves no clock, deadline or revision.
+        let mover = mine.iter(setup.seats()).next().unwrap_or(0);
+        let seat = leg.seat_of(mover);
+        return play_free(
+            setup,
+            progress,
+            usize::from(leg_index),
+            seat,
+            mover,
+            action,
+            now_ms,
+        );
+    }
+    let (seat, mover) = match leg.state.to_act() {
+        ToAct::Turn { seat } => {
+            if revision != leg.revision {
+                return Err(ArenaError::StaleRevision {
+                    given: revision,
+                    current: leg.revision,
+                });
+            }
+            (seat, leg.participant_of(seat))
+        }
+        // In a simultaneous phase every pending seat may act, in any order, so the leg's
+        // revision moves under them; the action names its phase, and the rules refuse input
+        // for another phase.
+        ToAct::Simultaneous { pending, .. } => {
+            let mover = mine
+                .iter(setup.seats())
+                .find(|&p| pending.contains(leg.seat_of(p)))
+                .ok_or(ArenaError::NotYourTurn)?;
+            (leg.seat_of(mover), mover)
+        }
+        ToAct::Nobody => return Err(ArenaError::LegFinished(leg_index)),
+    };
+    if !mine.contains(mover) {
+        return Err(ArenaError::NotYourTurn);
+    }
+    let reply = apply_move(
+        setup,
+        progress,
+        usize::from(leg_index),
+        seat,
+        mover,
+        action,
+        now_ms,
+    )?;
+    if setup.has_human() {
+        play_forced_actions(setup, progress, usize::from(leg_index), now_ms)?;
+    }
+    Ok(reply)
+}
+
+/// Plays the forced action (a pass) for whoever is to move in the leg while it is all they
+/// can do (in a match with a person, the server does, as a game room does). Each is an
+/// ordinary stored move, so replays need no rule of their own.
+fn play_forced_actions(
+    setup: &Setup,
+    progress: &mut Progress,
+    leg_index: usize,
+    now_ms: i64,
+) -> Result<(), ArenaError> {
+    // A forced action (a pass) hands the decision on, and a game rarely forces many in a
+    // row; the bound only guards against one that would force actions forever.
+    for _ in 0..16 {
+        let leg = &progress.legs[leg_index];
+        let Some((seat, mover)) = leg.mover().filter(|_| leg.ended.is_none()) else {
+            return Ok(());
+        };
+        let Some(pass) = setup.family.codec.forced_action(leg.state.as_ref(), seat) else {
+            return Ok(());
+        };
+        apply_move(setup, progress, leg_index, seat, mover, pass, now_ms)?;
+    }
+    Ok(())
+}
+
+/// Applies a checked move.
+pub(super) fn apply_move(
+    setup: &Setup,
+    progress: &mut Progress,
+    leg_index: usize,
+    seat: Seat,
+    mover: usize,
+    action: Value,
+    now_ms: i64,
+) -> Result<MoveReply, ArenaError> {
+    let nonce = progress.seq + 1;
+    let leg = &mut progress.legs[leg_index];
+    let before = leg.state.to_act();
+    let mut rng = setup.rng(nonce);
+    // The rules change nothing when they refuse an action, so the state is changed in place.
+    let game_events = leg
+        .state
+        .apply(
+            seat,
+            &action,
+            &mut Ctx::new(u64::try_from(now_ms).unwrap_or(0), &mut rng),
+        )
+        .map_err(|e| rule_error(e, leg_index))?;
+    let after = leg.state.to_act();
+    // Chess clocks run in turns: a clock period ends with each action, or under a per-turn
+    // clock only when the turn passes. A simultaneous phase runs on the rules' own deadline,
+    // and its decisions began when the phase did.
+    let period_goes_on = match (before, after) {
+        (ToAct::Turn { seat: a }, ToAct::Turn { seat: b }) => {
+            a == b && setup.family.clock == ClockPolicy::PerTurn
+        }
+        (ToAct::Simultaneous { phase: a, .. }, ToAct::Simultaneous { phase: b, .. }) => a == b,
+        _ => false,
+    };
+    if matches!(before, ToAct::Turn { .. }) && !period_goes_on {
+        let elapsed = now_ms - leg.turn_started_ms;
+        leg.clocks_ms[seat.index()] += setup.time_control.increment_ms - elapsed;
+    }
+    leg.revision += 1;
+    if !period_goes_on {
+        leg.turn_started_ms = now_ms;
+        leg.period_revision = leg.revision;
+        leg.warned = false;
+    }
+    let revision = leg.revision;
+    let clocks = leg.clocks_ms.clone();
+    let first_seat_participant = leg.first_seat_participant;
+    let seats = leg.seats();
+    progress.moved[mover] = true;
+    note_first_turns(progress, now_ms);
+    let (public, private) = split_events(game_events, first_seat_participant, seats);
+    let payload = MovePayload {
+        action: &action,
+        clocks_ms: &clocks,
+        events: &public,
+        free: false,
+        leg: leg_index,
+        participant: mover,
+        revision,
+        seat: seat.0,
+        turn_started_ms: now_ms,
+    };
+    let secret = !matches!(before, ToAct::Turn { .. });
+    let seq = emit_move(setup, progress, now_ms, payload, secret);
+    emit_private(setup, progress, now_ms, leg_index, private);
+    finish_leg_if_over(setup, progress, leg_index, now_ms);
+    let leg = &mut progress.legs[leg_index];
+    let reply = MoveReply {
+        match_id: setup.id,
+        leg: leg_index,
+        revision,
+        seq,
+        leg_status: leg.status(),
+        status: progress.status,
+    };
+    leg.moves.push(Accepted {
+        participant: mover,
+        simultaneous: secret,
+        action: Arc::new(action),
+        at_ms: now_ms,
+        reply,
+    });
+    Ok(reply)
+}
+
+/// Applies a free action: stored and published like a move, but it moves no clock, no
+/// deadline and no revision, so every pending decision stays as it was.
+pub(super) fn play_free(
+    setup: &Setup,
+    progress: &mut Progress,
+    leg_index: usize,
+    seat: Seat,
+    mover: usize,
+    action: Value,
+    now_ms: i64,
+) -> Result<MoveReply, ArenaError> {
+    let nonce = progress.seq + 1;
+    let leg = &mut progress.legs[leg_index];
+    let mut rng = setup.rng(nonce);
+    let game_events = leg
+        .state
+        .apply(
+            seat,
+            &action,
+            &mut Ctx::new(u64::try_from(now_ms).unwrap_or(0), &mut rng),
+        )
+        .map_err(|e| rule_error(e, leg_index))?;
+    let (public, private) = split_events(game_events, leg.first_seat_participant, leg.seats());
+    let revision = leg.revision;
+    let clocks = leg.clocks_ms.clone();
+    let payload = MovePayload {
+        action: &action,
+        clocks_ms: &clocks,
+        events: &public,
+        free: true,
+        leg: leg_index,
+        participant: mover,
+        revision,
+        seat: seat.0,
+        turn_started_ms: leg.turn_started_ms,
+    };
+    let seq = emit_move(setup, progress, now_ms, payload, true);
+    emit_private(setup, progress, now_ms, leg_index, private);
+    finish_leg_if_over(setup, progress, leg_index, now_ms);
+    Ok(MoveReply {
+        match_id: setup.id,
+        leg: leg_index,
+        revision,
+        seq,
+        leg_status: progress.legs[leg_index].status(),
+        status: progress.status,
+    })
+}
+
+/// Stores an accepted action. An action taken in a turn is public, as every board game shows
+/// its moves. An action taken in a simultaneous phase, or a free one, may be a secret (a bid,
+/// a night action, a whisper): its `move` event is for its participant alone, and everyone
+/// else gets an `acted` event with the same fields but the action, carrying only the rules'
+/// public events — the same shape whatever was chosen. Returns the `move` event's seq.
+fn emit_move(
+    setup: &Setup,
+    progress: &mut Progress,
+    now_ms: i64,
+    payload: MovePayload<'_>,
+    secret: bool,
+) -> i64 {
+    if !secret {
+        return progress.emit(setup, now_ms, Audience::Everyone, "move", payload);
+    }
+    let participant = u8::try_from(payload.participant).unwrap_or(u8::MAX);
+    let seq = progress.emit(
+        setup,
+        now_ms,
+        Audience::Participant(participant),
+        "move",
+        payload,
+    );
+    let acted = MovePayload {
+        action: &Value::Null,
+        ..payload
+    };
+    progress.emit(setup, now_ms, Audience::Everyone, "acted", acted);
+    seq
+}
+
+/// The arena's error for the rules' refusal.
+fn rule_error(error: GameError, leg_index: usize) -> ArenaError {
+    match error {
+        GameError::Rule(RuleError::Illegal(text)) => ArenaError::IllegalMove(text),
+        GameError::Rule(RuleError::NotYourTurn) => ArenaError::NotYourTurn,
+        GameError::Rule(RuleError::GameOver) => {
+            ArenaError::LegFinished(u8::try_from(leg_index).unwrap_or(u8::MAX))
+        }
+        GameError::MalformedAction(text) => ArenaError::MalformedAction(text),
+        other => ArenaError::IllegalMove(other.to_string()),
+    }
+}
+
+/// Public game events, and private ones addressed to participants.
+/// Logs each game event meant for one seat as a `private` event that only its participant
+/// reads.
+pub(super) fn emit_private(
+    setup: &Setup,
+    progress: &mut Progress,
+    at_ms: i64,
+    leg: usize,
+    private: Vec<(u8, Value)>,
+) {
+    for (participant, event) in private {
+        progress.emit(
+            setup,
+            at_ms,
+            Audience::Participant(participant),
+            "private",
+            json!({"leg": leg, "event": event}),
+        );
+    }
+}
+
+pub(super) fn split_events(
+    events: Vec<Emitted<Value>>,
+    first_seat_participant: usize,
+    seat_count: usize,
+) -> (Vec<Value>, Vec<(u8, Value)>) {
+    let mut public = Vec::new();
+    let mut private = Vec::new();
+    for emitted in events {
+        match emitted.visibility {
+            Visibility::Everyone => public.push(emitted.event),
+            Visibility::Seats(seats) => {
+                for seat in seats.iter() {
+                    let participant = (seat.index() + first_seat_participant) % seat_count.max(1);
+                    private.push((
+                        u8::try_from(participant).unwrap_or(0),
+                        emitted.event.clone(),
+                    ));
+                }
+            }
+        }
+    }
+    (public, private)
+}
+
+pub(super) fn finish_leg_if_over(
+    setup: &Setup,
+    progress: &mut Progress,
+    leg_index: usize,
+    now_ms: i64,
+) {
+    let leg = &progress.legs[leg_index];
+    let Some(outcome) = leg.state.outcome() else {
+        return;
+    };
+    end_leg(
+        setup,
+        progress,
+        leg_index,
+        &outcome.reason,
+        &outcome,
+        now_ms,
+    );
+}
+
+pub(super) fn end_leg(
+    setup: &Setup,
+    progress: &mut Progress,
+    leg_index: usize,
+    reason: &str,
+    outcome: &Outcome,
+    now_ms: i64,
+) {
+    let leg = &mut progress.legs[leg_index];
+    let scores = leg.scores_by_participant(outcome);
+    let payload = json!({"leg": leg_index, "reason": reason, "scores": scores});
+    leg.ended = Some(LegEnd {
+        reason: reason.to_owned(),
+        scores,
+        ranks: leg.ranks_by_participant(outcome),
+        at_ms: now_ms,
+    });
+    leg.score_order = outcome.score_order;
+    progress.emit(setup, now_ms, Audience::Everyone, "leg_finished", payload);
+    if progress.legs.iter().all(|l| l.ended.is_some()) {
+        let timeouts = progress
+            .legs
+            .iter()
+            .filter(|l| l.ended.as_ref().is_some_and(|e| e.reason == "timeout"))
+            .count();
+        let reason = match timeouts {
+            0 => progress.legs[0]
+                .ended
+                .as_ref()
+                .map_or("finished".to_owned(), |e| e.reason.clone()),
+            1 => "timeout".to_owned(),
+            _ => "double_timeout".to_owned(),
+        };
+        finish(setup, progress, &reason, None, now_ms);
+    }
+}
+
+/// Ends a running match with a result. `loser` forfeits every unfinished leg and ranks last;
+/// the others are ranked by their scores summed over the legs.
+pub(super) fn finish(
+    setup: &Setup,
+    progress: &mut Progress,
+    reason: &str,
+    loser: Option<usize>,
+    now_ms: i64,
+) {
+    let mut order = ScoreOrder::HigherIsBetter;
+    let mut totals = vec![0i64; setup.seats()];
+    for leg in &mut progress.legs {
+        if leg.ended.is_none() {
+            let seat = leg.seat_of(loser.unwrap_or(0));
+            let forfeit = leg.state.forfeit(seat);
+            leg.score_order = forfeit.score_order;
+            leg.ended = Some(LegEnd {
+                reason: "stopped".to_owned(),
+                scores: leg.scores_by_participant(&forfeit),
+                ranks: leg.ranks_by_participant(&forfeit),
+                at_ms: now_ms,
+            });
+        }
+        order = leg.score_order;
+        if let Some(end) = &leg.ended {
+            for (total, score) in totals.iter_mut().zip(&end.scores) {
+                *total += score;
+            }
+        }
+    }
+    // One leg is ranked as the rules ranked it (a forfeit, teams); several are ranked by
+    // their summed scores, which is how paired legs are compared.
+    let ranks: Vec<u8> = match (loser, progress.legs.as_slice()) {
+        (Some(loser), _) => {
+            let loser = Seat(u8::try_from(loser).unwrap_or(0));
+            Outcome::forfeit(&totals, loser, order)
+                .seats
+                .iter()
+                .map(|s| s.rank)
+                .collect()
+        }
+        (None, [leg]) => leg
+            .ended
+            .as_ref()
+            .map_or_else(Vec::new, |end| end.ranks.clone()),
+        (None, _) => Outcome::from_scores(&totals, order, reason)
+            .seats
+            .iter()
+            .map(|s| s.rank)
+            .collect(),
+    };
+    let winners: Vec<usize> = (0..ranks.len()).filter(|&p| ranks[p] == 1).collect();
+    let winner = match winners.as_slice() {
+        [one] => Some(*one),
+        _ => None,
+    };
+    let mut result =
+        json!({"reason": reason, "winner": winner, "totals": totals, "rated": setup.rated});
+    if setup.seats() > 2 {
+        result["ranks"] = json!(ranks);
+    }
+    progress.result = Some(result.clone());
+    progress.ended_ms = Some(now_ms);
+    progress.set_status(MatchStatus::Finished);
+    let mut payload = result;
+    payload["seed"] = json!(setup.seed.reveal());
+    progress.emit(setup, now_ms, Audience::Everyone, "finished", payload);
+}
+
+/// Records a finished match's rating change (see `ratings`): in its result, and as a `rated`
+/// event that replay folds back into the result.
+pub(crate) fn note_ratings(setup: &Setup, progress: &mut Progress, change: &Value, now_ms: i64) {
+    if let Some(result) = progress.result.as_mut() {
+        merge_ratings(result, change);
+    }
+    progress.row_changed = true;
+    progress.emit(setup, now_ms, Audience::Everyone, "rated", change);
+}
+
+pub(super) fn merge_ratings(result: &mut Value, change: &Value) {
+    result["rating_applied"] = json!(true);
+    result["rating_before"] = change["rating_before"].clone();
+    result["rating_after"] = change["rating_after"].clone();
+}
+
+/// `bot` resigns: it loses the match.
+pub(crate) fn resign(
+    setup: &Setup,
+    progress: &mut Progress,
+    bot: BotId,
+    now_ms: i64,
+) -> Result<(), ArenaError> {
+    let mine = setup.participants_of(bot);
+    let Some(loser) = mine.iter(setup.seats()).next() else {
+        return Err(ArenaError::NotParticipant);
+    };
+    if progress.status != MatchStatus::Running {
+        return Err(ArenaError::MatchNotRunning);
+    }
+    finish(setup, progress, "resign", Some(loser), now_ms);
+    Ok(())
+}
+
+/// Ends a running or pending match after a long outage.
+pub(crate) fn abort_technical(setup: &Setup, progress: &mut Progress, now_ms: i64) {
+    close(setup, progress, MatchStatus::Aborted, "technical", now_ms);
+}

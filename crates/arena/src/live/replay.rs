@@ -1,0 +1,147 @@
+//! A match rebuilt from its stored events, as the same functions of time built it.
+
+use super::*;
+
+/// Rebuilds a match from its stored status and events.
+pub(crate) fn replay(
+    setup: &Setup,
+    status: MatchStatus,
+    events: &[EventRecord],
+) -> Result<Progress, ArenaError> {
+    replay_observed(setup, status, events, |_, _| {})
+}
+
+/// Rebuilds a match like [`replay`], showing `observe` the match once its legs are set up
+/// (`None`) and after each move (the leg moved in).
+pub(crate) fn replay_observed(
+    setup: &Setup,
+    status: MatchStatus,
+    events: &[EventRecord],
+    mut observe: impl FnMut(&Progress, Option<usize>),
+) -> Result<Progress, ArenaError> {
+    let corrupt = |what: &str| {
+        ArenaError::Unavailable(format!("match {} cannot be rebuilt: {what}", setup.id))
+    };
+    // The leg an event names, which must exist.
+    let leg_of = |p: &Value, progress: &Progress| {
+        p["leg"]
+            .as_u64()
+            .and_then(|l| usize::try_from(l).ok())
+            .filter(|&l| l < progress.legs.len())
+            .ok_or_else(|| corrupt("leg"))
+    };
+    let mut progress = challenge(setup, setup.created_ms);
+    progress.fresh.clear();
+    for event in events {
+        let p = &event.payload_value();
+        match event.kind.as_str() {
+            "challenge" => {
+                progress.expires_ms = p["expires_ms"].as_i64().unwrap_or(progress.expires_ms);
+            }
+            "accepted" => {
+                // Two participants accept once, which starts the match; with more, each
+                // acceptance names who accepted.
+                for by in p["by"].as_array().into_iter().flatten() {
+                    if let Some(by) = by.as_u64().and_then(|by| usize::try_from(by).ok()) {
+                        progress.accepted = progress.accepted.with(by);
+                    }
+                }
+            }
+            "started" => {
+                let configs: Vec<Value> = p["legs"]
+                    .as_array()
+                    .ok_or_else(|| corrupt("legs"))?
+                    .iter()
+                    .map(|l| l["config"].clone())
+                    .collect();
+                let mut rng = setup.labelled_rng("legs", event.seq);
+                let first = setup.first_seat_participant(event.seq);
+                progress.legs = build_legs(setup, &configs, &mut rng, first, event.at_ms)?;
+                progress.started_ms = Some(event.at_ms);
+                progress.status = MatchStatus::Running;
+                note_first_turns(&mut progress, event.at_ms);
+                observe(&progress, None);
+            }
+            "move" if p["free"] == true => {
+                let leg_index = leg_of(p, &progress)?;
+                let seat = Seat(u8::try_from(p["seat"].as_u64().unwrap_or(0)).unwrap_or(0));
+                let mover = progress.legs[leg_index].participant_of(seat);
+                progress.seq = event.seq - 1;
+                play_free(
+                    setup,
+                    &mut progress,
+                    leg_index,
+                    seat,
+                    mover,
+                    p["action"].clone(),
+                    event.at_ms,
+                )?;
+            }
+            "move" => {
+                let leg_index = leg_of(p, &progress)?;
+                let seat = Seat(u8::try_from(p["seat"].as_u64().unwrap_or(0)).unwrap_or(0));
+                let mover = progress.legs[leg_index].participant_of(seat);
+                progress.seq = event.seq - 1;
+                apply_move(
+                    setup,
+                    &mut progress,
+                    leg_index,
+                    seat,
+                    mover,
+                    p["action"].clone(),
+                    event.at_ms,
+                )?;
+                let leg = &mut progress.legs[leg_index];
+                if let Some(clocks) = p["clocks_ms"].as_array() {
+                    for (slot, value) in leg.clocks_ms.iter_mut().zip(clocks) {
+                        *slot = value.as_i64().unwrap_or(*slot);
+                    }
+                }
+                observe(&progress, Some(leg_index));
+            }
+            "deadline" => {
+                let leg_index = leg_of(p, &progress)?;
+                let leg = &mut progress.legs[leg_index];
+                let mut rng = setup.rng(event.seq);
+                leg.state.on_deadline(&mut Ctx::new(
+                    u64::try_from(event.at_ms).unwrap_or(0),
+                    &mut rng,
+                ));
+                leg.revision += 1;
+                leg.turn_started_ms = event.at_ms;
+                leg.period_revision = leg.revision;
+                progress.seq = event.seq;
+                finish_leg_if_over(setup, &mut progress, leg_index, event.at_ms);
+            }
+            "turn_warning" => {
+                if let Some(leg) = p["leg"].as_u64().and_then(|l| {
+                    progress
+                        .legs
+                        .get_mut(usize::try_from(l).unwrap_or(usize::MAX))
+                }) {
+                    leg.warned = true;
+                }
+            }
+            "leg_finished" if p["reason"] == "timeout" => {
+                let leg_index = leg_of(p, &progress)?;
+                progress.seq = event.seq - 1;
+                time_out(setup, &mut progress, leg_index, event.at_ms);
+            }
+            "finished" | "aborted" | "expired" | "rejected" | "cancelled" => {
+                progress.result = Some(p.clone());
+                progress.ended_ms = Some(event.at_ms);
+            }
+            "rated" => {
+                if let Some(result) = progress.result.as_mut() {
+                    merge_ratings(result, p);
+                }
+            }
+            _ => {}
+        }
+        progress.seq = event.seq;
+    }
+    progress.status = status;
+    progress.fresh.clear();
+    progress.row_changed = false;
+    Ok(progress)
+}

@@ -1,0 +1,287 @@
+//! What readers receive: the pending decisions (each built from its seat's view), house
+//! players' decisions, summaries and snapshots.
+
+use super::*;
+
+pub(super) fn bot_summary(bot: &Bot) -> Value {
+    json!({"id": bot.id, "name": bot.name, "kind": bot.kind})
+}
+
+/// Every participant, with its index.
+pub(super) fn participants_json(setup: &Setup) -> Value {
+    setup
+        .bots
+        .iter()
+        .enumerate()
+        .map(|(i, b)| {
+            let mut s = bot_summary(b);
+            s["participant"] = json!(i);
+            s
+        })
+        .collect()
+}
+
+/// A decision a bot has to make now.
+#[derive(Clone, Debug)]
+pub(crate) struct Turn {
+    pub(crate) participant: usize,
+    pub(crate) leg: usize,
+    pub(crate) revision: u64,
+    /// The complete engine request as compact JSON text.
+    pub(crate) request: String,
+}
+
+impl Turn {
+    /// The engine request as a `Value`.
+    pub(crate) fn request_json(&self) -> Value {
+        serde_json::from_str(&self.request).unwrap_or_default()
+    }
+
+    pub(crate) fn to_json(&self, match_id: MatchId) -> Value {
+        json!({"match_id": match_id, "leg": self.leg, "revision": self.revision, "participant": self.participant, "request": self.request_json()})
+    }
+
+    /// The stream line announcing the decision, built without an intermediate `Value`.
+    pub(crate) fn to_line(&self, match_id: MatchId) -> String {
+        use std::fmt::Write as _;
+        // Sized up front: the request is most of the line, two kilobytes in mid-game.
+        let mut line = String::with_capacity(self.request.len() + 96);
+        let _ = write!(
+            line,
+            "{{\"type\":\"turn\",\"match_id\":{match_id},\"leg\":{},\"revision\":{},\"participant\":{},\"request\":",
+            self.leg, self.revision, self.participant
+        );
+        line.push_str(&self.request);
+        line.push_str("}\n");
+        line
+    }
+}
+
+/// The decisions pending for the participants selected by `who`: one per pending seat, each
+/// built from that seat's view, in legs and at revisions `wanted` accepts (building a
+/// request costs, so callers skip what they have sent).
+pub(crate) fn turns(
+    setup: &Setup,
+    progress: &Progress,
+    who: Participants,
+    now_ms: i64,
+    wanted: &dyn Fn(usize, u64, usize) -> bool,
+) -> Vec<Turn> {
+    if progress.status != MatchStatus::Running {
+        return Vec::new();
+    }
+    let mut turns = Vec::new();
+    for (i, leg) in progress.legs.iter().enumerate() {
+        let revision = leg.decision_revision();
+        for (seat, participant) in leg.pending() {
+            if !who.contains(participant) || !wanted(i, revision, participant) {
+                continue;
+            }
+            turns.push(Turn {
+                participant,
+                leg: i,
+                revision,
+                request: decision_request(setup, leg, i, seat, participant, now_ms),
+            });
+        }
+    }
+    turns
+}
+
+/// The request `seat` receives for its pending decision in leg `i`, from its view alone.
+fn decision_request(
+    setup: &Setup,
+    leg: &Leg,
+    i: usize,
+    seat: Seat,
+    participant: usize,
+    now_ms: i64,
+) -> String {
+    let phase = leg.phase();
+    // In a turn the mover's clock runs; in a simultaneous phase the rules' deadline bounds
+    // every pending seat.
+    let remaining = leg.time_left(seat, now_ms);
+    let deadline_ms = match (phase, leg.state.deadline()) {
+        (None, _) => Some(now_ms + remaining),
+        (Some(_), deadline) => deadline.and_then(|at| i64::try_from(at).ok()),
+    };
+    // A match with a person is a room to FlipSight's engines: a negative id, a round and the
+    // room's creation time.
+    let person = setup.has_human();
+    let created = person.then(|| crate::clock::utc_datetime(setup.created_ms));
+    let by_seat: Vec<u8> = (0..leg.seats())
+        .map(|s| u8::try_from(leg.participant_of(Seat(u8::try_from(s).unwrap_or(0)))).unwrap_or(0))
+        .collect();
+    let clocks: Vec<i64> = (0..leg.seats())
+        .map(|s| {
+            if s == seat.index() {
+                remaining
+            } else {
+                leg.clocks_ms[s]
+            }
+        })
+        .collect();
+    let move_times: Vec<i64> = leg.moves.iter().map(|m| m.at_ms).collect();
+    let context = DecisionContext {
+        variant: &setup.variant,
+        match_id: if person { -setup.id } else { setup.id },
+        leg: u8::try_from(i).unwrap_or(0),
+        participant: u8::try_from(participant).unwrap_or(0),
+        participants_by_seat: &by_seat,
+        phase,
+        revision: leg.decision_revision(),
+        clocks_ms: &clocks,
+        remaining_ms: remaining,
+        budget_ms: setup.config.default_budget_ms.min(remaining - 750).max(0),
+        deadline_ms,
+        move_times_ms: &move_times,
+        room: created
+            .as_deref()
+            .map(|created| (crate::ROOM_ROUND, created)),
+    };
+    setup
+        .family
+        .decisions
+        .request(&SeatView::new(leg.state.as_ref(), seat), &context)
+}
+
+/// The house participants' pending decisions: (leg, revision, seat, participant).
+pub(crate) fn house_turns(setup: &Setup, progress: &Progress) -> Vec<(usize, u64, Seat, usize)> {
+    if progress.status != MatchStatus::Running {
+        return Vec::new();
+    }
+    progress
+        .legs
+        .iter()
+        .enumerate()
+        .flat_map(|(i, leg)| {
+            leg.pending()
+                .into_iter()
+                .filter(|(_, p)| setup.is_house(*p))
+                .map(move |(seat, p)| (i, leg.revision, seat, p))
+        })
+        .collect()
+}
+
+/// The participants with a decision pending in a leg: `to_move` in a turn, and in a
+/// simultaneous phase every pending seat's participant under `pending`.
+fn pending_json(leg: &Leg) -> (Option<usize>, Option<Vec<usize>>) {
+    match leg.phase() {
+        None => (leg.mover().map(|(_, p)| p), None),
+        Some(_) => (
+            None,
+            Some(leg.pending().into_iter().map(|(_, p)| p).collect()),
+        ),
+    }
+}
+
+/// A compact summary for streams and lists.
+pub(crate) fn summary(setup: &Setup, progress: &Progress, now_ms: i64) -> Value {
+    let mut summary = json!({
+        "id": setup.id,
+        "status": progress.status,
+        "game": setup.family.id(),
+        "variant": setup.variant,
+        "format": setup.format,
+        "rated": setup.rated,
+        "bot_a": bot_summary(&setup.bots[0]),
+        "bot_b": bot_summary(&setup.bots[1]),
+        "time_control": setup.time_control,
+        "expires_ms": (progress.status == MatchStatus::Pending).then_some(progress.expires_ms),
+        "legs": progress.legs.iter().enumerate().map(|(i, leg)| {
+            let (to_move, pending) = pending_json(leg);
+            let mut summary = json!({
+                "leg": i,
+                "status": leg.status(),
+                "revision": leg.revision,
+                "to_move": to_move,
+                "clocks_ms": leg.clocks_ms,
+                "turn_started_ms": leg.turn_started_ms,
+            });
+            if let Some(pending) = pending {
+                summary["pending"] = json!(pending);
+            }
+            summary
+        }).collect::<Vec<_>>(),
+        "result": progress.result,
+        "server_now_ms": now_ms,
+    });
+    if setup.seats() > 2 {
+        summary["participants"] = participants_json(setup);
+    }
+    summary
+}
+
+/// The full state for one reader.
+pub(crate) fn snapshot(setup: &Setup, progress: &Progress, reader: Reader, now_ms: i64) -> Value {
+    let ended = !progress.is_open();
+    let legs: Vec<Value> = progress
+        .legs
+        .iter()
+        .enumerate()
+        .map(|(i, leg)| {
+            let viewer = if ended || reader.omniscient {
+                Viewer::Omniscient
+            } else if let Some(p) = reader.participants.iter(setup.seats()).next() {
+                Viewer::Seat(leg.seat_of(p))
+            } else {
+                Viewer::Spectator
+            };
+            let mover = leg.mover();
+            let (to_move, pending) = pending_json(leg);
+            let mut snapshot = json!({
+                "leg": i,
+                "status": leg.status(),
+                "first_seat_participant": leg.first_seat_participant,
+                "revision": leg.revision,
+                "to_move": to_move,
+                "clocks_ms": leg.clocks_ms,
+                "turn_started_ms": leg.turn_started_ms,
+                "remaining_ms": mover.map(|(seat, _)| leg.remaining_ms(seat, now_ms).max(0)),
+                "end": leg.ended.as_ref().map(|e| json!({"reason": e.reason, "scores": e.scores, "at_ms": e.at_ms})),
+                // When each accepted move arrived, in the order the rules' history lists them.
+                "moves_at_ms": leg.moves.iter().map(|m| m.at_ms).collect::<Vec<_>>(),
+                "view": leg.state.view(viewer),
+            });
+            if let Some(pending) = pending {
+                snapshot["pending"] = json!(pending);
+            }
+            snapshot
+        })
+        .collect();
+    let mut snapshot = json!({
+        "id": setup.id,
+        "status": progress.status,
+        "game": setup.family.id(),
+        "variant": setup.variant,
+        "format": setup.format,
+        "rated": setup.rated,
+        "auto": setup.auto,
+        "self_play": setup.self_play(),
+        "time_control": setup.time_control,
+        "participants": participants_json(setup),
+        "created_ms": setup.created_ms,
+        "expires_ms": (progress.status == MatchStatus::Pending).then_some(progress.expires_ms),
+        "started_ms": progress.started_ms,
+        "ended_ms": progress.ended_ms,
+        "commitment": setup.seed.commitment().as_hex(),
+        "seed": ended.then(|| setup.seed.reveal()),
+        "legs": legs,
+        "result": progress.result,
+        "seq": progress.seq,
+        "server_now_ms": now_ms,
+    });
+    if !reader.participants.is_empty() && !reader.omniscient {
+        let you: Vec<usize> = reader.participants.iter(setup.seats()).collect();
+        snapshot["you"] = json!(you);
+        snapshot["turns"] = json!(
+            turns(setup, progress, reader.participants, now_ms, &|_, _, _| {
+                true
+            })
+            .iter()
+            .map(|t| t.to_json(setup.id))
+            .collect::<Vec<_>>()
+        );
+    }
+    snapshot
+}
