@@ -84,7 +84,7 @@ pub(crate) async fn run(args: BotsArgs) -> anyhow::Result<()> {
                 supported_variants: variants,
                 ..BotProfile::default()
             }
-            .checked(&crate::games::games().variant_names())?;
+            .checked(&crate::games::games().keys())?;
             let token = token::generate(token::REGISTERED_PREFIX)?;
             let record = BotRecord {
                 id: store.max_ids().await?.bot + 1,

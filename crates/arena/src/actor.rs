@@ -9,6 +9,7 @@ use arbiter_store::{BotId, EventRecord, MatchRecord, MatchStatus, Write};
 use serde_json::{Value, json};
 use tokio::sync::{mpsc, oneshot};
 
+use crate::directory::Bot;
 use crate::feed::Line;
 use crate::live::{self, MoveReply, Progress, Setup, UndoPoint};
 use crate::log::{MatchLog, Participants, Reader};
@@ -16,6 +17,12 @@ use crate::{ArenaError, Shared};
 
 /// A request to a match.
 pub(crate) enum Command {
+    /// A bot takes a seat at an open table.
+    Join {
+        /// Boxed: a bot is large, and every other command is small.
+        bot: Box<Bot>,
+        reply: oneshot::Sender<Result<Value, ArenaError>>,
+    },
     Accept {
         bot: BotId,
         /// Whether either bot reports practice now, which makes the match unrated.
@@ -234,6 +241,31 @@ impl Actor {
         result
     }
 
+    /// Seats `bot` at the open table like [`Actor::step`] runs a change; the seat is given
+    /// back when it cannot be stored.
+    async fn join(&mut self, bot: Bot) -> Result<(), ArenaError> {
+        self.advance().await;
+        let now = self.now();
+        let undo = self.progress.undo_point();
+        let seated = self.setup.bots.len();
+        let result = match live::join(&mut self.setup, &mut self.progress, bot, now) {
+            // A failed commit has already gone back to `undo`.
+            Ok(()) => self.commit(undo).await,
+            Err(error) => {
+                self.progress.undo(undo);
+                Err(error)
+            }
+        };
+        if result.is_err() {
+            self.setup.bots.truncate(seated);
+        } else {
+            let bots: Vec<BotId> = self.setup.bots.iter().map(|bot| bot.id).collect();
+            self.shared
+                .note_participants(self.setup.id, &bots, self.progress.status);
+        }
+        result
+    }
+
     /// Stores the changes made since `undo` and publishes them; if the store refuses them,
     /// goes back to `undo`, so that nothing unstored is ever kept or shown. A change that
     /// finishes a rated match also rates it, in the same write.
@@ -325,18 +357,18 @@ impl Actor {
             );
         }
         for event in events {
-            let kind = match event.kind.as_str() {
-                "challenge" => "challenge",
-                "accepted" | "started" | "leg_finished" | "turn_warning" => "match",
-                "finished" | "aborted" | "expired" | "rejected" | "cancelled" => "finished",
+            // An open table is announced as a table until it is full and starts.
+            let (kind, key) = match event.kind.as_str() {
+                "challenge" | "joined" if self.setup.table => ("table", "table"),
+                "challenge" => ("challenge", "challenge"),
+                "accepted" | "started" | "leg_finished" | "turn_warning" => ("match", "match"),
+                "finished" | "aborted" | "expired" | "rejected" | "cancelled" => {
+                    ("finished", "match")
+                }
                 _ => continue,
             };
             let summary = live::summary(&self.setup, &self.progress, now);
-            let text = if kind == "challenge" {
-                line(&json!({"type": kind, "challenge": summary}))
-            } else {
-                line(&json!({"type": kind, "match": summary}))
-            };
+            let text = line(&json!({"type": kind, key: summary}));
             for bot in self.bots() {
                 self.shared.feeds.send(bot, &text);
             }
@@ -363,7 +395,7 @@ impl Actor {
     }
 
     fn is_house(&self, participant: usize) -> bool {
-        self.setup.bots[participant].kind == arbiter_store::BotKind::House
+        self.setup.is_house(participant)
     }
 
     fn has_house(&self) -> bool {
@@ -411,6 +443,10 @@ impl Actor {
 
     async fn handle(&mut self, command: Command) {
         match command {
+            Command::Join { bot, reply } => {
+                let result = self.join(*bot).await;
+                let _ = reply.send(result.map(|()| self.summary()));
+            }
             Command::Accept {
                 bot,
                 practice,
@@ -495,10 +531,10 @@ impl Actor {
             Command::Announce { bot, stream } => {
                 let now = self.now();
                 let summary = live::summary(&self.setup, &self.progress, now);
-                let kind = if self.progress.status == MatchStatus::Pending {
-                    "challenge"
-                } else {
-                    "match"
+                let kind = match self.progress.status {
+                    MatchStatus::Pending if self.setup.table => "table",
+                    MatchStatus::Pending => "challenge",
+                    _ => "match",
                 };
                 let _ = stream.try_send(line(&json!({"type": kind, kind: summary})));
                 for turn in live::turns(

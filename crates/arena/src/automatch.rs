@@ -111,7 +111,7 @@ impl Arena {
         let Ok(mode) = self.shared.default_mode() else {
             return Vec::new();
         };
-        let variant = mode.variant;
+        let key = mode.to_string();
         let excluded = lock(&self.shared.automatch).excluded.clone();
         let open = lock(&self.shared.open).clone();
         let mut bots: Vec<Bot> = self
@@ -126,7 +126,7 @@ impl Arena {
                     && !bot.deleted
                     && !bot.profile.auto_match_off
                     && !bot.practising()
-                    && bot.supports(variant)
+                    && bot.supports(&key)
                     && !excluded.contains_key(&bot.id)
                     && open.get(&bot.id).is_none_or(|matches| matches.is_empty())
             })

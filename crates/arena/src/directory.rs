@@ -66,7 +66,7 @@ impl Environment {
     /// have at most [`ENVIRONMENT_TEXT_MAX`] characters; variants must be among `known`, and
     /// repeats are dropped. An empty variant list is refused rather than guessed at: it would
     /// either mean "plays nothing" or "did not say", and omitting the field says the latter.
-    pub fn checked(self, known: &[&str]) -> Result<Environment, ArenaError> {
+    pub fn checked(self, known: &[impl AsRef<str>]) -> Result<Environment, ArenaError> {
         fn text(field: &str, value: Option<String>) -> Result<Option<String>, ArenaError> {
             let Some(value) = value else {
                 return Ok(None);
@@ -89,7 +89,8 @@ impl Environment {
             Some(list) => {
                 let mut variants: Vec<String> = Vec::with_capacity(list.len());
                 for variant in list {
-                    if !known.contains(&variant.as_str()) {
+                    if !known.iter().any(|k| k.as_ref() == variant) {
+                        let known: Vec<&str> = known.iter().map(AsRef::as_ref).collect();
                         return Err(ArenaError::InvalidEnvironment(format!(
                             "variants names an unknown variant {variant:?}; known variants are {}",
                             known.join(", ")
@@ -137,33 +138,54 @@ pub struct Bot {
     pub default_variant: &'static str,
 }
 
+/// Whether a listed capability covers a requested game mode. Both are keys: `game:variant`,
+/// a bare variant name, or (listed only) a game's name, which covers all its variants. A
+/// bare name is taken as either; where two games share a variant name, `game:variant` keys
+/// tell them apart.
+pub fn key_covers(listed: &str, requested: &str) -> bool {
+    let (game, variant) = match requested.split_once(':') {
+        Some((game, variant)) => (Some(game), variant),
+        None => (None, requested),
+    };
+    match listed.split_once(':') {
+        Some((listed_game, listed_variant)) => {
+            listed_variant == variant && game.is_none_or(|game| game == listed_game)
+        }
+        None => listed == variant || game == Some(listed),
+    }
+}
+
 impl Bot {
-    /// Whether the bot plays `variant`: its profile offers it and, if it reported the variants
-    /// its connected engine plays, that list has it too.
-    pub fn supports(&self, variant: &str) -> bool {
-        self.offers(variant) && self.engine_plays(variant)
+    /// Whether the bot plays the game mode `key` (`game:variant`, or a bare variant name):
+    /// its profile offers it and, if it reported what its connected engine plays, that list
+    /// has it too.
+    pub fn supports(&self, key: &str) -> bool {
+        self.offers(key) && self.engine_plays(key)
     }
 
-    /// Whether its profile offers `variant` (house bots play them all).
-    pub fn offers(&self, variant: &str) -> bool {
+    /// Whether its profile offers the game mode `key` (house bots play them all).
+    pub fn offers(&self, key: &str) -> bool {
         if matches!(self.kind, BotKind::House | BotKind::Human) {
             return true;
         }
         if self.profile.supported_variants.is_empty() {
-            variant == self.default_variant
+            key_covers(self.default_variant, key)
         } else {
-            self.profile.supported_variants.iter().any(|v| v == variant)
+            self.profile
+                .supported_variants
+                .iter()
+                .any(|listed| key_covers(listed, key))
         }
     }
 
-    /// Whether its last environment report allows `variant`: a registered bot may connect an
-    /// engine that plays fewer variants than its profile lists, and a challenge it cannot
-    /// play would only be lost on time.
-    pub fn engine_plays(&self, variant: &str) -> bool {
+    /// Whether its last environment report allows the game mode `key`: a registered bot may
+    /// connect an engine that plays fewer modes than its profile lists, and a challenge it
+    /// cannot play would only be lost on time.
+    pub fn engine_plays(&self, key: &str) -> bool {
         self.environment
             .as_ref()
             .and_then(|e| e.variants.as_ref())
-            .is_none_or(|variants| variants.iter().any(|v| v == variant))
+            .is_none_or(|listed| listed.iter().any(|listed| key_covers(listed, key)))
     }
 
     /// Whether its last environment report says it is practising.
@@ -273,7 +295,7 @@ impl BotProfile {
     /// Checks the settings a registration or a change asks for, whatever door it came
     /// through: every variant must be among `known` and at least one must be named (repeats
     /// are dropped), and a concurrency, if set, lies between 1 and [`CONCURRENCY_MAX`].
-    pub fn checked(mut self, known: &[&str]) -> Result<BotProfile, ArenaError> {
+    pub fn checked(mut self, known: &[impl AsRef<str>]) -> Result<BotProfile, ArenaError> {
         self.supported_variants = check_variants(&self.supported_variants, known)?;
         check_concurrency(self.concurrency)?;
         Ok(self)
@@ -281,10 +303,14 @@ impl BotProfile {
 }
 
 /// Checks a list of variants a bot plays: each among `known`, at least one; repeats dropped.
-pub fn check_variants(variants: &[String], known: &[&str]) -> Result<Vec<String>, ArenaError> {
+pub fn check_variants(
+    variants: &[String],
+    known: &[impl AsRef<str>],
+) -> Result<Vec<String>, ArenaError> {
     let mut list: Vec<String> = Vec::with_capacity(variants.len());
     for variant in variants {
-        if !known.contains(&variant.as_str()) {
+        if !known.iter().any(|k| k.as_ref() == variant) {
+            let known: Vec<&str> = known.iter().map(AsRef::as_ref).collect();
             return Err(ArenaError::InvalidRequest(format!(
                 "unknown variant {variant:?}; the variants are {}",
                 known.join(", ")

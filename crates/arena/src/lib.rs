@@ -22,6 +22,7 @@ mod live;
 pub mod log;
 pub mod names;
 mod ratings;
+mod tables;
 pub mod token;
 
 use std::collections::{HashMap, HashSet, VecDeque};
@@ -45,6 +46,7 @@ pub use humans::{PERSON_PREFIX, PersonChallenge, QuickMatch, ROOM_ROUND};
 pub use live::{MoveReply, SeatChoice};
 pub use log::{Participants, Reader};
 pub use names::{BOT_NAME_RULE, NAME_MAX_CHARS, NAME_MIN_CHARS, NAME_RULE};
+pub use tables::TableRequest;
 
 use actor::{Actor, Command};
 use directory::{ANONYMOUS_PREFIX, Directory, HOUSE_PREFIX};
@@ -139,6 +141,11 @@ impl Shared {
         self.games.variant_names()
     }
 
+    /// Every key a bot may list what it plays by (see [`Games::keys`]).
+    fn known_keys(&self) -> Vec<String> {
+        self.games.keys()
+    }
+
     /// The mode auto-matching and quick matches play, and whose variant a bot that lists no
     /// variants offers: the first registered family's default.
     pub(crate) fn default_mode(&self) -> Result<Mode, ArenaError> {
@@ -186,6 +193,25 @@ impl Shared {
             house_variants.insert(id);
         } else {
             house_variants.remove(&id);
+        }
+    }
+
+    /// Records the participants of a match that gained one (an open table): its handle and
+    /// each bot's open matches list them.
+    pub(crate) fn note_participants(&self, id: MatchId, bots: &[BotId], status: MatchStatus) {
+        if let Some(handle) = self
+            .matches
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .get_mut(&id)
+        {
+            handle.bots = bots.iter().copied().collect();
+        }
+        if status.is_open() {
+            let mut open = lock(&self.open);
+            for bot in bots {
+                open.entry(*bot).or_default().insert(id, status);
+            }
         }
     }
 
@@ -453,9 +479,15 @@ impl Arena {
             .iter()
             .map(|&id| bot(id))
             .collect::<Result<Vec<_>, _>>()?;
+        let seat_count = details["seats"]
+            .as_u64()
+            .and_then(|seats| usize::try_from(seats).ok())
+            .unwrap_or(bots.len());
         Ok(live::Setup {
             id: record.id,
             bots,
+            seat_count,
+            table: details["table"].as_bool().unwrap_or(false),
             family: self.shared.family(&record.game)?,
             variant: parse(record, "variant")?,
             format: parse(record, "format")?,
@@ -693,7 +725,7 @@ impl Arena {
         profile: BotProfile,
     ) -> Result<(Bot, String), ArenaError> {
         let name = names::check_bot_name(name)?;
-        let profile = profile.checked(&self.shared.known_variants())?;
+        let profile = profile.checked(&self.shared.known_keys())?;
         let id = self.shared.directory.next_id();
         self.create(id, name, BotKind::Registered, profile).await
     }
@@ -742,7 +774,7 @@ impl Arena {
                 .unwrap_or_else(|| known.iter().map(|v| (*v).to_owned()).collect()),
             ..BotProfile::default()
         }
-        .checked(&known)?;
+        .checked(&self.shared.known_keys())?;
         self.count_mint(ip)?;
         // The bot's id makes the name unique; the label only helps people recognise it.
         let id = self.shared.directory.next_id();
@@ -803,7 +835,7 @@ impl Arena {
         id: BotId,
         variants: &[String],
     ) -> Result<Bot, ArenaError> {
-        let list = directory::check_variants(variants, &self.shared.known_variants())?;
+        let list = directory::check_variants(variants, &self.shared.known_keys())?;
         let bot = self
             .shared
             .directory
@@ -1034,8 +1066,7 @@ impl Arena {
     /// the bot with it. The report is checked first (see [`Environment::checked`]); a refused
     /// one changes nothing. Reports are kept in memory only.
     pub fn report_environment(&self, bot: &Bot, report: Environment) -> Result<Bot, ArenaError> {
-        let known = self.shared.known_variants();
-        let environment = report.checked(&known)?;
+        let environment = report.checked(&self.shared.known_keys())?;
         self.shared
             .directory
             .set_environment(bot.id, environment)
@@ -1132,7 +1163,7 @@ impl Arena {
             if !opponent.active() {
                 return Err(ArenaError::BotUnavailable(opponent.name));
             }
-            check_variant(from, &opponent, &variant)?;
+            check_variant(from, &opponent, family.id(), &variant)?;
             opponents.push(opponent);
         }
         let bots: Vec<Bot> = std::iter::once(from.clone()).chain(opponents).collect();
@@ -1167,6 +1198,8 @@ impl Arena {
         let now = self.now();
         let setup = live::Setup {
             id: self.shared.next_match.fetch_add(1, Ordering::SeqCst) + 1,
+            seat_count: bots.len(),
+            table: false,
             bots,
             family,
             variant,
@@ -1180,8 +1213,20 @@ impl Arena {
             seed,
             config: self.shared.config.clone(),
         };
+        self.create_match(setup, immediate).await
+    }
+
+    /// Stores a new match (a challenge, or an open table) and starts its actor; `start`
+    /// starts it at once.
+    pub(crate) async fn create_match(
+        &self,
+        setup: live::Setup,
+        start: bool,
+    ) -> Result<Value, ArenaError> {
+        let now = setup.created_ms;
+        let family = setup.family;
         let mut progress = live::challenge(&setup, now);
-        if immediate {
+        if start {
             live::start(&setup, &mut progress, now)?;
         }
         let id = setup.id;
@@ -1268,11 +1313,10 @@ impl Arena {
                 .directory
                 .get(bots[0])
                 .ok_or_else(|| ArenaError::BotNotFound(bots[0].to_string()))?;
-            let variant = self.snapshot(id, Reader::SPECTATOR).await?["variant"]
-                .as_str()
-                .unwrap_or_default()
-                .to_owned();
-            check_variant(&challenger, bot, &variant)?;
+            let snapshot = self.snapshot(id, Reader::SPECTATOR).await?;
+            let field = |name: &str| snapshot[name].as_str().unwrap_or_default().to_owned();
+            let (game, variant) = (field("game"), field("variant"));
+            check_variant(&challenger, bot, &game, &variant)?;
             self.check_can_start(&challenger, bot, &variant)?;
             practice = challenger.practising() || bot.practising();
         }
@@ -1615,14 +1659,16 @@ fn participants(record: &MatchRecord) -> Result<&[BotId], ArenaError> {
 
 /// Refuses a variant that one of the bots does not play: its profile does not offer it, or
 /// its last environment report says the engine it has connected cannot play it.
-fn check_variant(a: &Bot, b: &Bot, variant: &str) -> Result<(), ArenaError> {
+/// Refuses a match of `game`'s `variant` that either bot does not play.
+fn check_variant(a: &Bot, b: &Bot, game: &str, variant: &str) -> Result<(), ArenaError> {
+    let key = format!("{game}:{variant}");
     for bot in [a, b] {
-        if !bot.offers(variant) {
+        if !bot.offers(&key) {
             return Err(ArenaError::UnsupportedVariant(format!(
                 "both bots must support {variant}"
             )));
         }
-        if !bot.engine_plays(variant) {
+        if !bot.engine_plays(&key) {
             return Err(ArenaError::UnsupportedVariant(format!(
                 "{} reported that its engine does not play {variant}",
                 bot.name

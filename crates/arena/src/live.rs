@@ -54,11 +54,17 @@ pub enum SeatChoice {
 }
 
 /// What a match was created with; only `rated` may change, once, when a challenge is
-/// accepted while a bot reports practice (see [`accept`]).
+/// accepted while a bot reports practice (see [`accept`]), and an open table's `bots` grow
+/// as bots join it (see [`join`]).
 pub(crate) struct Setup {
     pub(crate) id: MatchId,
-    /// The participants, 2 to 8: participant 0 is the challenger.
+    /// The participants, 2 to 8: participant 0 is the challenger (or the table's opener).
     pub(crate) bots: Vec<Bot>,
+    /// How many seats the game is played with: the number of participants, once an open
+    /// table is full.
+    pub(crate) seat_count: usize,
+    /// Whether the match was opened as a table that bots join, rather than as a challenge.
+    pub(crate) table: bool,
     pub(crate) family: &'static Family,
     pub(crate) variant: String,
     pub(crate) format: Format,
@@ -80,18 +86,27 @@ impl Setup {
         self.bots.iter().all(|bot| bot.id == self.bots[0].id)
     }
 
-    /// How many participants (and seats) the match has.
+    /// How many seats (and, once it starts, participants) the match has.
     pub(crate) fn seats(&self) -> usize {
-        self.bots.len()
+        self.seat_count
     }
 
-    fn is_house(&self, participant: usize) -> bool {
-        self.bots[participant].kind == BotKind::House
+    /// Whether seats are still free: an open table that is not yet full.
+    pub(crate) fn seats_free(&self) -> usize {
+        self.seat_count.saturating_sub(self.bots.len())
+    }
+
+    pub(crate) fn is_house(&self, participant: usize) -> bool {
+        self.bots
+            .get(participant)
+            .is_some_and(|bot| bot.kind == BotKind::House)
     }
 
     /// Whether a person plays this side from the web pages.
     pub(crate) fn is_human(&self, participant: usize) -> bool {
-        self.bots[participant].kind == BotKind::Human
+        self.bots
+            .get(participant)
+            .is_some_and(|bot| bot.kind == BotKind::Human)
     }
 
     /// Whether a person plays in the match: then the server plays forced passes, as a game
@@ -140,7 +155,7 @@ impl Setup {
 
     /// The match row's details, as stored.
     pub(crate) fn details(&self, progress: &Progress) -> Value {
-        json!({
+        let mut details = json!({
             "variant": self.variant,
             "format": self.format,
             "time_control": self.time_control,
@@ -153,7 +168,12 @@ impl Setup {
             "started_ms": progress.started_ms,
             "ended_ms": progress.ended_ms,
             "result": progress.result,
-        })
+        });
+        if self.table {
+            details["table"] = json!(true);
+            details["seats"] = json!(self.seat_count);
+        }
+        details
     }
 }
 

@@ -2,7 +2,7 @@
 
 use serde_json::{Value, json};
 
-use crate::{EngineSpec, Options};
+use crate::{EngineSpec, OTHELLO, Options};
 
 /// The longest name reported for the CPU or the engine.
 const MAX_NAME: usize = 120;
@@ -23,14 +23,37 @@ pub(crate) fn report(options: &Options) -> Value {
     })
 }
 
-/// The Othello variants reported: those `--games` lists. Without Othello in `--games` the
-/// engine's own list is reported, since the server takes no empty list; the connector then
-/// declines Othello challenges itself.
-fn reported_variants(options: &Options) -> Vec<&'static str> {
-    match options.games.othello_variants(&options.engine) {
-        variants if variants.is_empty() => options.engine.variants().to_vec(),
-        variants => variants,
+/// What the engine plays, as the server's keys: the Othello variants `--games` lists, by
+/// their bare names as before games other than Othello existed, and every other game listed
+/// as `game` or `game:variant`. With nothing to report the engine's own Othello list is
+/// reported, since the server takes no empty list; the connector then declines Othello
+/// challenges itself.
+fn reported_variants(options: &Options) -> Vec<String> {
+    let mut keys: Vec<String> = options
+        .games
+        .othello_variants(&options.engine)
+        .into_iter()
+        .map(str::to_owned)
+        .collect();
+    if options.engine.plays_generic() {
+        keys.extend(
+            options
+                .games
+                .choices()
+                .iter()
+                .filter(|choice| choice.game != OTHELLO)
+                .map(ToString::to_string),
+        );
     }
+    if keys.is_empty() {
+        keys = options
+            .engine
+            .variants()
+            .iter()
+            .map(|v| (*v).to_owned())
+            .collect();
+    }
+    keys
 }
 
 /// At most [`MAX_NAME`] characters, so that a long name is shortened rather than refused.
@@ -107,16 +130,17 @@ mod tests {
         let json = EngineSpec::Json {
             command: "engine".to_owned(),
         };
-        let table: [(&str, Value); 3] = [
+        let table: [(&str, Value); 4] = [
             (
                 "othello",
                 json!(["std", "anti", "grand", "octagon", "reversi"]),
             ),
-            ("othello:anti,othello:std,goofspiel", json!(["std", "anti"])),
             (
-                "goofspiel",
-                json!(["std", "anti", "grand", "octagon", "reversi"]),
+                "othello:anti,othello:std,goofspiel",
+                json!(["std", "anti", "goofspiel"]),
             ),
+            ("goofspiel", json!(["goofspiel"])),
+            ("goofspiel:short", json!(["goofspiel:short"])),
         ];
         for (games, expected) in table {
             let mut options = Options::new("http://x", "t", json.clone());

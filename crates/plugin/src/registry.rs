@@ -82,6 +82,20 @@ impl Games {
         names
     }
 
+    /// Every key a bot may list what it plays by: each variant's bare name, each game's name
+    /// (all its variants) and each `game:variant`.
+    pub fn keys(&self) -> Vec<String> {
+        let mut keys: Vec<String> = self
+            .variant_names()
+            .into_iter()
+            .map(str::to_owned)
+            .collect();
+        keys.extend(self.ids().into_iter().map(str::to_owned));
+        keys.extend(self.modes().iter().map(Mode::to_string));
+        keys.dedup();
+        keys
+    }
+
     /// The server's default mode: the first family's first variant.
     pub fn default_mode(&self) -> Option<Mode> {
         self.modes().first().copied()

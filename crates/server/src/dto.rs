@@ -79,17 +79,38 @@ impl PartialSchema for Opponent {
 
 impl ToSchema for Opponent {}
 
-/// A move, in the document: a square index, a coordinate, or a pass.
+/// One opponent, or several for a game of more than two, in the document.
+pub struct Opponents;
+
+impl PartialSchema for Opponents {
+    fn schema() -> RefOr<Schema> {
+        OneOfBuilder::new()
+            .item(Opponent::schema())
+            .item(
+                utoipa::openapi::schema::ArrayBuilder::new()
+                    .items(Opponent::schema())
+                    .min_items(Some(1))
+                    .max_items(Some(7)),
+            )
+            .description(Some(
+                "A bot's name or id, or a list of them for a game of more than two.",
+            ))
+            .into()
+    }
+}
+
+impl ToSchema for Opponents {}
+
+/// An action, in the document: any JSON value, in the game's spelling.
 pub struct MoveSpelling;
 
 impl PartialSchema for MoveSpelling {
     fn schema() -> RefOr<Schema> {
-        OneOfBuilder::new()
-            .item(ObjectBuilder::new().schema_type(Type::Integer))
-            .item(ObjectBuilder::new().schema_type(Type::String))
+        ObjectBuilder::new()
             .description(Some(
-                "A square index (`19`, `-1` for a pass), a coordinate (`\"d3\"`, `\"J0\"`) or a pass \
-                 (`\"pass\"`, `\"PA\"`, `\"PS\"`, `\"--\"`).",
+                "An action in the game's spelling: one of the decision's `legal_actions` as it \
+                 lists them; board games also take their usual spellings (a square index \
+                 such as `19`, a coordinate such as `\"d3\"`, or a pass: `-1`, `\"pass\"`).",
             ))
             .into()
     }
@@ -347,9 +368,11 @@ fn yes() -> bool {
 /// A challenge.
 #[derive(Debug, Deserialize, ToSchema)]
 pub struct ChallengeBody {
-    /// The opponent's name or id. Your own name gives an unrated self-play match; a house bot
-    /// (`house-random`, `house-greedy`, `house-easy`, `house-medium`, `house-hard`) starts at once.
-    #[schema(value_type = Opponent)]
+    /// The opponent's name or id, or a list of them for a game of more than two (each must
+    /// accept; any refusal cancels the challenge). Your own name gives an unrated self-play
+    /// match; a house bot (`house-random`, `house-greedy`, `house-easy`, `house-medium`,
+    /// `house-hard`) starts at once.
+    #[schema(value_type = Opponents)]
     pub opponent: Value,
     /// The game (default: the server's default game).
     #[serde(default)]
@@ -369,6 +392,33 @@ pub struct ChallengeBody {
     /// bots, never in self-play).
     #[serde(default = "yes")]
     pub rated: bool,
+}
+
+/// Opening a table.
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct TableBody {
+    /// The game (default: the server's default game).
+    #[serde(default)]
+    #[schema(value_type = Option<GameName>)]
+    pub game: Option<String>,
+    /// The variant, one of the game's (default: the game's default variant).
+    #[serde(default)]
+    #[schema(value_type = Option<VariantName>)]
+    pub variant: Option<String>,
+    /// How many seats, yours included: 2 to 8, as the variant allows.
+    #[schema(minimum = 2, maximum = 8)]
+    pub seats: usize,
+    /// `single` (default: one leg) or `paired` (one leg per seat, every participant taking
+    /// every seat once).
+    #[serde(default = "single")]
+    pub format: MatchFormat,
+    /// Clocks (default 60 s per leg per side, no increment).
+    #[serde(default)]
+    pub time_control: TimeControlBody,
+}
+
+fn single() -> MatchFormat {
+    MatchFormat::Single
 }
 
 /// How many legs a match has.
@@ -420,12 +470,12 @@ impl From<TimeControlBody> for TimeControl {
 /// A move.
 #[derive(Debug, Deserialize, ToSchema)]
 pub struct MoveBody {
-    /// The leg, 0 or 1.
-    #[schema(maximum = 1)]
+    /// The leg, from 0 (a match has at most one leg per seat).
+    #[schema(maximum = 7)]
     pub leg: u8,
     /// The leg's revision the move was computed for.
     pub revision: u64,
-    /// A square index (`19`), a coordinate (`"d3"`, `"J0"`), or a pass (`-1`, `"pass"`, `"PA"`).
+    /// The action, in the game's spelling (see `MoveSpelling`).
     #[serde(rename = "move")]
     #[schema(value_type = MoveSpelling)]
     pub mv: Value,

@@ -120,6 +120,8 @@ fn router(games: &Games) -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .routes(routes!(routes::admin_variants))
         .routes(routes!(routes::admin_delete))
         .routes(routes!(routes::create_challenge, routes::my_challenges))
+        .routes(routes!(routes::open_table, routes::list_tables))
+        .routes(routes!(routes::join_table))
         .routes(routes!(routes::accept))
         .routes(routes!(routes::reject))
         .routes(routes!(routes::cancel))

@@ -1,6 +1,6 @@
 //! The handlers of the native API v1.
 
-use arbiter_arena::{ChallengeRequest, MoveReply};
+use arbiter_arena::{ChallengeRequest, MoveReply, TableRequest};
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -11,7 +11,7 @@ use crate::AppState;
 use crate::dto::{
     AnonymousRequest, AutoMatchRequest, BotView, ChallengeBody, DisableRequest, EnvironmentReport,
     EventsQuery, FormatQuery, Health, LeaderboardQuery, MoveBody, NewBot, OutputFormat,
-    RegisterRequest, TurnsQuery, VariantsRequest,
+    RegisterRequest, TableBody, TurnsQuery, VariantsRequest,
 };
 use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::extract::{Admin, ApiJson, ApiPath, ApiQuery, AuthBot, ClientIp, MaybeBot};
@@ -277,26 +277,24 @@ pub(crate) async fn create_challenge(
     ApiQuery(query): ApiQuery<FormatQuery>,
     ApiJson(body): ApiJson<ChallengeBody>,
 ) -> ApiResult<Response> {
-    let opponent = match &body.opponent {
-        Value::String(name) => name.clone(),
-        Value::Number(id) => id.to_string(),
-        _ => {
-            return Err(ApiError::bad_request(
-                "invalid_request",
-                "opponent must be a bot name or id",
-            ));
-        }
+    let name = |value: &Value| match value {
+        Value::String(name) => Some(name.clone()),
+        Value::Number(id) => Some(id.to_string()),
+        _ => None,
     };
-    // A challenge that names no game is for the server's default game; with no game at all,
-    // the arena refuses the empty name.
-    let game = body.game.unwrap_or_else(|| {
-        state
-            .arena
-            .games()
-            .default_mode()
-            .map(|mode| mode.game.to_owned())
-            .unwrap_or_default()
-    });
+    let opponents: Option<Vec<String>> = match &body.opponent {
+        Value::Array(list) if (1..=7).contains(&list.len()) => list.iter().map(name).collect(),
+        Value::Array(_) => None,
+        one => name(one).map(|one| vec![one]),
+    };
+    let Some((opponent, more)) = opponents.as_deref().and_then(<[String]>::split_first) else {
+        return Err(ApiError::bad_request(
+            "invalid_request",
+            "opponent must be a bot name or id, or a list of 1 to 7 of them",
+        ));
+    };
+    let opponent = opponent.clone();
+    let game = body.game.unwrap_or_else(|| default_game(&state));
     let request = ChallengeRequest {
         opponent,
         game,
@@ -307,7 +305,7 @@ pub(crate) async fn create_challenge(
         auto: false,
         opening: Default::default(),
     };
-    let created = state.arena.challenge(&bot, request).await?;
+    let created = state.arena.challenge_several(&bot, request, more).await?;
     if query.format == OutputFormat::Text {
         return Ok(plain(StatusCode::CREATED, format!("{}\n", created["id"])));
     }
@@ -337,6 +335,50 @@ pub(crate) async fn my_challenges(
         .filter(|m| m["status"] == "pending")
         .collect();
     Json(json!(pending))
+}
+
+/// Opens a table of a game for a number of seats, yours the first; other bots join it, and the
+/// match starts when the last seat is taken. Tables are unrated, and expire like challenges.
+#[utoipa::path(post, path = "/api/v1/tables", tag = MATCHES, security(("bearer" = [])), request_body = TableBody,
+    responses((status = 201, description = "The table, a pending match with `table: true` and its `seats`"),
+        (status = 409, body = ErrorBody, description = "`unsupported_variant`: no such game or variant, or not for this many seats"),
+        (status = 429, body = ErrorBody, description = "`rate_limited`: too many pending challenges and tables; see Retry-After")))]
+pub(crate) async fn open_table(
+    State(state): State<AppState>,
+    AuthBot(bot): AuthBot,
+    ApiJson(body): ApiJson<TableBody>,
+) -> ApiResult<Response> {
+    let game = body.game.unwrap_or_else(|| default_game(&state));
+    let request = TableRequest {
+        game,
+        variant: body.variant,
+        seats: body.seats,
+        format: body.format.into(),
+        time_control: body.time_control.into(),
+    };
+    let table = state.arena.open_table(&bot, request).await?;
+    Ok((StatusCode::CREATED, Json(table)).into_response())
+}
+
+/// The open tables with a free seat, newest first.
+#[utoipa::path(get, path = "/api/v1/tables", tag = MATCHES,
+    responses((status = 200, description = "The open tables, as match snapshots with `table: true`, `seats` and the `participants` seated so far")))]
+pub(crate) async fn list_tables(State(state): State<AppState>) -> Json<Value> {
+    Json(json!(state.arena.open_tables(100).await))
+}
+
+/// Takes a seat at an open table; the match starts when the last seat is taken.
+#[utoipa::path(post, path = "/api/v1/tables/{id}/join", tag = MATCHES, security(("bearer" = [])), params(("id" = i64, Path)),
+    responses((status = 200, description = "The table, or the match if this seat was the last"),
+        (status = 404, body = ErrorBody, description = "`match_not_found`: no such table"),
+        (status = 400, body = ErrorBody, description = "`invalid_request`: the bot already has a seat there"),
+        (status = 409, body = ErrorBody, description = "`challenge_not_pending`: the table is full, started or closed; `unsupported_variant`, `bot_busy`")))]
+pub(crate) async fn join_table(
+    State(state): State<AppState>,
+    AuthBot(bot): AuthBot,
+    ApiPath(id): ApiPath<i64>,
+) -> ApiResult<Json<Value>> {
+    Ok(Json(state.arena.join_table(&bot, id).await?))
 }
 
 /// Accepts a challenge.
@@ -517,4 +559,15 @@ pub(crate) async fn method_not_allowed(
         "this endpoint does not accept that method",
     )
     .into_response()
+}
+
+/// The game of a request that names none: the server's default game. With no game at all,
+/// the arena refuses the empty name.
+fn default_game(state: &AppState) -> String {
+    state
+        .arena
+        .games()
+        .default_mode()
+        .map(|mode| mode.game.to_owned())
+        .unwrap_or_default()
 }

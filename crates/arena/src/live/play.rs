@@ -34,7 +34,10 @@ pub(crate) fn challenge(setup: &Setup, now_ms: i64) -> Progress {
         moved: vec![false; setup.seats()],
         absent_since: vec![None; setup.seats()],
         seen_gone_at: vec![None; setup.seats()],
-        accepted: Participants::NONE,
+        // House bots and the challenger itself accept at once; every other bot is asked.
+        accepted: (1..setup.bots.len())
+            .filter(|&p| setup.is_house(p) || setup.bots[p].id == setup.bots[0].id)
+            .fold(Participants::NONE, Participants::with),
         watch_from_ms: now_ms,
         result: None,
         seq: 0,
@@ -43,7 +46,7 @@ pub(crate) fn challenge(setup: &Setup, now_ms: i64) -> Progress {
     };
     let mut payload = json!({
         "bot_a": bot_summary(&setup.bots[0]),
-        "bot_b": bot_summary(&setup.bots[1]),
+        "bot_b": setup.bots.get(1).map(bot_summary),
         "game": setup.family.id(),
         "variant": setup.variant,
         "format": setup.format,
@@ -52,11 +55,46 @@ pub(crate) fn challenge(setup: &Setup, now_ms: i64) -> Progress {
         "commitment": setup.seed.commitment().as_hex(),
         "expires_ms": progress.expires_ms,
     });
-    if setup.seats() > 2 {
+    if setup.seats() > 2 || setup.table {
         payload["participants"] = participants_json(setup);
+    }
+    if setup.table {
+        payload["table"] = json!(true);
+        payload["seats"] = json!(setup.seat_count);
     }
     progress.emit(setup, now_ms, Audience::Everyone, "challenge", payload);
     progress
+}
+
+/// `bot` takes a free seat at an open table (one seat per bot); the match starts when the
+/// last seat is taken.
+pub(crate) fn join(
+    setup: &mut Setup,
+    progress: &mut Progress,
+    bot: Bot,
+    now_ms: i64,
+) -> Result<(), ArenaError> {
+    if progress.status != MatchStatus::Pending || setup.seats_free() == 0 {
+        return Err(ArenaError::ChallengeNotPending);
+    }
+    if setup.bots.iter().any(|b| b.id == bot.id) {
+        return Err(ArenaError::InvalidRequest(format!(
+            "{} already has a seat at this table",
+            bot.name
+        )));
+    }
+    let participant = setup.bots.len();
+    let payload = json!({"participant": participant, "bot": bot_summary(&bot)});
+    setup.bots.push(bot);
+    progress.accepted = progress.accepted.with(participant);
+    // The match row lists its participants.
+    progress.row_changed = true;
+    progress.emit(setup, now_ms, Audience::Everyone, "joined", payload);
+    if setup.seats_free() == 0 {
+        start(setup, progress, now_ms)
+    } else {
+        Ok(())
+    }
 }
 
 /// Accepts a pending challenge for every participant `bot` plays but the challenger, and
@@ -75,6 +113,11 @@ pub(crate) fn accept(
 ) -> Result<(), ArenaError> {
     if progress.status != MatchStatus::Pending {
         return Err(ArenaError::ChallengeNotPending);
+    }
+    if setup.table {
+        return Err(ArenaError::InvalidRequest(
+            "a table starts when its seats are taken: join it instead".to_owned(),
+        ));
     }
     let invited = setup
         .participants_of(bot)

@@ -185,7 +185,7 @@ pub(crate) fn summary(setup: &Setup, progress: &Progress, now_ms: i64) -> Value 
         "format": setup.format,
         "rated": setup.rated,
         "bot_a": bot_summary(&setup.bots[0]),
-        "bot_b": bot_summary(&setup.bots[1]),
+        "bot_b": setup.bots.get(1).map(bot_summary),
         "time_control": setup.time_control,
         "expires_ms": (progress.status == MatchStatus::Pending).then_some(progress.expires_ms),
         "legs": progress.legs.iter().enumerate().map(|(i, leg)| {
@@ -206,8 +206,12 @@ pub(crate) fn summary(setup: &Setup, progress: &Progress, now_ms: i64) -> Value 
         "result": progress.result,
         "server_now_ms": now_ms,
     });
-    if setup.seats() > 2 {
+    if setup.seats() > 2 || setup.table {
         summary["participants"] = participants_json(setup);
+    }
+    if setup.table {
+        summary["table"] = json!(true);
+        summary["seats"] = json!(setup.seat_count);
     }
     summary
 }
@@ -271,6 +275,10 @@ pub(crate) fn snapshot(setup: &Setup, progress: &Progress, reader: Reader, now_m
         "seq": progress.seq,
         "server_now_ms": now_ms,
     });
+    if setup.table {
+        snapshot["table"] = json!(true);
+        snapshot["seats"] = json!(setup.seat_count);
+    }
     if !reader.participants.is_empty() && !reader.omniscient {
         let you: Vec<usize> = reader.participants.iter(setup.seats()).collect();
         snapshot["you"] = json!(you);

@@ -158,10 +158,14 @@ async fn the_openapi_document_describes_the_api() {
     assert_eq!(schemas["MatchFormat"]["enum"], json!(["paired", "single"]));
     assert_eq!(
         schemas["ChallengeBody"]["properties"]["opponent"]["$ref"],
-        "#/components/schemas/Opponent"
+        "#/components/schemas/Opponents"
     );
     assert_eq!(
-        schemas["Opponent"]["oneOf"],
+        schemas["Opponents"]["oneOf"][1]["maxItems"], 7,
+        "one opponent, or a list for up to eight seats"
+    );
+    assert_eq!(
+        schemas["Opponents"]["oneOf"][0]["oneOf"],
         json!([{"type": "string", "minLength": 1}, {"type": "integer"}])
     );
     assert_eq!(

@@ -32,6 +32,8 @@ pub(super) fn setup(format: Format, time_control: TimeControl) -> Setup {
             bot(1, "Alpha", BotKind::Registered),
             bot(2, "Beta", BotKind::Registered),
         ],
+        seat_count: 2,
+        table: false,
         family: &OTHELLO,
         variant: "std".to_owned(),
         format,

@@ -19,6 +19,7 @@ fn goofspiel(seats: usize, format: Format) -> Setup {
                 bot(id, &format!("Bot{i}"), BotKind::Registered)
             })
             .collect(),
+        seat_count: seats,
         ..setup(format, TimeControl::default())
     }
 }
@@ -337,4 +338,55 @@ proptest! {
             }
         }
     }
+}
+
+#[test]
+fn a_table_starts_when_its_last_seat_is_taken() {
+    let mut setup = goofspiel(3, Format::Single);
+    let everyone = setup.bots.clone();
+    setup.bots.truncate(1);
+    setup.table = true;
+    let mut progress = challenge(&setup, T0);
+    assert_eq!(
+        accept(&mut setup, &mut progress, 2, false, T0),
+        Err(ArenaError::InvalidRequest(
+            "a table starts when its seats are taken: join it instead".to_owned()
+        ))
+    );
+    join(&mut setup, &mut progress, everyone[1].clone(), T0 + 10).expect("a free seat");
+    assert_eq!(progress.status, MatchStatus::Pending);
+    assert!(
+        join(&mut setup, &mut progress, everyone[1].clone(), T0 + 20).is_err(),
+        "one seat per bot"
+    );
+    join(&mut setup, &mut progress, everyone[2].clone(), T0 + 30).expect("the last seat");
+    assert_eq!(progress.status, MatchStatus::Running);
+    assert_eq!(setup.bots.len(), 3);
+    assert_eq!(
+        turns(&setup, &progress, Participants::ALL, T0 + 30, &|_, _, _| {
+            true
+        })
+        .len(),
+        3
+    );
+    assert!(
+        join(
+            &mut setup,
+            &mut progress,
+            bot(9, "Late", BotKind::Registered),
+            T0 + 40
+        )
+        .is_err(),
+        "a full table takes nobody"
+    );
+    let joined: Vec<Value> = progress
+        .fresh
+        .iter()
+        .filter(|e| e.kind == "joined")
+        .map(|e| e.payload_value()["participant"].clone())
+        .collect();
+    assert_eq!(joined, [json!(1), json!(2)]);
+    // After a restart the setup holds every seated bot, and replay rebuilds the match.
+    let rebuilt = replay(&setup, MatchStatus::Running, &progress.fresh).expect("replay");
+    assert_eq!(rebuilt.legs[0].state.save(), progress.legs[0].state.save());
 }

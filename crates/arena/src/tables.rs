@@ -1,0 +1,151 @@
+//! Open tables: a match of a game, variant and number of seats that bots join until it is
+//! full, then starts. A table is a pending match from its opening, so it is stored, replayed
+//! after a restart, expires like a challenge, and is cancelled by its opener (or refused by
+//! any bot seated at it) as a challenge is.
+
+use std::sync::atomic::Ordering;
+
+use arbiter_fair::ServerSeed;
+use arbiter_store::{MatchId, MatchStatus};
+use serde_json::Value;
+
+use crate::{Arena, ArenaError, Bot, BotKind, Format, Reader, SeatChoice, TimeControl, live, lock};
+
+/// What a table is opened with.
+#[derive(Clone, Debug)]
+pub struct TableRequest {
+    /// The game.
+    pub game: String,
+    /// The variant; the game's default when `None`.
+    pub variant: Option<String>,
+    /// How many seats, the opener's included.
+    pub seats: usize,
+    /// One leg, or one per seat.
+    pub format: Format,
+    /// Clocks.
+    pub time_control: TimeControl,
+}
+
+impl Arena {
+    /// Opens a table at which `from` takes the first seat. Tables are unrated: who will sit
+    /// at them is not known when they open.
+    pub async fn open_table(&self, from: &Bot, request: TableRequest) -> Result<Value, ArenaError> {
+        let family = self.shared.family(&request.game)?;
+        let variant = self
+            .shared
+            .games
+            .mode(&request.game, request.variant.as_deref())?
+            .variant;
+        let spec = family.variant(variant);
+        if spec.is_none_or(|spec| !spec.seats_allowed(request.seats)) {
+            return Err(ArenaError::UnsupportedVariant(format!(
+                "{} {variant} is not played by {}",
+                family.id(),
+                request.seats
+            )));
+        }
+        request
+            .time_control
+            .validate()
+            .map_err(ArenaError::InvalidRequest)?;
+        if !matches!(from.kind, BotKind::Registered | BotKind::Anonymous) {
+            return Err(ArenaError::InvalidRequest(
+                "only bots open tables".to_owned(),
+            ));
+        }
+        if !from.supports(&format!("{}:{variant}", family.id())) {
+            return Err(ArenaError::UnsupportedVariant(format!(
+                "{} does not play {variant}",
+                from.name
+            )));
+        }
+        if self.shared.pending_sent(from.id) >= self.shared.config.max_pending_challenges {
+            return Err(ArenaError::RateLimited { retry_after_s: 10 });
+        }
+        let seed = ServerSeed::generate().map_err(|e| ArenaError::Unavailable(e.to_string()))?;
+        let setup = live::Setup {
+            id: self.shared.next_match.fetch_add(1, Ordering::SeqCst) + 1,
+            bots: vec![from.clone()],
+            seat_count: request.seats,
+            table: true,
+            family,
+            variant: variant.to_owned(),
+            format: request.format,
+            time_control: request.time_control,
+            rated: false,
+            auto: false,
+            opening: Default::default(),
+            seat: SeatChoice::First,
+            created_ms: self.now_ms(),
+            seed,
+            config: self.shared.config.clone(),
+        };
+        self.create_match(setup, false).await
+    }
+
+    /// `bot` takes a seat at table `id`; the match starts when the last seat is taken.
+    pub async fn join_table(&self, bot: &Bot, id: MatchId) -> Result<Value, ArenaError> {
+        if !matches!(bot.kind, BotKind::Registered | BotKind::Anonymous) {
+            return Err(ArenaError::InvalidRequest(
+                "only bots sit at tables".to_owned(),
+            ));
+        }
+        let table = self.snapshot(id, Reader::SPECTATOR).await?;
+        if table["table"] != true {
+            return Err(ArenaError::MatchNotFound(id));
+        }
+        let variant = table["variant"].as_str().unwrap_or_default();
+        let game = table["game"].as_str().unwrap_or_default();
+        if !bot.supports(&format!("{game}:{variant}")) {
+            return Err(ArenaError::UnsupportedVariant(format!(
+                "{} does not play {variant}",
+                bot.name
+            )));
+        }
+        let limit = usize::try_from(
+            bot.profile
+                .concurrency
+                .unwrap_or(self.shared.config.default_concurrency),
+        )
+        .unwrap_or(usize::MAX);
+        if self.shared.running_count(bot.id) >= limit {
+            return Err(ArenaError::BotBusy(bot.name.clone()));
+        }
+        self.ask(id, |reply| live_join(bot.clone(), reply)).await?
+    }
+
+    /// The open tables with a free seat, newest first, at most `limit`.
+    pub async fn open_tables(&self, limit: usize) -> Vec<Value> {
+        let mut ids: Vec<MatchId> = lock(&self.shared.open)
+            .values()
+            .flat_map(|m| m.iter())
+            .filter(|(_, status)| **status == MatchStatus::Pending)
+            .map(|(id, _)| *id)
+            .collect();
+        ids.sort_unstable_by(|a, b| b.cmp(a));
+        ids.dedup();
+        let mut tables = Vec::new();
+        for id in ids {
+            if tables.len() == limit {
+                break;
+            }
+            if let Ok(snapshot) = self.snapshot(id, Reader::SPECTATOR).await
+                && snapshot["table"] == true
+                && snapshot["status"] == "pending"
+            {
+                tables.push(snapshot);
+            }
+        }
+        tables
+    }
+}
+
+fn live_join(
+    bot: Bot,
+    reply: tokio::sync::oneshot::Sender<Result<Value, ArenaError>>,
+) -> crate::actor::Command {
+    crate::actor::Command::Join {
+        bot: Box::new(bot),
+        reply,
+    }
+}
