@@ -11,10 +11,11 @@ use argon2::Argon2;
 use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
 use rand::TryRng;
 
+use crate::context::lock;
 use crate::directory::Bot;
 use crate::humans::{PERSON_PREFIX, is_person};
 use crate::names::{check_name, name_key};
-use crate::{Arena, ArenaError, BotProfile, lock, token};
+use crate::{Arena, ArenaError, BotProfile, token};
 
 /// The prefix of a session cookie's value.
 const SESSION_PREFIX: &str = "arbs_";
@@ -206,7 +207,7 @@ impl Arena {
         validate_password(password)?;
         let key = name_key(&name);
         {
-            let mut inner = self.shared.accounts.lock();
+            let mut inner = self.accounts.lock();
             if let Some(taken) = inner.keys.get(&key) {
                 return Err(if taken.to_lowercase() == name.to_lowercase() {
                     ArenaError::NameTaken(name)
@@ -223,7 +224,7 @@ impl Arena {
             inner.reserved.push(key.clone());
         }
         let result = self.create_account(name, password.to_owned()).await;
-        self.shared.accounts.lock().reserved.retain(|k| *k != key);
+        self.accounts.lock().reserved.retain(|k| *k != key);
         result
     }
 
@@ -235,7 +236,7 @@ impl Arena {
         let password_hash = blocking(move || hash_password(&password)).await??;
         let now = self.now();
         let id = {
-            let mut inner = self.shared.accounts.lock();
+            let mut inner = self.accounts.lock();
             inner.next_id += 1;
             inner.next_id
         };
@@ -246,7 +247,7 @@ impl Arena {
             created_ms: now,
         };
         let (session, secret) = self.new_session(id)?;
-        self.shared
+        self.context
             .writer
             .write(vec![
                 Write::PutAccount(record.clone()),
@@ -254,7 +255,7 @@ impl Arena {
             ])
             .await?;
         let account = Account::from(&record);
-        let mut inner = self.shared.accounts.lock();
+        let mut inner = self.accounts.lock();
         inner.add(record);
         inner.keep_session(session, now);
         Ok((account, secret))
@@ -284,11 +285,11 @@ impl Arena {
         let record = self.verify(name, password, client).await?;
         let now = self.now();
         let (session, secret) = self.new_session(record.id)?;
-        self.shared
+        self.context
             .writer
             .write(vec![Write::PutSession(session.clone())])
             .await?;
-        self.shared.accounts.lock().keep_session(session, now);
+        self.accounts.lock().keep_session(session, now);
         Ok((Account::from(&record), secret))
     }
 
@@ -304,7 +305,7 @@ impl Arena {
         let key = name.trim().to_lowercase();
         let now = self.now();
         let stored = {
-            let mut inner = self.shared.accounts.lock();
+            let mut inner = self.accounts.lock();
             let by_name = inner.failures_by_name.entry(key.clone()).or_default();
             let name_ok = under_limit(by_name, FAILURES_PER_NAME, now);
             let by_address = inner.failures_by_address.entry(client).or_default();
@@ -324,7 +325,7 @@ impl Arena {
         let password = password.to_owned();
         let matches = blocking(move || verify_password(&password, &hash)).await?;
         let Some(record) = stored.filter(|_| matches) else {
-            let mut inner = self.shared.accounts.lock();
+            let mut inner = self.accounts.lock();
             inner
                 .failures_by_name
                 .entry(key)
@@ -353,7 +354,7 @@ impl Arena {
     pub fn session(&self, secret: &str) -> Option<Account> {
         let hash = token::hash(secret);
         let now = self.now();
-        let inner = self.shared.accounts.lock();
+        let inner = self.accounts.lock();
         let session = inner.sessions.get(&hash).filter(|s| s.expires_ms > now)?;
         inner.by_id.get(&session.account).map(Account::from)
     }
@@ -361,11 +362,11 @@ impl Arena {
     /// Ends a session; the cookie stops working at once.
     pub async fn sign_out(&self, secret: &str) -> Result<(), ArenaError> {
         let hash = token::hash(secret);
-        self.shared
+        self.context
             .writer
             .write(vec![Write::DeleteSession(hash.clone())])
             .await?;
-        self.shared.accounts.lock().sessions.remove(&hash);
+        self.accounts.lock().sessions.remove(&hash);
         Ok(())
     }
 
@@ -385,7 +386,7 @@ impl Arena {
         let new = new.to_owned();
         record.password_hash = blocking(move || hash_password(&new)).await??;
         let kept = token::hash(kept);
-        self.shared
+        self.context
             .writer
             .write(vec![
                 Write::PutAccount(record.clone()),
@@ -395,7 +396,7 @@ impl Arena {
                 },
             ])
             .await?;
-        let mut inner = self.shared.accounts.lock();
+        let mut inner = self.accounts.lock();
         inner
             .sessions
             .retain(|hash, s| s.account != record.id || *hash == kept);
@@ -412,15 +413,14 @@ impl Arena {
         client: IpAddr,
     ) -> Result<(), ArenaError> {
         let record = self.verify(&account.name, password, client).await?;
-        self.shared
+        self.context
             .writer
             .write(vec![Write::DeleteSessionsOf {
                 account: record.id,
                 except: None,
             }])
             .await?;
-        self.shared
-            .accounts
+        self.accounts
             .lock()
             .sessions
             .retain(|_, s| s.account != record.id);
@@ -441,7 +441,7 @@ impl Arena {
     ) -> Result<(), ArenaError> {
         let record = self.verify(&account.name, password, client).await?;
         let (people, bots): (Vec<Bot>, Vec<Bot>) = self
-            .shared
+            .identities
             .directory
             .list(self.now())
             .into_iter()
@@ -451,32 +451,31 @@ impl Arena {
         let person = people.into_iter().next();
         // A game being played shows the person's name until it ends; it must end first.
         if let Some(person) = &person
-            && lock(&self.shared.open)
-                .get(&person.id)
-                .is_some_and(|open| !open.is_empty())
+            && self.registry.is_busy(person.id)
         {
             return Err(ArenaError::HasOpenMatches(person.name.clone()));
         }
         for bot in bots {
-            self.delete_bot(bot.id).await?;
+            self.identities.delete_bot(bot.id).await?;
         }
         let gone = Write::DeleteAccount(record.id);
         match person {
             // The person's new name and the account's deletion are one write, so that the
             // account's name is never shown once it is free again.
             Some(person) => {
-                self.update_bot_with(person.id, vec![gone], |bot| {
-                    bot.name = format!("{PERSON_PREFIX}deleted-{}", bot.id);
-                    bot.deleted = true;
-                    bot.token_hash = None;
-                })
-                .await?;
+                self.identities
+                    .update_bot_with(person.id, vec![gone], |bot| {
+                        bot.name = format!("{PERSON_PREFIX}deleted-{}", bot.id);
+                        bot.deleted = true;
+                        bot.token_hash = None;
+                    })
+                    .await?;
                 // Closed games still in memory show the old name; the store has the new one.
-                self.shared.retire_closed_of(person.id);
+                self.registry.retire_closed_of(person.id);
             }
-            None => self.shared.writer.write(vec![gone]).await?,
+            None => self.context.writer.write(vec![gone]).await?,
         }
-        let mut inner = self.shared.accounts.lock();
+        let mut inner = self.accounts.lock();
         inner.sessions.retain(|_, s| s.account != record.id);
         inner.by_name.remove(&record.name.to_lowercase());
         // The name is free for a new account: the deleted one's games show it no more.
@@ -487,12 +486,7 @@ impl Arena {
 
     /// An account by id.
     pub fn account(&self, id: AccountId) -> Option<Account> {
-        self.shared
-            .accounts
-            .lock()
-            .by_id
-            .get(&id)
-            .map(Account::from)
+        self.accounts.lock().by_id.get(&id).map(Account::from)
     }
 
     /// Registers a bot owned by `account`; returns it and its token, shown only now.

@@ -9,10 +9,11 @@ use arbiter_store::{BotId, EventRecord, MatchRecord, MatchStatus, Write};
 use serde_json::{Value, json};
 use tokio::sync::{mpsc, oneshot};
 
+use crate::ArenaError;
 use crate::feed::Line;
 use crate::live::{self, MoveReply, Progress, Setup, UndoPoint};
 use crate::log::{MatchLog, Participants, Reader};
-use crate::{ArenaError, Shared};
+use crate::matches::MatchContext;
 
 /// A request to a match.
 pub(crate) enum Command {
@@ -66,7 +67,7 @@ pub(crate) enum Command {
 }
 
 pub(crate) struct Actor {
-    pub(crate) shared: Arc<Shared>,
+    pub(crate) shared: Arc<MatchContext>,
     pub(crate) setup: Setup,
     pub(crate) progress: Progress,
     pub(crate) log: Arc<MatchLog>,
@@ -91,7 +92,7 @@ fn turn_line(turn: &live::Turn, match_id: arbiter_store::MatchId) -> Line {
 
 impl Actor {
     pub(crate) fn new(
-        shared: Arc<Shared>,
+        shared: Arc<MatchContext>,
         setup: Setup,
         progress: Progress,
         log: Arc<MatchLog>,

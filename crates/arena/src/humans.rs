@@ -48,7 +48,7 @@ pub struct QuickMatch {
 impl Arena {
     /// The participant `account` plays as, if it has played.
     pub fn find_person(&self, account: &Account) -> Option<Bot> {
-        self.shared
+        self.identities
             .directory
             .list(self.now())
             .into_iter()
@@ -65,16 +65,17 @@ impl Arena {
             owner: Some(account.id),
             ..BotProfile::default()
         };
-        let id = self.shared.directory.next_id();
+        let id = self.identities.directory.next_id();
         let name = format!("{PERSON_PREFIX}{}", account.name);
-        self.create(id, name, BotKind::Human, profile)
+        self.identities
+            .create(id, name, BotKind::Human, profile)
             .await
             .map(|(person, _)| person)
     }
 
     /// The guest a cookie's value names, if that guest exists.
     pub fn guest(&self, secret: &str) -> Option<Bot> {
-        self.shared
+        self.identities
             .directory
             .holder(secret)
             .filter(|bot| bot.kind == BotKind::Human && bot.profile.owner.is_none())
@@ -83,10 +84,11 @@ impl Arena {
     /// A new guest for a client at `ip` and the cookie value that names it, which exists
     /// only in this reply. Guests count toward the same limit per address as anonymous bots.
     pub async fn new_guest(&self, ip: std::net::IpAddr) -> Result<(Bot, String), ArenaError> {
-        self.count_mint(ip)?;
-        let id = self.shared.directory.next_id();
+        self.identities.count_mint(ip)?;
+        let id = self.identities.directory.next_id();
         let name = format!("{PERSON_PREFIX}guest-{id}");
-        self.create(id, name, BotKind::Human, BotProfile::default())
+        self.identities
+            .create(id, name, BotKind::Human, BotProfile::default())
             .await
     }
 
@@ -111,7 +113,7 @@ impl Arena {
         }
         let request = ChallengeRequest {
             opponent: opponent.id.to_string(),
-            game: self.shared.default_mode()?.game.to_owned(),
+            game: self.context.default_mode()?.game.to_owned(),
             variant: Some(challenge.variant),
             format: Format::Single,
             time_control: challenge.time_control,
@@ -119,7 +121,8 @@ impl Arena {
             auto: false,
             opening: challenge.opening,
         };
-        self.challenge_in_seat(person, request, &[], challenge.seat)
+        self.matches
+            .challenge(person, request, &[], challenge.seat)
             .await
     }
 
@@ -128,16 +131,16 @@ impl Arena {
     /// pair now (online, idle, auto-matching on, not practising, playing `std`), the one with
     /// the median `std` rating; when there is none, the house bot auto-matching falls back on.
     pub async fn quick_opponent(&self) -> Result<Bot, ArenaError> {
-        let mode = self.shared.default_mode()?.to_string();
+        let mode = self.context.default_mode()?.to_string();
         let mut rated = Vec::new();
         for bot in self.candidates(self.now()) {
-            rated.push((self.shared.ratings.rating(bot.id, &mode).await, bot));
+            rated.push((self.ratings.rating(bot.id, &mode).await, bot));
         }
         // The sort is stable: bots of equal rating keep the order `candidates` gives them
         // (longest-known first), so the choice does not vary from one call to the next.
         rated.sort_by(|a, b| a.0.total_cmp(&b.0));
         match rated.len() {
-            0 => self.find_bot(&self.shared.config.automatch_house),
+            0 => self.find_bot(&self.context.config.automatch_house),
             n => Ok(rated.swap_remove((n - 1) / 2).1),
         }
     }
@@ -148,7 +151,7 @@ impl Arena {
         let opponent = self.quick_opponent().await?;
         let challenge = PersonChallenge {
             opponent: opponent.name,
-            variant: self.shared.default_mode()?.variant.to_owned(),
+            variant: self.context.default_mode()?.variant.to_owned(),
             time_control: quick.time_control,
             opening: quick.opening,
             seat: quick.seat,
