@@ -50,25 +50,13 @@ pub use live::{MoveReply, SeatChoice};
 pub use log::{Participants, Reader};
 pub use matches::{BotStream, ChallengeRequest};
 pub use names::{BOT_NAME_RULE, NAME_MAX_CHARS, NAME_MIN_CHARS, NAME_RULE};
+pub use ratings::Standing;
 
 use context::Context;
 use feed::Line;
 use identities::Identities;
 use matches::{Matches, Registry};
 use ratings::Ratings;
-
-/// One line of a leaderboard.
-#[derive(Clone, Debug)]
-pub struct Standing {
-    /// The place, 1 for the best.
-    pub rank: usize,
-    /// The bot.
-    pub bot: Bot,
-    /// Its rating in the leaderboard's game mode.
-    pub rating: arbiter_rating::Rating,
-    /// Whether it has played too few rated games for the rating to be official.
-    pub provisional: bool,
-}
 
 /// The arena facade: every operation the API needs, each handed to the service that owns it.
 #[derive(Clone)]
@@ -98,7 +86,7 @@ impl Arena {
         let bots = store.bots().await?;
         let last_heartbeat = store.last_heartbeat().await?;
         let open_matches = store.open_matches().await?;
-        let ratings = Arc::new(Ratings::load(store.ratings().await?));
+        let ratings = store.ratings().await?;
         let accounts = accounts::Accounts::new(
             store.accounts().await?,
             store.sessions(clock.now_ms()).await?,
@@ -119,6 +107,11 @@ impl Arena {
             registry.clone(),
             bots,
             admin_token,
+        ));
+        let ratings = Arc::new(Ratings::load(
+            context.clone(),
+            identities.directory.clone(),
+            ratings,
         ));
         let matches = Arc::new(Matches::new(
             context.clone(),
@@ -501,53 +494,17 @@ impl Arena {
     /// Every bot's rating in a game mode, best first, deleted bots left out. An unknown game
     /// or variant is refused rather than answered with an empty board.
     pub async fn standings(&self, game: &str, variant: &str) -> Result<Vec<Standing>, ArenaError> {
-        let mode = self
-            .context
-            .games
-            .mode(game, Some(variant))
-            .map_err(|e| ArenaError::InvalidRequest(e.0))?
-            .to_string();
-        let board = self.ratings.leaderboard(&mode).await;
-        Ok(board
-            .into_iter()
-            .filter_map(|(id, rating)| {
-                let bot = self.identities.directory.get(id).filter(|b| !b.deleted)?;
-                Some((bot, rating))
-            })
-            .enumerate()
-            .map(|(i, (bot, rating))| Standing {
-                rank: i + 1,
-                provisional: self.ratings.provisional(&rating),
-                bot,
-                rating,
-            })
-            .collect())
+        self.ratings.standings(game, variant).await
     }
 
     /// The leaderboard of a game mode as the API shows it: `{"mode", "entries"}`, each entry
     /// a rating with its `bot` and `rank`.
     pub async fn leaderboard(&self, game: &str, variant: &str) -> Result<Value, ArenaError> {
-        let entries: Vec<Value> = self
-            .standings(game, variant)
-            .await?
-            .iter()
-            .map(|standing| {
-                let bot = &standing.bot;
-                let mut entry = self.ratings.view(&standing.rating);
-                entry["bot"] = json!({"id": bot.id, "name": bot.name, "kind": bot.kind});
-                entry["rank"] = json!(standing.rank);
-                entry
-            })
-            .collect();
-        Ok(json!({"mode": format!("{game}:{variant}"), "entries": entries}))
+        self.ratings.leaderboard(game, variant).await
     }
 
     /// A bot's ratings, by game mode (`game:variant`), in the modes it has been rated in.
     pub async fn ratings_of(&self, bot: BotId) -> Value {
-        let mut out = serde_json::Map::new();
-        for (mode, rating) in self.ratings.of(bot).await {
-            out.insert(mode, self.ratings.view(&rating));
-        }
-        Value::Object(out)
+        self.ratings.ratings_of(bot).await
     }
 }
