@@ -35,7 +35,7 @@ pub mod token;
 use std::net::IpAddr;
 use std::sync::{Arc, Mutex};
 
-use arbiter_store::{BotId, MatchId, Store, Write, Writer};
+use arbiter_store::{AccountId, BotId, MatchId, Store, Write, Writer};
 use serde_json::{Value, json};
 
 pub use accounts::{Account, PASSWORD_MIN, SESSION_MS};
@@ -52,6 +52,7 @@ pub use matches::{BotStream, ChallengeRequest};
 pub use names::{BOT_NAME_RULE, NAME_MAX_CHARS, NAME_MIN_CHARS, NAME_RULE};
 pub use ratings::Standing;
 
+use accounts::Accounts;
 use context::Context;
 use feed::Line;
 use identities::Identities;
@@ -66,7 +67,7 @@ pub struct Arena {
     identities: Arc<Identities>,
     matches: Arc<Matches>,
     ratings: Arc<Ratings>,
-    accounts: Arc<accounts::Accounts>,
+    accounts: Arc<Accounts>,
     automatch: Arc<Mutex<automatch::AutoMatch>>,
 }
 
@@ -87,11 +88,8 @@ impl Arena {
         let last_heartbeat = store.last_heartbeat().await?;
         let open_matches = store.open_matches().await?;
         let ratings = store.ratings().await?;
-        let accounts = accounts::Accounts::new(
-            store.accounts().await?,
-            store.sessions(clock.now_ms()).await?,
-            ids.account,
-        );
+        let account_records = store.accounts().await?;
+        let sessions = store.sessions(clock.now_ms()).await?;
         let (writer, _writer_task) = Writer::start(store.clone());
         let context = Arc::new(Context {
             config,
@@ -120,13 +118,21 @@ impl Arena {
             registry.clone(),
             ids.r#match,
         ));
+        let accounts = Arc::new(Accounts::new(
+            context.clone(),
+            identities.clone(),
+            registry.clone(),
+            account_records,
+            sessions,
+            ids.account,
+        ));
         let arena = Arena {
             context,
             registry,
             identities,
             matches,
             ratings,
-            accounts: Arc::new(accounts),
+            accounts,
             automatch: Arc::default(),
         };
         arena.identities.ensure_house_bots().await?;
@@ -506,5 +512,109 @@ impl Arena {
     /// A bot's ratings, by game mode (`game:variant`), in the modes it has been rated in.
     pub async fn ratings_of(&self, bot: BotId) -> Value {
         self.ratings.ratings_of(bot).await
+    }
+
+    // ----- accounts -----
+
+    /// Creates an account and signs it in; returns the account and the session cookie's
+    /// value, which exists only in this reply.
+    pub async fn sign_up(
+        &self,
+        name: &str,
+        password: &str,
+    ) -> Result<(Account, String), ArenaError> {
+        self.accounts.sign_up(name, password).await
+    }
+
+    /// Signs in with a name and password from `client`; returns the account and a new
+    /// session cookie's value. Failures are counted per name and per address, and beyond
+    /// the limit sign-ins are refused for a while, right password or not.
+    pub async fn sign_in(
+        &self,
+        name: &str,
+        password: &str,
+        client: IpAddr,
+    ) -> Result<(Account, String), ArenaError> {
+        self.accounts.sign_in(name, password, client).await
+    }
+
+    /// The account a session cookie's value belongs to, while the session lasts.
+    pub fn session(&self, secret: &str) -> Option<Account> {
+        self.accounts.session(secret)
+    }
+
+    /// Ends a session; the cookie stops working at once.
+    pub async fn sign_out(&self, secret: &str) -> Result<(), ArenaError> {
+        self.accounts.sign_out(secret).await
+    }
+
+    /// Changes an account's password once its current one is given again (counted like a
+    /// sign-in), and ends every other session of the account; the session `kept` (the
+    /// cookie's value of the browser that asked) stays signed in.
+    pub async fn change_password(
+        &self,
+        account: &Account,
+        current: &str,
+        new: &str,
+        kept: &str,
+        client: IpAddr,
+    ) -> Result<(), ArenaError> {
+        self.accounts
+            .change_password(account, current, new, kept, client)
+            .await
+    }
+
+    /// Ends every session of an account, the asking browser's too, once its password is
+    /// given again (counted like a sign-in).
+    pub async fn sign_out_everywhere(
+        &self,
+        account: &Account,
+        password: &str,
+        client: IpAddr,
+    ) -> Result<(), ArenaError> {
+        self.accounts
+            .sign_out_everywhere(account, password, client)
+            .await
+    }
+
+    /// Deletes an account once its password is given again (counted like a sign-in), with
+    /// its bots; the person's games stay in the history under `@deleted-{id}`. Refused while
+    /// the person has a pending or running game.
+    pub async fn delete_account(
+        &self,
+        account: &Account,
+        password: &str,
+        client: IpAddr,
+    ) -> Result<(), ArenaError> {
+        self.accounts
+            .delete_account(account, password, client)
+            .await
+    }
+
+    /// An account by id.
+    pub fn account(&self, id: AccountId) -> Option<Account> {
+        self.accounts.account(id)
+    }
+
+    /// Registers a bot owned by `account`; returns it and its token, shown only now.
+    pub async fn register_bot_for(
+        &self,
+        account: &Account,
+        name: &str,
+        variants: Vec<String>,
+    ) -> Result<(Bot, String), ArenaError> {
+        self.accounts
+            .register_bot_for(account, name, variants)
+            .await
+    }
+
+    /// The bots `account` owns, deleted ones left out, with whether each is online.
+    pub fn bots_of(&self, account: &Account) -> Vec<(Bot, bool)> {
+        self.accounts.bots_of(account)
+    }
+
+    /// The bot named `name` if `account` owns it.
+    pub fn owned_bot(&self, account: &Account, name: &str) -> Result<Bot, ArenaError> {
+        self.accounts.owned_bot(account, name)
     }
 }
