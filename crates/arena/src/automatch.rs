@@ -10,31 +10,67 @@
 //! [`ArenaConfig::automatch_rooms`]: crate::ArenaConfig::automatch_rooms
 
 use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 
 use arbiter_store::{BotId, BotKind, MatchId, MatchStatus};
 
-use crate::context::lock;
+use crate::context::{Context, lock};
 use crate::directory::Bot;
-use crate::{Arena, ChallengeRequest, Format};
+use crate::identities::Identities;
+use crate::matches::{Matches, Registry};
+use crate::ratings::Ratings;
+use crate::{ChallengeRequest, Format, SeatChoice};
+
+/// The auto-matching service.
+pub(crate) struct AutoMatch {
+    context: Arc<Context>,
+    /// For the bots that may be matched.
+    identities: Arc<Identities>,
+    /// For which bots are idle and which offers are still open.
+    registry: Arc<Registry>,
+    /// For making the offers and reading how they ended.
+    matches: Arc<Matches>,
+    /// For the closest opponent.
+    ratings: Arc<Ratings>,
+    state: Mutex<State>,
+}
 
 /// What auto-matching remembers between rounds.
 #[derive(Default)]
-pub(crate) struct AutoMatch {
+struct State {
     /// Offers made and not yet seen closed: the match and the bot it was offered to.
     offers: HashMap<MatchId, BotId>,
     /// Bots left out, until when.
     excluded: HashMap<BotId, i64>,
 }
 
-impl Arena {
+impl AutoMatch {
+    /// The service, with nothing offered and nobody left out yet.
+    pub(crate) fn new(
+        context: Arc<Context>,
+        identities: Arc<Identities>,
+        registry: Arc<Registry>,
+        matches: Arc<Matches>,
+        ratings: Arc<Ratings>,
+    ) -> AutoMatch {
+        AutoMatch {
+            context,
+            identities,
+            registry,
+            matches,
+            ratings,
+            state: Mutex::default(),
+        }
+    }
+
     /// One round of auto-matching at `now`.
-    pub(crate) async fn automatch(&self, now: i64) {
+    pub(crate) async fn round(&self, now: i64) {
         self.settle_offers(now).await;
         let Ok(mode) = self.context.default_mode() else {
             return;
         };
         let rooms = self.context.config.automatch_rooms;
-        while lock(&self.automatch).offers.len() < rooms {
+        while lock(&self.state).offers.len() < rooms {
             let candidates = self.candidates(now);
             let Some(offered) = candidates.first().cloned() else {
                 return;
@@ -57,11 +93,15 @@ impl Arena {
                 auto: true,
                 opening: Default::default(),
             };
-            match self.challenge(&opponent, request).await {
+            match self
+                .matches
+                .challenge(&opponent, request, &[], SeatChoice::First)
+                .await
+            {
                 Ok(created) => {
                     if let Some(id) = created["id"].as_i64() {
                         tracing::info!(match_id = id, bot = %offered.name, opponent = %opponent.name, "auto-match offered");
-                        lock(&self.automatch).offers.insert(id, offered.id);
+                        lock(&self.state).offers.insert(id, offered.id);
                     }
                 }
                 Err(error) => {
@@ -69,7 +109,7 @@ impl Arena {
                     // stop the others from being offered games.
                     tracing::debug!(bot = %offered.name, %error, "auto-match offer failed");
                     let until = now + self.context.config.automatch_exclusion_ms;
-                    lock(&self.automatch).excluded.insert(offered.id, until);
+                    lock(&self.state).excluded.insert(offered.id, until);
                 }
             }
         }
@@ -78,7 +118,7 @@ impl Arena {
     /// Forgets offers whose matches have closed, leaving out the bots that let theirs expire
     /// or declined them.
     async fn settle_offers(&self, now: i64) {
-        let offers: Vec<(MatchId, BotId)> = lock(&self.automatch)
+        let offers: Vec<(MatchId, BotId)> = lock(&self.state)
             .offers
             .iter()
             .map(|(id, bot)| (*id, *bot))
@@ -93,7 +133,7 @@ impl Arena {
                 .stored_match(id)
                 .await
                 .map(|record| record.status);
-            let mut state = lock(&self.automatch);
+            let mut state = lock(&self.state);
             state.offers.remove(&id);
             if matches!(status, Ok(MatchStatus::Expired | MatchStatus::Rejected)) {
                 state
@@ -101,9 +141,7 @@ impl Arena {
                     .insert(bot, now + self.context.config.automatch_exclusion_ms);
             }
         }
-        lock(&self.automatch)
-            .excluded
-            .retain(|_, until| *until > now);
+        lock(&self.state).excluded.retain(|_, until| *until > now);
     }
 
     /// The bots that may be offered or play an auto-match now, longest-known first; people's
@@ -113,7 +151,7 @@ impl Arena {
             return Vec::new();
         };
         let variant = mode.variant;
-        let excluded = lock(&self.automatch).excluded.clone();
+        let excluded = lock(&self.state).excluded.clone();
         let open = self.registry.open_by_bot();
         let mut bots: Vec<Bot> = self
             .identities

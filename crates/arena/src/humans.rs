@@ -133,7 +133,7 @@ impl Arena {
     pub async fn quick_opponent(&self) -> Result<Bot, ArenaError> {
         let mode = self.context.default_mode()?.to_string();
         let mut rated = Vec::new();
-        for bot in self.candidates(self.now()) {
+        for bot in self.automatch.candidates(self.now()) {
             rated.push((self.ratings.rating(bot.id, &mode).await, bot));
         }
         // The sort is stable: bots of equal rating keep the order `candidates` gives them

@@ -33,7 +33,7 @@ mod ratings;
 pub mod token;
 
 use std::net::IpAddr;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use arbiter_store::{AccountId, BotId, MatchId, Store, Write, Writer};
 use serde_json::{Value, json};
@@ -53,6 +53,7 @@ pub use names::{BOT_NAME_RULE, NAME_MAX_CHARS, NAME_MIN_CHARS, NAME_RULE};
 pub use ratings::Standing;
 
 use accounts::Accounts;
+use automatch::AutoMatch;
 use context::Context;
 use feed::Line;
 use identities::Identities;
@@ -68,7 +69,7 @@ pub struct Arena {
     matches: Arc<Matches>,
     ratings: Arc<Ratings>,
     accounts: Arc<Accounts>,
-    automatch: Arc<Mutex<automatch::AutoMatch>>,
+    automatch: Arc<AutoMatch>,
 }
 
 impl Arena {
@@ -126,6 +127,13 @@ impl Arena {
             sessions,
             ids.account,
         ));
+        let automatch = Arc::new(AutoMatch::new(
+            context.clone(),
+            identities.clone(),
+            registry.clone(),
+            matches.clone(),
+            ratings.clone(),
+        ));
         let arena = Arena {
             context,
             registry,
@@ -133,7 +141,7 @@ impl Arena {
             matches,
             ratings,
             accounts,
-            automatch: Arc::default(),
+            automatch,
         };
         arena.identities.ensure_house_bots().await?;
         arena.matches.resume(open_matches, last_heartbeat).await?;
@@ -174,7 +182,7 @@ impl Arena {
         self.every(
             self.context.config.automatch_interval_ms,
             |arena, now| async move {
-                arena.automatch(now).await;
+                arena.automatch.round(now).await;
             },
         );
         // Expire idle anonymous bots and retire long-closed matches, once a minute.
