@@ -56,6 +56,7 @@ use accounts::Accounts;
 use automatch::AutoMatch;
 use context::Context;
 use feed::Line;
+use humans::People;
 use identities::Identities;
 use matches::{Matches, Registry};
 use ratings::Ratings;
@@ -70,6 +71,7 @@ pub struct Arena {
     ratings: Arc<Ratings>,
     accounts: Arc<Accounts>,
     automatch: Arc<AutoMatch>,
+    people: Arc<People>,
 }
 
 impl Arena {
@@ -134,6 +136,13 @@ impl Arena {
             matches.clone(),
             ratings.clone(),
         ));
+        let people = Arc::new(People::new(
+            context.clone(),
+            identities.clone(),
+            matches.clone(),
+            automatch.clone(),
+            ratings.clone(),
+        ));
         let arena = Arena {
             context,
             registry,
@@ -142,6 +151,7 @@ impl Arena {
             ratings,
             accounts,
             automatch,
+            people,
         };
         arena.identities.ensure_house_bots().await?;
         arena.matches.resume(open_matches, last_heartbeat).await?;
@@ -624,5 +634,51 @@ impl Arena {
     /// The bot named `name` if `account` owns it.
     pub fn owned_bot(&self, account: &Account, name: &str) -> Result<Bot, ArenaError> {
         self.accounts.owned_bot(account, name)
+    }
+
+    // ----- people -----
+
+    /// The participant `account` plays as, if it has played.
+    pub fn find_person(&self, account: &Account) -> Option<Bot> {
+        self.people.find_person(account)
+    }
+
+    /// The participant `account` plays as, created the first time.
+    pub async fn person_of(&self, account: &Account) -> Result<Bot, ArenaError> {
+        self.people.person_of(account).await
+    }
+
+    /// The guest a cookie's value names, if that guest exists.
+    pub fn guest(&self, secret: &str) -> Option<Bot> {
+        self.people.guest(secret)
+    }
+
+    /// A new guest for a client at `ip` and the cookie value that names it, which exists
+    /// only in this reply. Guests count toward the same limit per address as anonymous bots.
+    pub async fn new_guest(&self, ip: IpAddr) -> Result<(Bot, String), ArenaError> {
+        self.people.new_guest(ip).await
+    }
+
+    /// A person challenges a bot to a one-leg unrated game: a house bot starts at once, a
+    /// registered bot must be online and accept like any challenge.
+    pub async fn challenge_as_person(
+        &self,
+        person: &Bot,
+        challenge: PersonChallenge,
+    ) -> Result<Value, ArenaError> {
+        self.people.challenge_as_person(person, challenge).await
+    }
+
+    /// The bot a person's quick match is played against: the median-rated of the registered
+    /// bots auto-matching could pair now, else the house bot auto-matching falls back on.
+    pub async fn quick_opponent(&self) -> Result<Bot, ArenaError> {
+        self.people.quick_opponent().await
+    }
+
+    /// A person's quick match: one unrated game of the default mode against
+    /// [`Arena::quick_opponent`], started at once against a house bot and offered like any
+    /// challenge to a registered bot.
+    pub async fn quick_match(&self, person: &Bot, quick: QuickMatch) -> Result<Value, ArenaError> {
+        self.people.quick_match(person, quick).await
     }
 }
