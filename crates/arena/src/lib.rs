@@ -65,7 +65,6 @@ use ratings::Ratings;
 #[derive(Clone)]
 pub struct Arena {
     context: Arc<Context>,
-    registry: Arc<Registry>,
     identities: Arc<Identities>,
     matches: Arc<Matches>,
     ratings: Arc<Ratings>,
@@ -102,6 +101,7 @@ impl Arena {
             games,
             stopping: tokio::sync::watch::channel(false).0,
         });
+        // Each service is built after those it is given: none refers back to one built later.
         let registry = Arc::new(Registry::new(context.clone()));
         let identities = Arc::new(Identities::new(
             context.clone(),
@@ -145,7 +145,6 @@ impl Arena {
         ));
         let arena = Arena {
             context,
-            registry,
             identities,
             matches,
             ratings,
@@ -239,7 +238,7 @@ impl Arena {
         self.identities
             .expire_anonymous(now - self.context.config.anonymous_idle_ms)
             .await;
-        self.registry.retire_closed(now);
+        self.matches.retire_closed(now);
     }
 
     /// Completes once [`Arena::shutdown`] has begun; long waits (streams, long-polls) end then,

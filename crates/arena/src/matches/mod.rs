@@ -244,6 +244,11 @@ impl Matches {
             .ok_or(ArenaError::MatchNotFound(id))
     }
 
+    /// Retires the matches closed long enough ago, or beyond the number kept in memory.
+    pub(crate) fn retire_closed(&self, now: i64) {
+        self.registry.retire_closed(now);
+    }
+
     /// Stops every match actor once it has finished the command at hand.
     pub(crate) async fn stop(&self) {
         for commands in self.registry.drain() {
