@@ -4,17 +4,20 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::net::IpAddr;
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use arbiter_store::{AccountId, AccountRecord, SessionRecord, Write};
 use argon2::Argon2;
 use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
 use rand::TryRng;
 
+use crate::context::{Context, lock};
 use crate::directory::Bot;
 use crate::humans::{PERSON_PREFIX, is_person};
+use crate::identities::Identities;
+use crate::matches::Registry;
 use crate::names::{check_name, name_key};
-use crate::{Arena, ArenaError, BotProfile, lock, token};
+use crate::{ArenaError, BotProfile, token};
 
 /// The prefix of a session cookie's value.
 const SESSION_PREFIX: &str = "arbs_";
@@ -55,8 +58,13 @@ impl From<&AccountRecord> for Account {
     }
 }
 
-/// Every account and live session, in memory.
+/// The accounts service: every account and live session, in memory.
 pub(crate) struct Accounts {
+    context: Arc<Context>,
+    /// For the bots and the person an account owns.
+    identities: Arc<Identities>,
+    /// For whether the person has a game open, and its closed games in memory.
+    registry: Arc<Registry>,
     inner: Mutex<Inner>,
 }
 
@@ -77,7 +85,12 @@ struct Inner {
 }
 
 impl Accounts {
+    /// The service over `accounts` and `sessions` as stored, numbering new accounts after
+    /// `max_id`.
     pub(crate) fn new(
+        context: Arc<Context>,
+        identities: Arc<Identities>,
+        registry: Arc<Registry>,
         accounts: Vec<AccountRecord>,
         sessions: Vec<SessionRecord>,
         max_id: AccountId,
@@ -93,8 +106,15 @@ impl Accounts {
             inner.sessions.insert(session.token_hash.clone(), session);
         }
         Accounts {
+            context,
+            identities,
+            registry,
             inner: Mutex::new(inner),
         }
+    }
+
+    fn now(&self) -> i64 {
+        self.context.now()
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
@@ -194,10 +214,10 @@ fn under_limit(recent: &mut VecDeque<i64>, limit: usize, now: i64) -> Result<(),
     Err(u64::try_from((wait_ms + 999) / 1_000).unwrap_or(1).max(1))
 }
 
-impl Arena {
+impl Accounts {
     /// Creates an account and signs it in; returns the account and the session cookie's
     /// value, which exists only in this reply.
-    pub async fn sign_up(
+    pub(crate) async fn sign_up(
         &self,
         name: &str,
         password: &str,
@@ -206,7 +226,7 @@ impl Arena {
         validate_password(password)?;
         let key = name_key(&name);
         {
-            let mut inner = self.shared.accounts.lock();
+            let mut inner = self.lock();
             if let Some(taken) = inner.keys.get(&key) {
                 return Err(if taken.to_lowercase() == name.to_lowercase() {
                     ArenaError::NameTaken(name)
@@ -223,7 +243,7 @@ impl Arena {
             inner.reserved.push(key.clone());
         }
         let result = self.create_account(name, password.to_owned()).await;
-        self.shared.accounts.lock().reserved.retain(|k| *k != key);
+        self.lock().reserved.retain(|k| *k != key);
         result
     }
 
@@ -235,7 +255,7 @@ impl Arena {
         let password_hash = blocking(move || hash_password(&password)).await??;
         let now = self.now();
         let id = {
-            let mut inner = self.shared.accounts.lock();
+            let mut inner = self.lock();
             inner.next_id += 1;
             inner.next_id
         };
@@ -246,7 +266,7 @@ impl Arena {
             created_ms: now,
         };
         let (session, secret) = self.new_session(id)?;
-        self.shared
+        self.context
             .writer
             .write(vec![
                 Write::PutAccount(record.clone()),
@@ -254,7 +274,7 @@ impl Arena {
             ])
             .await?;
         let account = Account::from(&record);
-        let mut inner = self.shared.accounts.lock();
+        let mut inner = self.lock();
         inner.add(record);
         inner.keep_session(session, now);
         Ok((account, secret))
@@ -275,7 +295,7 @@ impl Arena {
     /// Signs in with a name and password from `client`; returns the account and a new
     /// session cookie's value. Failures are counted per name and per address, and beyond
     /// the limit sign-ins are refused for a while, right password or not.
-    pub async fn sign_in(
+    pub(crate) async fn sign_in(
         &self,
         name: &str,
         password: &str,
@@ -284,11 +304,11 @@ impl Arena {
         let record = self.verify(name, password, client).await?;
         let now = self.now();
         let (session, secret) = self.new_session(record.id)?;
-        self.shared
+        self.context
             .writer
             .write(vec![Write::PutSession(session.clone())])
             .await?;
-        self.shared.accounts.lock().keep_session(session, now);
+        self.lock().keep_session(session, now);
         Ok((Account::from(&record), secret))
     }
 
@@ -304,7 +324,7 @@ impl Arena {
         let key = name.trim().to_lowercase();
         let now = self.now();
         let stored = {
-            let mut inner = self.shared.accounts.lock();
+            let mut inner = self.lock();
             let by_name = inner.failures_by_name.entry(key.clone()).or_default();
             let name_ok = under_limit(by_name, FAILURES_PER_NAME, now);
             let by_address = inner.failures_by_address.entry(client).or_default();
@@ -324,7 +344,7 @@ impl Arena {
         let password = password.to_owned();
         let matches = blocking(move || verify_password(&password, &hash)).await?;
         let Some(record) = stored.filter(|_| matches) else {
-            let mut inner = self.shared.accounts.lock();
+            let mut inner = self.lock();
             inner
                 .failures_by_name
                 .entry(key)
@@ -350,29 +370,29 @@ impl Arena {
     }
 
     /// The account a session cookie's value belongs to, while the session lasts.
-    pub fn session(&self, secret: &str) -> Option<Account> {
+    pub(crate) fn session(&self, secret: &str) -> Option<Account> {
         let hash = token::hash(secret);
         let now = self.now();
-        let inner = self.shared.accounts.lock();
+        let inner = self.lock();
         let session = inner.sessions.get(&hash).filter(|s| s.expires_ms > now)?;
         inner.by_id.get(&session.account).map(Account::from)
     }
 
     /// Ends a session; the cookie stops working at once.
-    pub async fn sign_out(&self, secret: &str) -> Result<(), ArenaError> {
+    pub(crate) async fn sign_out(&self, secret: &str) -> Result<(), ArenaError> {
         let hash = token::hash(secret);
-        self.shared
+        self.context
             .writer
             .write(vec![Write::DeleteSession(hash.clone())])
             .await?;
-        self.shared.accounts.lock().sessions.remove(&hash);
+        self.lock().sessions.remove(&hash);
         Ok(())
     }
 
     /// Changes an account's password once its current one is given again (counted like a
     /// sign-in), and ends every other session of the account; the session `kept` (the
     /// cookie's value of the browser that asked) stays signed in.
-    pub async fn change_password(
+    pub(crate) async fn change_password(
         &self,
         account: &Account,
         current: &str,
@@ -385,7 +405,7 @@ impl Arena {
         let new = new.to_owned();
         record.password_hash = blocking(move || hash_password(&new)).await??;
         let kept = token::hash(kept);
-        self.shared
+        self.context
             .writer
             .write(vec![
                 Write::PutAccount(record.clone()),
@@ -395,7 +415,7 @@ impl Arena {
                 },
             ])
             .await?;
-        let mut inner = self.shared.accounts.lock();
+        let mut inner = self.lock();
         inner
             .sessions
             .retain(|hash, s| s.account != record.id || *hash == kept);
@@ -405,25 +425,21 @@ impl Arena {
 
     /// Ends every session of an account, the asking browser's too, once its password is
     /// given again (counted like a sign-in).
-    pub async fn sign_out_everywhere(
+    pub(crate) async fn sign_out_everywhere(
         &self,
         account: &Account,
         password: &str,
         client: IpAddr,
     ) -> Result<(), ArenaError> {
         let record = self.verify(&account.name, password, client).await?;
-        self.shared
+        self.context
             .writer
             .write(vec![Write::DeleteSessionsOf {
                 account: record.id,
                 except: None,
             }])
             .await?;
-        self.shared
-            .accounts
-            .lock()
-            .sessions
-            .retain(|_, s| s.account != record.id);
+        self.lock().sessions.retain(|_, s| s.account != record.id);
         Ok(())
     }
 
@@ -433,7 +449,7 @@ impl Arena {
     /// stay in the history, shown under a neutral name, `@deleted-{id}` (their stored events
     /// are never rewritten, so an export keeps the old name); every session ends, and the
     /// name may be taken again. Refused while the person has a pending or running game.
-    pub async fn delete_account(
+    pub(crate) async fn delete_account(
         &self,
         account: &Account,
         password: &str,
@@ -441,7 +457,7 @@ impl Arena {
     ) -> Result<(), ArenaError> {
         let record = self.verify(&account.name, password, client).await?;
         let (people, bots): (Vec<Bot>, Vec<Bot>) = self
-            .shared
+            .identities
             .directory
             .list(self.now())
             .into_iter()
@@ -451,32 +467,31 @@ impl Arena {
         let person = people.into_iter().next();
         // A game being played shows the person's name until it ends; it must end first.
         if let Some(person) = &person
-            && lock(&self.shared.open)
-                .get(&person.id)
-                .is_some_and(|open| !open.is_empty())
+            && self.registry.is_busy(person.id)
         {
             return Err(ArenaError::HasOpenMatches(person.name.clone()));
         }
         for bot in bots {
-            self.delete_bot(bot.id).await?;
+            self.identities.delete_bot(bot.id).await?;
         }
         let gone = Write::DeleteAccount(record.id);
         match person {
             // The person's new name and the account's deletion are one write, so that the
             // account's name is never shown once it is free again.
             Some(person) => {
-                self.update_bot_with(person.id, vec![gone], |bot| {
-                    bot.name = format!("{PERSON_PREFIX}deleted-{}", bot.id);
-                    bot.deleted = true;
-                    bot.token_hash = None;
-                })
-                .await?;
+                self.identities
+                    .update_bot_with(person.id, vec![gone], |bot| {
+                        bot.name = format!("{PERSON_PREFIX}deleted-{}", bot.id);
+                        bot.deleted = true;
+                        bot.token_hash = None;
+                    })
+                    .await?;
                 // Closed games still in memory show the old name; the store has the new one.
-                self.shared.retire_closed_of(person.id);
+                self.registry.retire_closed_of(person.id);
             }
-            None => self.shared.writer.write(vec![gone]).await?,
+            None => self.context.writer.write(vec![gone]).await?,
         }
-        let mut inner = self.shared.accounts.lock();
+        let mut inner = self.lock();
         inner.sessions.retain(|_, s| s.account != record.id);
         inner.by_name.remove(&record.name.to_lowercase());
         // The name is free for a new account: the deleted one's games show it no more.
@@ -486,17 +501,12 @@ impl Arena {
     }
 
     /// An account by id.
-    pub fn account(&self, id: AccountId) -> Option<Account> {
-        self.shared
-            .accounts
-            .lock()
-            .by_id
-            .get(&id)
-            .map(Account::from)
+    pub(crate) fn account(&self, id: AccountId) -> Option<Account> {
+        self.lock().by_id.get(&id).map(Account::from)
     }
 
     /// Registers a bot owned by `account`; returns it and its token, shown only now.
-    pub async fn register_bot_for(
+    pub(crate) async fn register_bot_for(
         &self,
         account: &Account,
         name: &str,
@@ -507,20 +517,21 @@ impl Arena {
             owner: Some(account.id),
             ..BotProfile::default()
         };
-        self.register_bot(name, profile).await
+        self.identities.register_bot(name, profile).await
     }
 
     /// The bots `account` owns, deleted ones left out, with whether each is online.
-    pub fn bots_of(&self, account: &Account) -> Vec<(Bot, bool)> {
-        self.list_bots()
+    pub(crate) fn bots_of(&self, account: &Account) -> Vec<(Bot, bool)> {
+        self.identities
+            .list_bots()
             .into_iter()
             .filter(|(bot, _)| bot.profile.owner == Some(account.id) && !bot.deleted)
             .collect()
     }
 
     /// The bot named `name` if `account` owns it.
-    pub fn owned_bot(&self, account: &Account, name: &str) -> Result<Bot, ArenaError> {
-        let bot = self.find_bot(name)?;
+    pub(crate) fn owned_bot(&self, account: &Account, name: &str) -> Result<Bot, ArenaError> {
+        let bot = self.identities.find_bot(name)?;
         if bot.deleted {
             return Err(ArenaError::BotNotFound(name.to_owned()));
         }

@@ -9,11 +9,12 @@ use arbiter_store::{BotId, EventRecord, MatchRecord, MatchStatus, Write};
 use serde_json::{Value, json};
 use tokio::sync::{mpsc, oneshot};
 
+use crate::ArenaError;
 use crate::directory::Bot;
 use crate::feed::Line;
 use crate::live::{self, MoveReply, Progress, Setup, UndoPoint};
 use crate::log::{MatchLog, Participants, Reader};
-use crate::{ArenaError, Shared};
+use crate::matches::MatchContext;
 
 /// A request to a match.
 pub(crate) enum Command {
@@ -73,7 +74,7 @@ pub(crate) enum Command {
 }
 
 pub(crate) struct Actor {
-    pub(crate) shared: Arc<Shared>,
+    pub(crate) shared: Arc<MatchContext>,
     pub(crate) setup: Setup,
     pub(crate) progress: Progress,
     pub(crate) log: Arc<MatchLog>,
@@ -98,7 +99,7 @@ fn turn_line(turn: &live::Turn, match_id: arbiter_store::MatchId) -> Line {
 
 impl Actor {
     pub(crate) fn new(
-        shared: Arc<Shared>,
+        shared: Arc<MatchContext>,
         setup: Setup,
         progress: Progress,
         log: Arc<MatchLog>,

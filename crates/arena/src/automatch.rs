@@ -10,39 +10,76 @@
 //! [`ArenaConfig::automatch_rooms`]: crate::ArenaConfig::automatch_rooms
 
 use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 
 use arbiter_store::{BotId, BotKind, MatchId, MatchStatus};
 
+use crate::context::{Context, lock};
 use crate::directory::Bot;
-use crate::{Arena, ChallengeRequest, Format, lock};
+use crate::identities::Identities;
+use crate::matches::{Matches, Registry};
+use crate::ratings::Ratings;
+use crate::{ChallengeRequest, Format, SeatChoice};
+
+/// The auto-matching service.
+pub(crate) struct AutoMatch {
+    context: Arc<Context>,
+    /// For the bots that may be matched.
+    identities: Arc<Identities>,
+    /// For which bots are idle and which offers are still open.
+    registry: Arc<Registry>,
+    /// For making the offers and reading how they ended.
+    matches: Arc<Matches>,
+    /// For the closest opponent.
+    ratings: Arc<Ratings>,
+    state: Mutex<State>,
+}
 
 /// What auto-matching remembers between rounds.
 #[derive(Default)]
-pub(crate) struct AutoMatch {
+struct State {
     /// Offers made and not yet seen closed: the match and the bot it was offered to.
     offers: HashMap<MatchId, BotId>,
     /// Bots left out, until when.
     excluded: HashMap<BotId, i64>,
 }
 
-impl Arena {
+impl AutoMatch {
+    /// The service, with nothing offered and nobody left out yet.
+    pub(crate) fn new(
+        context: Arc<Context>,
+        identities: Arc<Identities>,
+        registry: Arc<Registry>,
+        matches: Arc<Matches>,
+        ratings: Arc<Ratings>,
+    ) -> AutoMatch {
+        AutoMatch {
+            context,
+            identities,
+            registry,
+            matches,
+            ratings,
+            state: Mutex::default(),
+        }
+    }
+
     /// One round of auto-matching at `now`.
-    pub(crate) async fn automatch(&self, now: i64) {
+    pub(crate) async fn round(&self, now: i64) {
         self.settle_offers(now).await;
-        let Ok(mode) = self.shared.default_mode() else {
+        let Ok(mode) = self.context.default_mode() else {
             return;
         };
-        let rooms = self.shared.config.automatch_rooms;
-        while lock(&self.shared.automatch).offers.len() < rooms {
+        let rooms = self.context.config.automatch_rooms;
+        while lock(&self.state).offers.len() < rooms {
             let candidates = self.candidates(now);
             let Some(offered) = candidates.first().cloned() else {
                 return;
             };
             let opponent = self.closest(&offered, &candidates[1..]).await;
             let Some(opponent) = opponent.or_else(|| {
-                self.shared
+                self.identities
                     .directory
-                    .by_name(&self.shared.config.automatch_house)
+                    .by_name(&self.context.config.automatch_house)
             }) else {
                 return;
             };
@@ -56,21 +93,23 @@ impl Arena {
                 auto: true,
                 opening: Default::default(),
             };
-            match self.challenge(&opponent, request).await {
+            match self
+                .matches
+                .challenge(&opponent, request, &[], SeatChoice::First)
+                .await
+            {
                 Ok(created) => {
                     if let Some(id) = created["id"].as_i64() {
                         tracing::info!(match_id = id, bot = %offered.name, opponent = %opponent.name, "auto-match offered");
-                        lock(&self.shared.automatch).offers.insert(id, offered.id);
+                        lock(&self.state).offers.insert(id, offered.id);
                     }
                 }
                 Err(error) => {
                     // Left out for a while, so that one bot that cannot be matched does not
                     // stop the others from being offered games.
                     tracing::debug!(bot = %offered.name, %error, "auto-match offer failed");
-                    let until = now + self.shared.config.automatch_exclusion_ms;
-                    lock(&self.shared.automatch)
-                        .excluded
-                        .insert(offered.id, until);
+                    let until = now + self.context.config.automatch_exclusion_ms;
+                    lock(&self.state).excluded.insert(offered.id, until);
                 }
             }
         }
@@ -79,43 +118,43 @@ impl Arena {
     /// Forgets offers whose matches have closed, leaving out the bots that let theirs expire
     /// or declined them.
     async fn settle_offers(&self, now: i64) {
-        let offers: Vec<(MatchId, BotId)> = lock(&self.shared.automatch)
+        let offers: Vec<(MatchId, BotId)> = lock(&self.state)
             .offers
             .iter()
             .map(|(id, bot)| (*id, *bot))
             .collect();
         for (id, bot) in offers {
-            let open = lock(&self.shared.open)
-                .get(&bot)
-                .is_some_and(|matches| matches.contains_key(&id));
+            let open = self.registry.is_open_for(bot, id);
             if open {
                 continue;
             }
-            let status = self.stored_match(id).await.map(|record| record.status);
-            let mut state = lock(&self.shared.automatch);
+            let status = self
+                .matches
+                .stored_match(id)
+                .await
+                .map(|record| record.status);
+            let mut state = lock(&self.state);
             state.offers.remove(&id);
             if matches!(status, Ok(MatchStatus::Expired | MatchStatus::Rejected)) {
                 state
                     .excluded
-                    .insert(bot, now + self.shared.config.automatch_exclusion_ms);
+                    .insert(bot, now + self.context.config.automatch_exclusion_ms);
             }
         }
-        lock(&self.shared.automatch)
-            .excluded
-            .retain(|_, until| *until > now);
+        lock(&self.state).excluded.retain(|_, until| *until > now);
     }
 
     /// The bots that may be offered or play an auto-match now, longest-known first; people's
     /// quick matches choose among them too.
     pub(crate) fn candidates(&self, now: i64) -> Vec<Bot> {
-        let Ok(mode) = self.shared.default_mode() else {
+        let Ok(mode) = self.context.default_mode() else {
             return Vec::new();
         };
         let key = mode.to_string();
-        let excluded = lock(&self.shared.automatch).excluded.clone();
-        let open = lock(&self.shared.open).clone();
+        let excluded = lock(&self.state).excluded.clone();
+        let open = self.registry.open_by_bot();
         let mut bots: Vec<Bot> = self
-            .shared
+            .identities
             .directory
             .list(now)
             .into_iter()
@@ -138,10 +177,10 @@ impl Arena {
 
     /// The bot among `others` whose rating in the default mode is closest to `bot`'s.
     async fn closest(&self, bot: &Bot, others: &[Bot]) -> Option<Bot> {
-        let Ok(mode) = self.shared.default_mode().map(|m| m.to_string()) else {
+        let Ok(mode) = self.context.default_mode().map(|m| m.to_string()) else {
             return None;
         };
-        let rating = |id| self.shared.ratings.rating(id, &mode);
+        let rating = |id| self.ratings.rating(id, &mode);
         let mine = rating(bot.id).await;
         let mut best: Option<(f64, &Bot)> = None;
         for other in others {

@@ -3,14 +3,19 @@
 //! the bot API, and play one-leg unrated matches against bots, with the server playing their
 //! forced passes (see `live`).
 
+use std::sync::Arc;
+
 use arbiter_store::BotKind;
 use serde_json::Value;
 
 use crate::accounts::Account;
+use crate::automatch::AutoMatch;
+use crate::context::Context;
 use crate::directory::Bot;
-use crate::{
-    Arena, ArenaError, BotProfile, ChallengeRequest, Format, Opening, SeatChoice, TimeControl,
-};
+use crate::identities::Identities;
+use crate::matches::Matches;
+use crate::ratings::Ratings;
+use crate::{ArenaError, BotProfile, ChallengeRequest, Format, Opening, SeatChoice, TimeControl};
 
 /// The prefix of the names people play under; bot names cannot contain it.
 pub const PERSON_PREFIX: char = '@';
@@ -45,10 +50,44 @@ pub struct QuickMatch {
     pub seat: SeatChoice,
 }
 
-impl Arena {
+/// The people service.
+pub(crate) struct People {
+    context: Arc<Context>,
+    /// For people's participants and the bots they challenge.
+    identities: Arc<Identities>,
+    /// For the games they play.
+    matches: Arc<Matches>,
+    /// For the bots a quick match may choose from.
+    automatch: Arc<AutoMatch>,
+    /// For the median-rated of those bots.
+    ratings: Arc<Ratings>,
+}
+
+impl People {
+    /// The service.
+    pub(crate) fn new(
+        context: Arc<Context>,
+        identities: Arc<Identities>,
+        matches: Arc<Matches>,
+        automatch: Arc<AutoMatch>,
+        ratings: Arc<Ratings>,
+    ) -> People {
+        People {
+            context,
+            identities,
+            matches,
+            automatch,
+            ratings,
+        }
+    }
+
+    fn now(&self) -> i64 {
+        self.context.now()
+    }
+
     /// The participant `account` plays as, if it has played.
-    pub fn find_person(&self, account: &Account) -> Option<Bot> {
-        self.shared
+    pub(crate) fn find_person(&self, account: &Account) -> Option<Bot> {
+        self.identities
             .directory
             .list(self.now())
             .into_iter()
@@ -57,7 +96,7 @@ impl Arena {
     }
 
     /// The participant `account` plays as, created the first time.
-    pub async fn person_of(&self, account: &Account) -> Result<Bot, ArenaError> {
+    pub(crate) async fn person_of(&self, account: &Account) -> Result<Bot, ArenaError> {
         if let Some(person) = self.find_person(account) {
             return Ok(person);
         }
@@ -65,16 +104,17 @@ impl Arena {
             owner: Some(account.id),
             ..BotProfile::default()
         };
-        let id = self.shared.directory.next_id();
+        let id = self.identities.directory.next_id();
         let name = format!("{PERSON_PREFIX}{}", account.name);
-        self.create(id, name, BotKind::Human, profile)
+        self.identities
+            .create(id, name, BotKind::Human, profile)
             .await
             .map(|(person, _)| person)
     }
 
     /// The guest a cookie's value names, if that guest exists.
-    pub fn guest(&self, secret: &str) -> Option<Bot> {
-        self.shared
+    pub(crate) fn guest(&self, secret: &str) -> Option<Bot> {
+        self.identities
             .directory
             .holder(secret)
             .filter(|bot| bot.kind == BotKind::Human && bot.profile.owner.is_none())
@@ -82,17 +122,21 @@ impl Arena {
 
     /// A new guest for a client at `ip` and the cookie value that names it, which exists
     /// only in this reply. Guests count toward the same limit per address as anonymous bots.
-    pub async fn new_guest(&self, ip: std::net::IpAddr) -> Result<(Bot, String), ArenaError> {
-        self.count_mint(ip)?;
-        let id = self.shared.directory.next_id();
+    pub(crate) async fn new_guest(
+        &self,
+        ip: std::net::IpAddr,
+    ) -> Result<(Bot, String), ArenaError> {
+        self.identities.count_mint(ip)?;
+        let id = self.identities.directory.next_id();
         let name = format!("{PERSON_PREFIX}guest-{id}");
-        self.create(id, name, BotKind::Human, BotProfile::default())
+        self.identities
+            .create(id, name, BotKind::Human, BotProfile::default())
             .await
     }
 
     /// A person challenges a bot to a one-leg unrated game: a house bot starts at once, a
     /// registered bot must be online and accept like any challenge.
-    pub async fn challenge_as_person(
+    pub(crate) async fn challenge_as_person(
         &self,
         person: &Bot,
         challenge: PersonChallenge,
@@ -102,16 +146,16 @@ impl Arena {
                 "only a person can challenge this way".to_owned(),
             ));
         }
-        let opponent = self.find_bot(&challenge.opponent)?;
+        let opponent = self.identities.find_bot(&challenge.opponent)?;
         match opponent.kind {
             BotKind::House => {}
-            BotKind::Registered if self.is_online(opponent.id) => {}
+            BotKind::Registered if self.identities.is_online(opponent.id) => {}
             BotKind::Registered => return Err(ArenaError::BotUnavailable(opponent.name)),
             _ => return Err(ArenaError::BotNotFound(challenge.opponent)),
         }
         let request = ChallengeRequest {
             opponent: opponent.id.to_string(),
-            game: self.shared.default_mode()?.game.to_owned(),
+            game: self.context.default_mode()?.game.to_owned(),
             variant: Some(challenge.variant),
             format: Format::Single,
             time_control: challenge.time_control,
@@ -119,7 +163,8 @@ impl Arena {
             auto: false,
             opening: challenge.opening,
         };
-        self.challenge_in_seat(person, request, &[], challenge.seat)
+        self.matches
+            .challenge(person, request, &[], challenge.seat)
             .await
     }
 
@@ -127,28 +172,34 @@ impl Arena {
     /// counts as a player of middling strength: of the registered bots auto-matching could
     /// pair now (online, idle, auto-matching on, not practising, playing `std`), the one with
     /// the median `std` rating; when there is none, the house bot auto-matching falls back on.
-    pub async fn quick_opponent(&self) -> Result<Bot, ArenaError> {
-        let mode = self.shared.default_mode()?.to_string();
+    pub(crate) async fn quick_opponent(&self) -> Result<Bot, ArenaError> {
+        let mode = self.context.default_mode()?.to_string();
         let mut rated = Vec::new();
-        for bot in self.candidates(self.now()) {
-            rated.push((self.shared.ratings.rating(bot.id, &mode).await, bot));
+        for bot in self.automatch.candidates(self.now()) {
+            rated.push((self.ratings.rating(bot.id, &mode).await, bot));
         }
         // The sort is stable: bots of equal rating keep the order `candidates` gives them
         // (longest-known first), so the choice does not vary from one call to the next.
         rated.sort_by(|a, b| a.0.total_cmp(&b.0));
         match rated.len() {
-            0 => self.find_bot(&self.shared.config.automatch_house),
+            0 => self
+                .identities
+                .find_bot(&self.context.config.automatch_house),
             n => Ok(rated.swap_remove((n - 1) / 2).1),
         }
     }
 
-    /// A person's quick match: one unrated `std` game against [`Arena::quick_opponent`],
+    /// A person's quick match: one unrated `std` game against [`People::quick_opponent`],
     /// started at once against a house bot and offered like any challenge to a registered bot.
-    pub async fn quick_match(&self, person: &Bot, quick: QuickMatch) -> Result<Value, ArenaError> {
+    pub(crate) async fn quick_match(
+        &self,
+        person: &Bot,
+        quick: QuickMatch,
+    ) -> Result<Value, ArenaError> {
         let opponent = self.quick_opponent().await?;
         let challenge = PersonChallenge {
             opponent: opponent.name,
-            variant: self.shared.default_mode()?.variant.to_owned(),
+            variant: self.context.default_mode()?.variant.to_owned(),
             time_control: quick.time_control,
             opening: quick.opening,
             seat: quick.seat,

@@ -1,14 +1,37 @@
-//! Every bot's rating in every game mode, in memory, changed only together with the match
-//! result that changes it.
+//! Ratings: every bot's rating in every game mode, in memory, changed only together with the
+//! match result that changes it, and the standings, leaderboards and per-bot ratings read
+//! from them.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use arbiter_rating::{Outcome, Rating, RatingConfig, rate};
 use arbiter_store::{BotId, RatingRecord, Write};
 use serde_json::{Value, json};
 
+use crate::ArenaError;
+use crate::context::Context;
+use crate::directory::{Bot, Directory};
+
+/// One line of a leaderboard.
+#[derive(Clone, Debug)]
+pub struct Standing {
+    /// The place, 1 for the best.
+    pub rank: usize,
+    /// The bot.
+    pub bot: Bot,
+    /// Its rating in the leaderboard's game mode.
+    pub rating: arbiter_rating::Rating,
+    /// Whether it has played too few rated games for the rating to be official.
+    pub provisional: bool,
+}
+
 /// The ratings, by bot and game mode.
 pub(crate) struct Ratings {
+    /// For the game modes there are.
+    context: Arc<Context>,
+    /// For the bots a leaderboard shows.
+    directory: Arc<Directory>,
     config: RatingConfig,
     table: tokio::sync::Mutex<HashMap<(BotId, String), Rating>>,
 }
@@ -24,7 +47,11 @@ pub(crate) struct Change {
 impl Ratings {
     /// The ratings as stored; a record that cannot be read starts over from a new rating,
     /// with a warning, rather than keeping the server from starting.
-    pub(crate) fn load(records: Vec<RatingRecord>) -> Ratings {
+    pub(crate) fn load(
+        context: Arc<Context>,
+        directory: Arc<Directory>,
+        records: Vec<RatingRecord>,
+    ) -> Ratings {
         let config = RatingConfig::default();
         let table = records
             .into_iter()
@@ -37,6 +64,8 @@ impl Ratings {
             })
             .collect();
         Ratings {
+            context,
+            directory,
             config,
             table: tokio::sync::Mutex::new(table),
         }
@@ -134,7 +163,7 @@ impl Ratings {
     }
 
     /// Every bot's rating in `mode`, best first.
-    pub(crate) async fn leaderboard(&self, mode: &str) -> Vec<(BotId, Rating)> {
+    async fn board(&self, mode: &str) -> Vec<(BotId, Rating)> {
         let table = self.table.lock().await;
         let mut board: Vec<(BotId, Rating)> = table
             .iter()
@@ -146,7 +175,7 @@ impl Ratings {
     }
 
     /// One bot's ratings in every mode it has played.
-    pub(crate) async fn of(&self, bot: BotId) -> Vec<(String, Rating)> {
+    async fn of(&self, bot: BotId) -> Vec<(String, Rating)> {
         let table = self.table.lock().await;
         let mut ratings: Vec<(String, Rating)> = table
             .iter()
@@ -155,6 +184,63 @@ impl Ratings {
             .collect();
         ratings.sort_by(|a, b| a.0.cmp(&b.0));
         ratings
+    }
+
+    /// Every bot's rating in a game mode, best first, deleted bots left out. An unknown game
+    /// or variant is refused rather than answered with an empty board.
+    pub(crate) async fn standings(
+        &self,
+        game: &str,
+        variant: &str,
+    ) -> Result<Vec<Standing>, ArenaError> {
+        let mode = self
+            .context
+            .games
+            .mode(game, Some(variant))
+            .map_err(|e| ArenaError::InvalidRequest(e.0))?
+            .to_string();
+        let board = self.board(&mode).await;
+        Ok(board
+            .into_iter()
+            .filter_map(|(id, rating)| {
+                let bot = self.directory.get(id).filter(|b| !b.deleted)?;
+                Some((bot, rating))
+            })
+            .enumerate()
+            .map(|(i, (bot, rating))| Standing {
+                rank: i + 1,
+                provisional: self.provisional(&rating),
+                bot,
+                rating,
+            })
+            .collect())
+    }
+
+    /// The leaderboard of a game mode as the API shows it: `{"mode", "entries"}`, each entry
+    /// a rating with its `bot` and `rank`.
+    pub(crate) async fn leaderboard(&self, game: &str, variant: &str) -> Result<Value, ArenaError> {
+        let entries: Vec<Value> = self
+            .standings(game, variant)
+            .await?
+            .iter()
+            .map(|standing| {
+                let bot = &standing.bot;
+                let mut entry = self.view(&standing.rating);
+                entry["bot"] = json!({"id": bot.id, "name": bot.name, "kind": bot.kind});
+                entry["rank"] = json!(standing.rank);
+                entry
+            })
+            .collect();
+        Ok(json!({"mode": format!("{game}:{variant}"), "entries": entries}))
+    }
+
+    /// A bot's ratings, by game mode (`game:variant`), in the modes it has been rated in.
+    pub(crate) async fn ratings_of(&self, bot: BotId) -> Value {
+        let mut out = serde_json::Map::new();
+        for (mode, rating) in self.of(bot).await {
+            out.insert(mode, self.view(&rating));
+        }
+        Value::Object(out)
     }
 }
 

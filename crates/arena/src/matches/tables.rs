@@ -6,10 +6,14 @@
 use std::sync::atomic::Ordering;
 
 use arbiter_fair::ServerSeed;
-use arbiter_store::{MatchId, MatchStatus};
+use arbiter_store::{BotKind, MatchId, MatchStatus};
 use serde_json::Value;
 
-use crate::{Arena, ArenaError, Bot, BotKind, Format, Reader, SeatChoice, TimeControl, live, lock};
+use super::Matches;
+use crate::actor::Command;
+use crate::directory::Bot;
+use crate::log::Reader;
+use crate::{ArenaError, Format, SeatChoice, TimeControl, live};
 
 /// What a table is opened with.
 #[derive(Clone, Debug)]
@@ -26,13 +30,17 @@ pub struct TableRequest {
     pub time_control: TimeControl,
 }
 
-impl Arena {
+impl Matches {
     /// Opens a table at which `from` takes the first seat. Tables are unrated: who will sit
     /// at them is not known when they open.
-    pub async fn open_table(&self, from: &Bot, request: TableRequest) -> Result<Value, ArenaError> {
-        let family = self.shared.family(&request.game)?;
+    pub(crate) async fn open_table(
+        &self,
+        from: &Bot,
+        request: TableRequest,
+    ) -> Result<Value, ArenaError> {
+        let family = self.context.family(&request.game)?;
         let variant = self
-            .shared
+            .context
             .games
             .mode(&request.game, request.variant.as_deref())?
             .variant;
@@ -59,12 +67,12 @@ impl Arena {
                 from.name
             )));
         }
-        if self.shared.pending_sent(from.id) >= self.shared.config.max_pending_challenges {
+        if self.registry.pending_sent(from.id) >= self.context.config.max_pending_challenges {
             return Err(ArenaError::RateLimited { retry_after_s: 10 });
         }
         let seed = ServerSeed::generate().map_err(|e| ArenaError::Unavailable(e.to_string()))?;
         let setup = live::Setup {
-            id: self.shared.next_match.fetch_add(1, Ordering::SeqCst) + 1,
+            id: self.next_match.fetch_add(1, Ordering::SeqCst) + 1,
             bots: vec![from.clone()],
             seat_count: request.seats,
             table: true,
@@ -76,15 +84,15 @@ impl Arena {
             auto: false,
             opening: Default::default(),
             seat: SeatChoice::First,
-            created_ms: self.now_ms(),
+            created_ms: self.now(),
             seed,
-            config: self.shared.config.clone(),
+            config: self.context.config.clone(),
         };
-        self.create_match(setup, false).await
+        self.create(setup, false).await
     }
 
     /// `bot` takes a seat at table `id`; the match starts when the last seat is taken.
-    pub async fn join_table(&self, bot: &Bot, id: MatchId) -> Result<Value, ArenaError> {
+    pub(crate) async fn join_table(&self, bot: &Bot, id: MatchId) -> Result<Value, ArenaError> {
         if !matches!(bot.kind, BotKind::Registered | BotKind::Anonymous) {
             return Err(ArenaError::InvalidRequest(
                 "only bots sit at tables".to_owned(),
@@ -105,18 +113,24 @@ impl Arena {
         let limit = usize::try_from(
             bot.profile
                 .concurrency
-                .unwrap_or(self.shared.config.default_concurrency),
+                .unwrap_or(self.context.config.default_concurrency),
         )
         .unwrap_or(usize::MAX);
-        if self.shared.running_count(bot.id) >= limit {
+        if self.registry.running_count(bot.id) >= limit {
             return Err(ArenaError::BotBusy(bot.name.clone()));
         }
-        self.ask(id, |reply| live_join(bot.clone(), reply)).await?
+        self.ask(id, |reply| Command::Join {
+            bot: Box::new(bot.clone()),
+            reply,
+        })
+        .await?
     }
 
     /// The open tables with a free seat, newest first, at most `limit`.
-    pub async fn open_tables(&self, limit: usize) -> Vec<Value> {
-        let mut ids: Vec<MatchId> = lock(&self.shared.open)
+    pub(crate) async fn open_tables(&self, limit: usize) -> Vec<Value> {
+        let mut ids: Vec<MatchId> = self
+            .registry
+            .open_by_bot()
             .values()
             .flat_map(|m| m.iter())
             .filter(|(_, status)| **status == MatchStatus::Pending)
@@ -137,15 +151,5 @@ impl Arena {
             }
         }
         tables
-    }
-}
-
-fn live_join(
-    bot: Bot,
-    reply: tokio::sync::oneshot::Sender<Result<Value, ArenaError>>,
-) -> crate::actor::Command {
-    crate::actor::Command::Join {
-        bot: Box::new(bot),
-        reply,
     }
 }

@@ -1,0 +1,74 @@
+//! What every service of the arena works in: its configuration, its clock, the store and its
+//! writer, the game families it runs, and the signal that it is stopping. None of it is any
+//! one service's state.
+
+use std::sync::Arc;
+
+use arbiter_plugin::{Family, Games, Mode};
+use arbiter_store::{Store, Writer};
+use tokio::sync::watch;
+
+use crate::{ArenaConfig, ArenaError, Clock};
+
+/// The arena's surroundings, shared by its services and match actors.
+pub(crate) struct Context {
+    pub(crate) config: ArenaConfig,
+    pub(crate) clock: Arc<dyn Clock>,
+    pub(crate) store: Arc<dyn Store>,
+    pub(crate) writer: Writer,
+    /// The game families this arena runs.
+    pub(crate) games: Games,
+    /// Set when the arena shuts down; background tasks and match actors stop.
+    pub(crate) stopping: watch::Sender<bool>,
+}
+
+impl Context {
+    /// The arena's current time.
+    pub(crate) fn now(&self) -> i64 {
+        self.clock.now_ms()
+    }
+
+    /// Every variant of every game the arena runs.
+    pub(crate) fn known_variants(&self) -> Vec<&'static str> {
+        self.games.variant_names()
+    }
+
+    /// Every key a bot may list what it plays by (see [`arbiter_plugin::Games::keys`]).
+    pub(crate) fn known_keys(&self) -> Vec<String> {
+        self.games.keys()
+    }
+
+    /// The mode auto-matching and quick matches play, and whose variant a bot that lists no
+    /// variants offers: the first registered family's default.
+    pub(crate) fn default_mode(&self) -> Result<Mode, ArenaError> {
+        self.games
+            .default_mode()
+            .ok_or_else(|| ArenaError::UnsupportedVariant("this server runs no game".to_owned()))
+    }
+
+    /// The family of a registered game.
+    pub(crate) fn family(&self, game: &str) -> Result<&'static Family, ArenaError> {
+        self.games
+            .get(game)
+            .ok_or_else(|| ArenaError::UnsupportedVariant(format!("unknown game {game:?}")))
+    }
+
+    /// Whether the arena has begun to stop.
+    pub(crate) fn is_stopping(&self) -> bool {
+        *self.stopping.borrow()
+    }
+
+    /// Completes once the arena has begun to stop.
+    pub(crate) async fn stopped(&self) {
+        let mut stopping = self.stopping.subscribe();
+        // An error means the arena is gone, which is stopped too.
+        let _ = stopping.wait_for(|stopping| *stopping).await;
+    }
+}
+
+/// Locks a mutex of the arena's; the guarded maps stay consistent even if a holder panicked.
+pub(crate) fn lock<T>(mutex: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}

@@ -1,0 +1,442 @@
+//! Who is who: the bots and people the arena knows (in the [`Directory`]), their tokens and
+//! the administrator's, registration and anonymous mints, profile changes, environment
+//! reports, presence, and each bot's stream lines (the [`Feeds`]).
+
+use std::collections::{HashMap, VecDeque};
+use std::net::IpAddr;
+use std::sync::{Arc, Mutex};
+
+use arbiter_store::{BotId, BotKind, BotRecord, Write};
+use serde_json::Value;
+
+use crate::context::{Context, lock};
+use crate::directory::{self, ANONYMOUS_PREFIX, Bot, BotProfile, Directory, Environment};
+use crate::directory::{HOUSE_PREFIX, Presence};
+use crate::feed::Feeds;
+use crate::humans::is_person;
+use crate::matches::Registry;
+use crate::{ArenaError, HouseLevel, names, token};
+
+/// The identities service.
+pub(crate) struct Identities {
+    context: Arc<Context>,
+    /// Told when a bot's presence changes, and asked whether a bot has open matches.
+    registry: Arc<Registry>,
+    pub(crate) directory: Arc<Directory>,
+    pub(crate) feeds: Arc<Feeds>,
+    /// Recent mints (anonymous bots and guests), by address.
+    mints: Mutex<HashMap<IpAddr, VecDeque<i64>>>,
+    admin_hash: Option<String>,
+}
+
+impl Identities {
+    /// The identities of `bots`, as stored.
+    pub(crate) fn new(
+        context: Arc<Context>,
+        registry: Arc<Registry>,
+        bots: Vec<BotRecord>,
+        admin_token: Option<&str>,
+    ) -> Identities {
+        let directory = Directory::new(
+            bots,
+            context.config.presence_ms,
+            context.games.default_mode().map_or("", |mode| mode.variant),
+        );
+        Identities {
+            context,
+            registry,
+            directory: Arc::new(directory),
+            feeds: Arc::new(Feeds::default()),
+            mints: Mutex::new(HashMap::new()),
+            admin_hash: admin_token.filter(|t| !t.is_empty()).map(token::hash),
+        }
+    }
+
+    fn now(&self) -> i64 {
+        self.context.now()
+    }
+
+    /// Creates the house bots that are missing.
+    pub(crate) async fn ensure_house_bots(&self) -> Result<(), ArenaError> {
+        for level in HouseLevel::ALL {
+            let name = format!("{HOUSE_PREFIX}{}", level.name());
+            if self.directory.by_name(&name).is_some() {
+                continue;
+            }
+            let profile = BotProfile {
+                house_level: Some(level.name().to_owned()),
+                ..BotProfile::default()
+            };
+            let record = BotRecord {
+                id: self.directory.next_id(),
+                name,
+                kind: BotKind::House,
+                token_hash: None,
+                token_prefix: None,
+                created_ms: self.now(),
+                last_seen_ms: self.now(),
+                disabled: false,
+                deleted: false,
+                profile: serde_json::to_value(&profile).unwrap_or_default(),
+            };
+            self.context
+                .writer
+                .write(vec![Write::PutBot(record.clone())])
+                .await?;
+            self.directory.put(record);
+        }
+        Ok(())
+    }
+
+    /// Deletes the anonymous bots idle since before `before_ms`.
+    pub(crate) async fn expire_anonymous(&self, before_ms: i64) {
+        for id in self.directory.idle_anonymous(before_ms) {
+            if let Some(mut record) = self.directory.record(id) {
+                record.deleted = true;
+                if self
+                    .context
+                    .writer
+                    .write(vec![Write::PutBot(record.clone())])
+                    .await
+                    .is_ok()
+                {
+                    self.directory.put(record);
+                }
+            }
+        }
+    }
+
+    /// The bot a bearer token belongs to; also marks it as seen.
+    pub(crate) fn authenticate(&self, secret: &str) -> Result<Bot, ArenaError> {
+        let (bot, came_online) = self.directory.authenticate(secret, self.now())?;
+        // A person's cookie is not a bot token.
+        if is_person(&bot) {
+            return Err(ArenaError::InvalidToken);
+        }
+        if came_online {
+            self.registry.presence_changed(bot.id);
+        }
+        Ok(bot)
+    }
+
+    /// Whether `secret` is a bot's token or the administrator's, without marking the bot as
+    /// seen.
+    pub(crate) fn knows_token(&self, secret: &str) -> bool {
+        self.is_admin(secret) || self.directory.knows(secret)
+    }
+
+    /// Whether `secret` is the administrator token.
+    pub(crate) fn is_admin(&self, secret: &str) -> bool {
+        self.admin_hash
+            .as_deref()
+            .is_some_and(|hash| token::hashes_match(hash, &token::hash(secret)))
+    }
+
+    /// Creates a bot or person with a new token; returns it and the token.
+    pub(crate) async fn create(
+        &self,
+        id: BotId,
+        name: String,
+        kind: BotKind,
+        profile: BotProfile,
+    ) -> Result<(Bot, String), ArenaError> {
+        let new = token::generate(token::prefix_of(kind))
+            .map_err(|e| ArenaError::Unavailable(e.to_string()))?;
+        self.directory.reserve_name(&name)?;
+        let now = self.now();
+        let record = BotRecord {
+            id,
+            name: name.clone(),
+            kind,
+            token_hash: Some(new.hash),
+            token_prefix: Some(new.display),
+            created_ms: now,
+            // Never seen until it makes a request or opens a stream.
+            last_seen_ms: 0,
+            disabled: false,
+            deleted: false,
+            profile: serde_json::to_value(&profile).unwrap_or_default(),
+        };
+        let written = self
+            .context
+            .writer
+            .write(vec![Write::PutBot(record.clone())])
+            .await;
+        self.directory.release_name(&name);
+        written?;
+        let id = record.id;
+        self.directory.put(record);
+        let bot = self
+            .directory
+            .get(id)
+            .ok_or(ArenaError::BotNotFound(name))?;
+        Ok((bot, new.secret))
+    }
+
+    /// Registers a bot; returns it and its token, which is never shown again. The name
+    /// follows [`names::check_bot_name`] and must not be too like a taken one; the profile is
+    /// [checked](BotProfile::checked).
+    pub(crate) async fn register_bot(
+        &self,
+        name: &str,
+        profile: BotProfile,
+    ) -> Result<(Bot, String), ArenaError> {
+        let name = names::check_bot_name(name)?;
+        let profile = profile.checked(&self.context.known_keys())?;
+        let id = self.directory.next_id();
+        self.create(id, name, BotKind::Registered, profile).await
+    }
+
+    /// Counts one more identity made for a client at `ip` (an anonymous bot or a guest), or
+    /// refuses it beyond the limit per address and window.
+    pub(crate) fn count_mint(&self, ip: IpAddr) -> Result<(), ArenaError> {
+        let now = self.now();
+        let config = &self.context.config;
+        let mut mints = lock(&self.mints);
+        let recent = mints.entry(ip).or_default();
+        while recent
+            .front()
+            .is_some_and(|&at| at <= now - config.anonymous_mint_window_ms)
+        {
+            recent.pop_front();
+        }
+        if recent.len() >= config.anonymous_mints_per_window {
+            let oldest = recent.front().copied().unwrap_or(now);
+            let wait_ms = oldest + config.anonymous_mint_window_ms - now;
+            return Err(ArenaError::RateLimited {
+                retry_after_s: u64::try_from((wait_ms + 999) / 1_000).unwrap_or(1).max(1),
+            });
+        }
+        recent.push_back(now);
+        Ok(())
+    }
+
+    /// Mints an anonymous bot for a client at `ip`, optionally labelled, playing the variants
+    /// asked for (`None`: every variant); limited per address. A label follows the naming rule
+    /// ([`names::check_name`]); it cannot pose as anyone, because the name it makes,
+    /// `anon:<label>#<id>`, says what the bot is.
+    pub(crate) async fn mint_anonymous(
+        &self,
+        ip: IpAddr,
+        label: Option<&str>,
+        supported_variants: Option<Vec<String>>,
+    ) -> Result<(Bot, String), ArenaError> {
+        let label = label
+            .map(|label| names::check_name(label, "a label"))
+            .transpose()?;
+        let known = self.context.known_variants();
+        let profile = BotProfile {
+            // Anonymous bots are for trying things out: they play every variant unless told.
+            supported_variants: supported_variants
+                .unwrap_or_else(|| known.iter().map(|v| (*v).to_owned()).collect()),
+            ..BotProfile::default()
+        }
+        .checked(&self.context.known_keys())?;
+        self.count_mint(ip)?;
+        // The bot's id makes the name unique; the label only helps people recognise it.
+        let id = self.directory.next_id();
+        let name = match label {
+            None => format!("{ANONYMOUS_PREFIX}{id}"),
+            Some(label) => format!("{ANONYMOUS_PREFIX}{label}#{id}"),
+        };
+        self.create(id, name, BotKind::Anonymous, profile).await
+    }
+
+    /// Issues a new token for a bot; the old one stops working at once.
+    pub(crate) async fn rotate_token(&self, id: BotId) -> Result<(Bot, String), ArenaError> {
+        let kind = self
+            .directory
+            .record(id)
+            .ok_or_else(|| ArenaError::BotNotFound(id.to_string()))?
+            .kind;
+        let new = token::generate(token::prefix_of(kind))
+            .map_err(|e| ArenaError::Unavailable(e.to_string()))?;
+        let (hash, display) = (new.hash, new.display);
+        let bot = self
+            .update_bot(id, |record| {
+                record.token_hash = Some(hash);
+                record.token_prefix = Some(display);
+            })
+            .await?;
+        self.end_streams(id);
+        Ok((bot, new.secret))
+    }
+
+    /// Disables or re-enables a bot.
+    pub(crate) async fn set_disabled(&self, id: BotId, disabled: bool) -> Result<Bot, ArenaError> {
+        let bot = self
+            .update_bot(id, |record| record.disabled = disabled)
+            .await?;
+        self.end_streams(id);
+        Ok(bot)
+    }
+
+    /// Deletes a bot; its matches stay in the history.
+    pub(crate) async fn delete_bot(&self, id: BotId) -> Result<Bot, ArenaError> {
+        let bot = self
+            .update_bot(id, |record| {
+                record.deleted = true;
+                record.token_hash = None;
+            })
+            .await?;
+        self.end_streams(id);
+        Ok(bot)
+    }
+
+    /// Replaces the variants a registered bot offers. Refused for a list
+    /// [`directory::check_variants`] refuses, and while the bot has a pending or running
+    /// match, whose terms were agreed on the old list.
+    pub(crate) async fn set_supported_variants(
+        &self,
+        id: BotId,
+        variants: &[String],
+    ) -> Result<Bot, ArenaError> {
+        let list = directory::check_variants(variants, &self.context.known_keys())?;
+        let bot = self
+            .directory
+            .get(id)
+            .ok_or_else(|| ArenaError::BotNotFound(id.to_string()))?;
+        if self.registry.is_busy(id) {
+            return Err(ArenaError::HasOpenMatches(bot.name));
+        }
+        self.update_profile(id, |profile| profile.supported_variants = list)
+            .await
+    }
+
+    /// Switches a bot's auto-matching on or off.
+    pub(crate) async fn set_auto_match(&self, id: BotId, enabled: bool) -> Result<Bot, ArenaError> {
+        self.update_profile(id, |profile| profile.auto_match_off = !enabled)
+            .await
+    }
+
+    /// Sets how many matches a bot may play at once (`None`: the server's default), from 1
+    /// to [`directory::CONCURRENCY_MAX`].
+    pub(crate) async fn set_concurrency(
+        &self,
+        id: BotId,
+        limit: Option<u32>,
+    ) -> Result<Bot, ArenaError> {
+        directory::check_concurrency(limit)?;
+        self.update_profile(id, |profile| profile.concurrency = limit)
+            .await
+    }
+
+    /// Replaces a bot's picture with `png`, which the caller has decoded and re-encoded.
+    pub(crate) async fn set_photo(&self, id: BotId, png: Vec<u8>) -> Result<Bot, ArenaError> {
+        let now = self.now();
+        let photo = arbiter_store::PhotoRecord {
+            bot: id,
+            png,
+            updated_ms: now,
+        };
+        let with = vec![Write::PutPhoto(Arc::new(photo))];
+        self.update_bot_with(id, with, |record| {
+            let mut profile: BotProfile =
+                serde_json::from_value(record.profile.clone()).unwrap_or_default();
+            profile.photo_ms = Some(now);
+            record.profile = serde_json::to_value(&profile).unwrap_or(Value::Null);
+        })
+        .await
+    }
+
+    /// A bot's picture as PNG, if it has one.
+    pub(crate) async fn photo(&self, id: BotId) -> Result<Option<Vec<u8>>, ArenaError> {
+        Ok(self.context.store.photo(id).await?.map(|p| p.png))
+    }
+
+    async fn update_profile(
+        &self,
+        id: BotId,
+        change: impl FnOnce(&mut BotProfile),
+    ) -> Result<Bot, ArenaError> {
+        self.update_bot(id, |record| {
+            let mut profile: BotProfile =
+                serde_json::from_value(record.profile.clone()).unwrap_or_default();
+            change(&mut profile);
+            record.profile = serde_json::to_value(&profile).unwrap_or(Value::Null);
+        })
+        .await
+    }
+
+    /// Ends a bot's open streams after its credentials changed: a stream authenticated with
+    /// an old token, or by a bot now disabled or deleted, must not outlive them; its client
+    /// has to connect again with valid credentials.
+    fn end_streams(&self, id: BotId) {
+        self.feeds.close(id);
+    }
+
+    async fn update_bot(
+        &self,
+        id: BotId,
+        change: impl FnOnce(&mut BotRecord),
+    ) -> Result<Bot, ArenaError> {
+        self.update_bot_with(id, Vec::new(), change).await
+    }
+
+    /// Changes a bot's record, storing it in one batch with the writes `with`.
+    pub(crate) async fn update_bot_with(
+        &self,
+        id: BotId,
+        mut with: Vec<Write>,
+        change: impl FnOnce(&mut BotRecord),
+    ) -> Result<Bot, ArenaError> {
+        let mut record = self
+            .directory
+            .record(id)
+            .ok_or_else(|| ArenaError::BotNotFound(id.to_string()))?;
+        if record.kind == BotKind::House {
+            return Err(ArenaError::InvalidRequest(
+                "house bots cannot be changed".to_owned(),
+            ));
+        }
+        change(&mut record);
+        with.push(Write::PutBot(record.clone()));
+        self.context.writer.write(with).await?;
+        self.directory.put(record);
+        self.directory
+            .get(id)
+            .ok_or_else(|| ArenaError::BotNotFound(id.to_string()))
+    }
+
+    /// Records a bot's environment report, replacing its previous one entirely, and returns
+    /// the bot with it. The report is checked first (see [`Environment::checked`]); a refused
+    /// one changes nothing. Reports are kept in memory only.
+    pub(crate) fn report_environment(
+        &self,
+        bot: &Bot,
+        report: Environment,
+    ) -> Result<Bot, ArenaError> {
+        let environment = report.checked(&self.context.known_keys())?;
+        self.directory
+            .set_environment(bot.id, environment)
+            .ok_or_else(|| ArenaError::BotNotFound(bot.name.clone()))
+    }
+
+    /// A bot by name, or by id written in decimal.
+    pub(crate) fn find_bot(&self, name_or_id: &str) -> Result<Bot, ArenaError> {
+        let by_id = name_or_id
+            .parse::<BotId>()
+            .ok()
+            .and_then(|id| self.directory.get(id));
+        by_id
+            .or_else(|| self.directory.by_name(name_or_id))
+            .filter(|b| !b.deleted && !is_person(b))
+            .ok_or_else(|| ArenaError::BotNotFound(name_or_id.to_owned()))
+    }
+
+    /// Every bot, with whether it is connected now (people playing from the pages are not
+    /// bots and are left out).
+    pub(crate) fn list_bots(&self) -> Vec<(Bot, bool)> {
+        let mut bots = self.directory.list(self.now());
+        bots.retain(|(bot, _)| !is_person(bot));
+        bots
+    }
+
+    /// Whether a bot is connected now.
+    pub(crate) fn is_online(&self, id: BotId) -> bool {
+        matches!(
+            self.directory.presence(id, self.now()),
+            Presence::Online { .. }
+        )
+    }
+}

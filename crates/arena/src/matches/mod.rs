@@ -1,0 +1,286 @@
+//! Matches: creating them, the commands bots send them, what anyone may read of them, and
+//! their lifetime in memory, from resumption at start-up to retirement once closed.
+//!
+//! Each open match is owned by one actor task (`actor.rs`); this service starts the actors,
+//! asks them, and falls back on the store for matches no longer held in memory.
+//! - `registry.rs`: the matches held in memory and each bot's open matches.
+//! - `challenges.rs`: challenges, accept, decline, moves and resignation.
+//! - `reads.rs`: snapshots, long-polls, turns, exports, replays and lists of matches.
+//! - `streams.rs`: a bot's event stream.
+
+mod challenges;
+mod reads;
+mod registry;
+mod streams;
+mod tables;
+
+use std::sync::Arc;
+use std::sync::atomic::AtomicI64;
+
+use arbiter_fair::ServerSeed;
+use arbiter_store::{BotId, BotKind, MatchId, MatchRecord, MatchStatus, Writer};
+use tokio::sync::{mpsc, oneshot, watch};
+
+pub use challenges::ChallengeRequest;
+pub(crate) use registry::Registry;
+pub use streams::BotStream;
+pub use tables::TableRequest;
+
+use crate::actor::{Actor, Command};
+use crate::context::Context;
+use crate::directory::Directory;
+use crate::feed::Feeds;
+use crate::identities::Identities;
+use crate::live;
+use crate::log::MatchLog;
+use crate::ratings::Ratings;
+use crate::{ArenaError, Clock};
+
+/// Commands a match actor may queue before senders wait.
+const COMMAND_QUEUE: usize = 256;
+
+/// What a match actor needs from the rest of the arena, and nothing more.
+pub(crate) struct MatchContext {
+    pub(crate) clock: Arc<dyn Clock>,
+    pub(crate) stopping: watch::Sender<bool>,
+    pub(crate) writer: Writer,
+    /// For the participants' presence.
+    pub(crate) directory: Arc<Directory>,
+    /// For the participants' stream lines.
+    pub(crate) feeds: Arc<Feeds>,
+    /// For rating a rated match in the write that finishes it.
+    pub(crate) ratings: Arc<Ratings>,
+    registry: Arc<Registry>,
+}
+
+impl MatchContext {
+    /// Called by a match actor when a bot takes a seat at an open table.
+    pub(crate) fn note_participants(&self, id: MatchId, bots: &[BotId], status: MatchStatus) {
+        self.registry.note_participants(id, bots, status);
+    }
+
+    /// Called by a match actor whenever its status changes.
+    pub(crate) fn note_status(
+        &self,
+        id: MatchId,
+        bots: &[BotId],
+        status: MatchStatus,
+        variant: &str,
+        house: bool,
+    ) {
+        self.registry.note_status(id, bots, status, variant, house);
+    }
+}
+
+/// The matches service.
+pub(crate) struct Matches {
+    context: Arc<Context>,
+    identities: Arc<Identities>,
+    registry: Arc<Registry>,
+    actors: Arc<MatchContext>,
+    next_match: AtomicI64,
+}
+
+impl Matches {
+    /// The service, numbering new matches after `max_id`.
+    pub(crate) fn new(
+        context: Arc<Context>,
+        identities: Arc<Identities>,
+        ratings: Arc<Ratings>,
+        registry: Arc<Registry>,
+        max_id: MatchId,
+    ) -> Matches {
+        let actors = Arc::new(MatchContext {
+            clock: context.clock.clone(),
+            stopping: context.stopping.clone(),
+            writer: context.writer.clone(),
+            directory: identities.directory.clone(),
+            feeds: identities.feeds.clone(),
+            ratings,
+            registry: registry.clone(),
+        });
+        Matches {
+            context,
+            identities,
+            registry,
+            actors,
+            next_match: AtomicI64::new(max_id),
+        }
+    }
+
+    fn now(&self) -> i64 {
+        self.context.now()
+    }
+
+    /// How many matches are held in memory: the open ones and the recently closed ones.
+    pub(crate) fn in_memory(&self) -> usize {
+        self.registry.len()
+    }
+
+    /// Resumes the open matches of the store at start-up.
+    pub(crate) async fn resume(
+        &self,
+        open: Vec<MatchRecord>,
+        last_heartbeat: Option<i64>,
+    ) -> Result<(), ArenaError> {
+        let now = self.now();
+        for record in open {
+            let events = self.context.store.events(record.id, 0, u32::MAX).await?;
+            // The server was certainly up at its last heartbeat and at this match's last
+            // durable event, whichever came later; only the time after that is an outage.
+            // Measuring from the heartbeat alone would hand back the time between a late
+            // event and the heartbeat before it, leaving a clock more than it had.
+            let alive_until = last_heartbeat.max(events.last().map(|event| event.at_ms));
+            let downtime = alive_until.map_or(0, |alive| (now - alive).max(0));
+            let setup = self.setup_from(&record)?;
+            let mut progress = live::replay(&setup, record.status, &events)?;
+            if progress.status == MatchStatus::Running
+                && downtime > self.context.config.outage_abort_ms
+            {
+                live::abort_technical(&setup, &mut progress, now);
+            } else {
+                live::shift_time(&mut progress, downtime);
+                live::watch_from(&mut progress, now);
+                progress.row_changed = true;
+            }
+            tracing::info!(match_id = record.id, status = ?progress.status, downtime_ms = downtime, "resumed match");
+            self.spawn(setup, progress, events, Vec::new());
+        }
+        Ok(())
+    }
+
+    fn setup_from(&self, record: &MatchRecord) -> Result<live::Setup, ArenaError> {
+        let bot = |id: BotId| {
+            self.identities
+                .directory
+                .get(id)
+                .ok_or_else(|| ArenaError::BotNotFound(id.to_string()))
+        };
+        fn parse<T: serde::de::DeserializeOwned>(
+            record: &MatchRecord,
+            field: &str,
+        ) -> Result<T, ArenaError> {
+            serde_json::from_value(record.details[field].clone())
+                .map_err(|e| ArenaError::Unavailable(format!("match {}: {field}: {e}", record.id)))
+        }
+        let details = &record.details;
+        let bots = participants(record)?
+            .iter()
+            .map(|&id| bot(id))
+            .collect::<Result<Vec<_>, _>>()?;
+        let seat_count = details["seats"]
+            .as_u64()
+            .and_then(|seats| usize::try_from(seats).ok())
+            .unwrap_or(bots.len());
+        Ok(live::Setup {
+            id: record.id,
+            bots,
+            seat_count,
+            table: details["table"].as_bool().unwrap_or(false),
+            family: self.context.family(&record.game)?,
+            variant: parse(record, "variant")?,
+            format: parse(record, "format")?,
+            time_control: parse(record, "time_control")?,
+            rated: details["rated"].as_bool().unwrap_or(false),
+            auto: details["auto"].as_bool().unwrap_or(false),
+            opening: serde_json::from_value(details["opening"].clone()).unwrap_or_default(),
+            // Matches stored before seats could be chosen gave the challenger the first seat.
+            seat: serde_json::from_value(details["seat"].clone()).unwrap_or_default(),
+            created_ms: record.created_ms,
+            seed: ServerSeed::from_revealed(&record.seed),
+            config: self.context.config.clone(),
+        })
+    }
+
+    /// Starts the actor of a match. `logged` are the stored events its log starts with;
+    /// `unpublished` are stored events the actor still has to publish.
+    fn spawn(
+        &self,
+        setup: live::Setup,
+        progress: live::Progress,
+        logged: Vec<arbiter_store::EventRecord>,
+        unpublished: Vec<Arc<arbiter_store::EventRecord>>,
+    ) {
+        let (commands, receiver) = mpsc::channel(COMMAND_QUEUE);
+        let log = Arc::new(MatchLog::new(logged));
+        let bots: Arc<[BotId]> = setup.bots.iter().map(|bot| bot.id).collect();
+        let id = setup.id;
+        self.registry
+            .insert(id, commands.clone(), log.clone(), bots.clone());
+        let house = setup.bots.iter().any(|b| b.kind == BotKind::House);
+        self.registry
+            .note_status(id, &bots, progress.status, &setup.variant, house);
+        let actor = Actor::new(
+            self.actors.clone(),
+            setup,
+            progress,
+            log,
+            receiver,
+            commands,
+        );
+        tokio::spawn(actor.run(unpublished));
+    }
+
+    /// Asks a match's actor, with the reply channel `make` puts in the command.
+    async fn ask<T>(
+        &self,
+        id: MatchId,
+        make: impl FnOnce(oneshot::Sender<T>) -> Command,
+    ) -> Result<T, ArenaError> {
+        // An actor that is gone has retired its match, unless the arena is stopping: then the
+        // match lives on after the restart, and the caller should try again, not give up.
+        let gone = || {
+            if self.context.is_stopping() {
+                ArenaError::ShuttingDown
+            } else {
+                ArenaError::MatchNotFound(id)
+            }
+        };
+        let (commands, _, _) = self.registry.handle(id).ok_or_else(gone)?;
+        let (reply, answer) = oneshot::channel();
+        commands.send(make(reply)).await.map_err(|_| gone())?;
+        answer.await.map_err(|_| ArenaError::ShuttingDown)
+    }
+
+    /// A match this process no longer runs: not running, or not there at all.
+    async fn closed_or_missing<T>(&self, id: MatchId) -> Result<T, ArenaError> {
+        self.stored_match(id).await?;
+        Err(ArenaError::MatchNotRunning)
+    }
+
+    /// The match's row in the store.
+    pub(crate) async fn stored_match(&self, id: MatchId) -> Result<MatchRecord, ArenaError> {
+        self.context
+            .store
+            .match_by_id(id)
+            .await?
+            .ok_or(ArenaError::MatchNotFound(id))
+    }
+
+    /// Retires the matches closed long enough ago, or beyond the number kept in memory.
+    pub(crate) fn retire_closed(&self, now: i64) {
+        self.registry.retire_closed(now);
+    }
+
+    /// Stops every match actor once it has finished the command at hand.
+    pub(crate) async fn stop(&self) {
+        for commands in self.registry.drain() {
+            // Waiting for room in the queue means the actor has finished what came before.
+            let _ = commands.send(Command::Retire).await;
+        }
+    }
+}
+
+/// A stored match's participants, checked: a match has 2 to 8, so a record with any other
+/// number cannot be a match this arena wrote.
+fn participants(record: &MatchRecord) -> Result<&[BotId], ArenaError> {
+    if (2..=8).contains(&record.participants.len()) {
+        Ok(&record.participants)
+    } else {
+        Err(ArenaError::Unavailable(format!(
+            "match {} has {} participants",
+            record.id,
+            record.participants.len()
+        )))
+    }
+}

@@ -1,0 +1,279 @@
+//! What may be read of matches: snapshots, event long-polls, a bot's turns, exports, a
+//! closed leg's positions, and lists of open, running, recently closed and closed matches.
+//! A match no longer in memory is read from the store.
+
+use arbiter_fair::ServerSeed;
+use arbiter_store::{BotId, MatchId, MatchStatus};
+use serde_json::{Value, json};
+
+use super::{Matches, participants};
+use crate::ArenaError;
+use crate::actor::Command;
+use crate::directory::Bot;
+use crate::live;
+use crate::log::{self, MatchLog, Participants, Reader};
+
+impl Matches {
+    /// Who a bot is in a match: the participants it plays.
+    pub(crate) fn reader_for(&self, id: MatchId, bot: Option<&Bot>) -> Reader {
+        let bots = self.registry.handle(id).map(|(_, _, bots)| bots);
+        match (bot, bots) {
+            (Some(bot), Some(bots)) => Reader {
+                participants: Participants::of(&bots, &bot.id),
+                omniscient: false,
+            },
+            _ => Reader::SPECTATOR,
+        }
+    }
+
+    /// A match's state as `reader` may see it.
+    pub(crate) async fn snapshot(&self, id: MatchId, reader: Reader) -> Result<Value, ArenaError> {
+        match self
+            .ask(id, |reply| Command::Snapshot { reader, reply })
+            .await
+        {
+            Err(ArenaError::MatchNotFound(_)) => self.rebuild(id).await,
+            other => other,
+        }
+    }
+
+    /// A closed match's final state, rebuilt from the store.
+    async fn rebuild(&self, id: MatchId) -> Result<Value, ArenaError> {
+        let record = self.stored_match(id).await?;
+        let events = self.context.store.events(id, 0, u32::MAX).await?;
+        let setup = self.setup_from(&record)?;
+        let progress = live::replay(&setup, record.status, &events)?;
+        let mut snapshot = live::snapshot(&setup, &progress, Reader::OMNISCIENT, self.now());
+        snapshot["result"] = record.details["result"].clone();
+        Ok(snapshot)
+    }
+
+    /// The events after `since` that `reader` may see; waits up to `wait_ms` for one.
+    pub(crate) async fn events(
+        &self,
+        id: MatchId,
+        reader: Reader,
+        since: i64,
+        wait_ms: i64,
+    ) -> Result<Value, ArenaError> {
+        let limit = self.context.config.events_per_page;
+        let Some((_, log, _)) = self.registry.handle(id) else {
+            // A match no longer in memory: everything is in the store and nothing will change.
+            let record = self.stored_match(id).await?;
+            let log = MatchLog::new(self.context.store.events(id, 0, u32::MAX).await?);
+            return Ok(page_json(
+                id,
+                since,
+                log.page(since, reader, limit),
+                record.status,
+            ));
+        };
+        let deadline = self.now() + wait_ms.clamp(0, self.context.config.max_wait_ms);
+        let mut changes = log.subscribe();
+        loop {
+            // Asking the match first brings it up to date with the clock.
+            let status = self.status_of(id).await;
+            let page = log.page(since, reader, limit);
+            if !page.events.is_empty() || self.now() >= deadline {
+                return Ok(page_json(id, since, page, status));
+            }
+            tokio::select! {
+                changed = changes.changed() => if changed.is_err() { continue },
+                () = self.context.clock.sleep_until(deadline) => {}
+                () = self.context.stopped() => return Err(ArenaError::ShuttingDown),
+            }
+        }
+    }
+
+    /// A match's status, after bringing it up to date with the clock.
+    async fn status_of(&self, id: MatchId) -> MatchStatus {
+        self.ask(id, |reply| Command::Status { reply })
+            .await
+            .unwrap_or(MatchStatus::Running)
+    }
+
+    /// The decisions `bot` has to make in a match; waits up to `wait_ms` for one.
+    pub(crate) async fn turns(
+        &self,
+        bot: &Bot,
+        id: MatchId,
+        wait_ms: i64,
+    ) -> Result<Value, ArenaError> {
+        let reader = self.reader_for(id, Some(bot));
+        if reader.participants.is_empty() {
+            return match self.registry.handle(id) {
+                Some(_) => Err(ArenaError::NotParticipant),
+                None => {
+                    let record = self.stored_match(id).await?;
+                    if record.participants.contains(&bot.id) {
+                        Ok(json!({"match_id": id, "status": record.status, "turns": []}))
+                    } else {
+                        Err(ArenaError::NotParticipant)
+                    }
+                }
+            };
+        }
+        let (_, log, _) = self
+            .registry
+            .handle(id)
+            .ok_or(ArenaError::MatchNotFound(id))?;
+        let deadline = self.now() + wait_ms.clamp(0, self.context.config.max_wait_ms);
+        let mut changes = log.subscribe();
+        loop {
+            let (status, turns) = self
+                .ask(id, |reply| Command::Turns {
+                    who: reader.participants,
+                    reply,
+                })
+                .await?;
+            if !turns.is_empty() || !status.is_open() || self.now() >= deadline {
+                return Ok(
+                    json!({"match_id": id, "status": status, "turns": turns, "server_now_ms": self.now()}),
+                );
+            }
+            tokio::select! {
+                changed = changes.changed() => if changed.is_err() { continue },
+                () = self.context.clock.sleep_until(deadline) => {}
+                () = self.context.stopped() => return Err(ArenaError::ShuttingDown),
+            }
+        }
+    }
+
+    /// A match's whole event log, with the revealed seed once it has ended.
+    pub(crate) async fn export(&self, id: MatchId) -> Result<Value, ArenaError> {
+        let record = self.stored_match(id).await?;
+        let events = self.context.store.events(id, 0, u32::MAX).await?;
+        let ended = !record.status.is_open();
+        let bots = participants(&record)?;
+        Ok(json!({
+            "id": id,
+            "game": record.game,
+            "status": record.status,
+            "bot_a": bots[0],
+            "bot_b": bots[1],
+            "participants": bots,
+            "details": record.details,
+            "commitment": ServerSeed::from_revealed(&record.seed).commitment().as_hex(),
+            "seed": ended.then_some(record.seed),
+            "events": events.iter().map(|e| json!({
+                "seq": e.seq, "at_ms": e.at_ms, "type": e.kind,
+                "audience": match e.audience { arbiter_store::Audience::Everyone => Value::Null, arbiter_store::Audience::Participant(p) => json!(p) },
+                "data": e.payload,
+            })).collect::<Vec<_>>(),
+        }))
+    }
+
+    /// Every position of one leg of a closed match, from its start to its end, as anyone may
+    /// see it; for replays.
+    pub(crate) async fn positions(
+        &self,
+        id: MatchId,
+        leg: usize,
+    ) -> Result<Vec<Value>, ArenaError> {
+        let record = self.stored_match(id).await?;
+        if record.status.is_open() {
+            return Err(ArenaError::InvalidRequest(
+                "the match is still open; watch it live".to_owned(),
+            ));
+        }
+        let events = self.context.store.events(id, 0, u32::MAX).await?;
+        let setup = self.setup_from(&record)?;
+        let mut positions = Vec::new();
+        live::replay_observed(&setup, record.status, &events, |progress, moved| {
+            if let Some(state) = progress.legs.get(leg).map(|l| &l.state)
+                && moved.is_none_or(|m| m == leg)
+            {
+                positions.push(state.view(arbiter_rules::Viewer::Omniscient));
+            }
+        })?;
+        if positions.is_empty() {
+            return Err(ArenaError::NoSuchLeg(u8::try_from(leg).unwrap_or(u8::MAX)));
+        }
+        Ok(positions)
+    }
+
+    /// The challenges and matches a bot is in that are still open.
+    pub(crate) async fn open_matches_of(&self, bot: BotId) -> Vec<Value> {
+        let mut out = Vec::new();
+        for id in self.registry.open_of(bot) {
+            if let Ok(snapshot) = self.snapshot(id, Reader::SPECTATOR).await {
+                out.push(snapshot);
+            }
+        }
+        out.sort_by_key(|s| s["id"].as_i64());
+        out
+    }
+
+    /// The bot's matches that have ended and are still held in memory (up to ten minutes),
+    /// most recent first: what a poll shows so that a bot sees how its last matches ended.
+    pub(crate) fn recently_closed_of(&self, bot: BotId) -> Vec<MatchId> {
+        self.registry.recently_closed_of(bot)
+    }
+
+    /// Closed matches, newest first (all, or those of `bot`), at most `limit`: id, status,
+    /// game, variant, both bots' ids, names and kinds, rated, creation and end times, and
+    /// result.
+    pub(crate) async fn closed_matches(
+        &self,
+        bot: Option<BotId>,
+        limit: u32,
+    ) -> Result<Vec<Value>, ArenaError> {
+        let records = self.context.store.closed_matches(bot, limit).await?;
+        let who = |id: BotId| {
+            let bot = self.identities.directory.get(id);
+            json!({"id": id, "name": bot.as_ref().map(|b| &b.name), "kind": bot.map(|b| b.kind)})
+        };
+        records
+            .iter()
+            .map(|m| {
+                let d = &m.details;
+                let bots = participants(m)?;
+                let mut listed = json!({
+                    "id": m.id,
+                    "status": m.status,
+                    "game": m.game,
+                    "variant": d["variant"],
+                    "rated": d["rated"],
+                    "bot_a": who(bots[0]),
+                    "bot_b": who(bots[1]),
+                    "created_ms": m.created_ms,
+                    "ended_ms": d["ended_ms"],
+                    "result": d["result"],
+                });
+                if bots.len() > 2 {
+                    listed["participants"] = bots
+                        .iter()
+                        .enumerate()
+                        .map(|(i, &id)| {
+                            let mut bot = who(id);
+                            bot["participant"] = json!(i);
+                            bot
+                        })
+                        .collect();
+                }
+                Ok(listed)
+            })
+            .collect()
+    }
+
+    /// Every running match as a spectator sees it, newest first, at most `limit`.
+    pub(crate) async fn running_matches(&self, limit: usize) -> Vec<Value> {
+        let mut out = Vec::new();
+        for id in self.registry.running().into_iter().take(limit) {
+            if let Ok(snapshot) = self.snapshot(id, Reader::SPECTATOR).await {
+                out.push(snapshot);
+            }
+        }
+        out
+    }
+}
+
+fn page_json(id: MatchId, since: i64, page: log::Page, status: MatchStatus) -> Value {
+    json!({
+        "match_id": id,
+        "since": since,
+        "next_since": page.next_since,
+        "status": status,
+        "events": page.events.iter().map(|e| json!({"seq": e.seq, "at_ms": e.at_ms, "type": e.kind, "data": e.payload})).collect::<Vec<_>>(),
+    })
+}
