@@ -6,6 +6,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -36,6 +37,14 @@ pub(crate) struct BenchArgs {
     /// Seconds spent measuring the trivial endpoint.
     #[arg(long, default_value_t = 5)]
     ceiling_seconds: u64,
+    /// Where the server's database goes (default: the system's temporary folder). A memory
+    /// file system (`/dev/shm`) measures the code rather than the disk.
+    #[arg(long)]
+    database_dir: Option<PathBuf>,
+    /// Flushes timed to measure the raw `fdatasync` latency of the database's disk, printed
+    /// beside the latencies (0 to skip).
+    #[arg(long, default_value_t = 500)]
+    fdatasync_samples: usize,
 }
 
 const ADMIN: &str = "bench-admin-token";
@@ -55,8 +64,14 @@ impl Drop for Server {
 }
 
 impl Server {
-    fn start() -> anyhow::Result<Server> {
-        let dir = tempfile::tempdir()?;
+    /// Starts a server on a fresh database in a new folder under `parent` (default: the
+    /// system's temporary folder).
+    fn start(parent: Option<&Path>) -> anyhow::Result<Server> {
+        let dir = match parent {
+            Some(parent) => tempfile::tempdir_in(parent)
+                .with_context(|| format!("making a folder in {}", parent.display()))?,
+            None => tempfile::tempdir()?,
+        };
         let mut child = Command::new(std::env::current_exe()?)
             .args(["serve", "--listen", "127.0.0.1:0", "--database"])
             .arg(dir.path().join("bench.db"))
@@ -508,7 +523,7 @@ fn p99_by_second(samples: &[(u64, u32)]) -> Vec<u32> {
 pub(crate) async fn run(args: BenchArgs) -> anyhow::Result<()> {
     // Thousands of simulated bots hold three sockets each.
     let _ = crate::open_files::raise_limit();
-    let server = Server::start()?;
+    let server = Server::start(args.database_dir.as_deref())?;
     let base = server.base.clone();
     let address = base
         .trim_start_matches("http://")
@@ -662,6 +677,16 @@ pub(crate) async fn run(args: BenchArgs) -> anyhow::Result<()> {
             percentile(&p99_by_second, 1.0),
         );
     }
+    if args.fdatasync_samples > 0 {
+        let flushes = fdatasync_latencies(server._dir.path(), args.fdatasync_samples)?;
+        println!(
+            "raw fdatasync there:     p50 {:.2} ms, p99 {:.2} ms ({} flushes of 4 KiB in {})",
+            percentile(&flushes, 0.5),
+            percentile(&flushes, 0.99),
+            flushes.len(),
+            server._dir.path().display()
+        );
+    }
     println!(
         "trivial endpoint         {ceiling:.0} requests/s (GET /api/v1/health, 64 connections)"
     );
@@ -698,6 +723,28 @@ pub(crate) async fn run(args: BenchArgs) -> anyhow::Result<()> {
         drop(streams);
     }
     Ok(())
+}
+
+/// The time, in microseconds and sorted, of each of `samples` flushes (`fdatasync`) of a 4 KiB
+/// write to a file in `dir`: what every commit of the database waits for at least, measured
+/// on the same disk in the same run as the latencies it bounds.
+fn fdatasync_latencies(dir: &Path, samples: usize) -> anyhow::Result<Vec<u32>> {
+    use std::io::{Seek, Write};
+    let path = dir.join("fdatasync-probe");
+    let mut file = std::fs::File::create(&path)?;
+    let block = [0x5a_u8; 4096];
+    let mut times = Vec::with_capacity(samples);
+    for _ in 0..samples {
+        file.seek(std::io::SeekFrom::Start(0))?;
+        file.write_all(&block)?;
+        let started = Instant::now();
+        file.sync_data()?;
+        times.push(u32::try_from(started.elapsed().as_micros()).unwrap_or(u32::MAX));
+    }
+    drop(file);
+    std::fs::remove_file(&path)?;
+    times.sort_unstable();
+    Ok(times)
 }
 
 #[cfg(test)]
