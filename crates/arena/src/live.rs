@@ -6,7 +6,7 @@
 //! match from its stored events after a restart.
 //!
 //! This module holds the match's data (its setup, legs and progress); `play` changes it by
-//! challenges and actions, `clocks` by the passing of time, `presence` tracks who is gone,
+//! challenges and actions, `results` ends legs and matches, `clocks` acts as time passes, `presence` tracks who is gone,
 //! `views` renders decisions, summaries and snapshots, and `replay` rebuilds a match.
 
 use std::sync::Arc;
@@ -30,12 +30,14 @@ mod clocks;
 mod play;
 mod presence;
 mod replay;
+mod results;
 mod views;
 
 pub(crate) use clocks::*;
 pub(crate) use play::*;
 pub(crate) use presence::*;
 pub(crate) use replay::*;
+pub(crate) use results::*;
 pub(crate) use views::*;
 
 /// Which seat the challenger takes in the first leg (the seats rotate in the legs after it).

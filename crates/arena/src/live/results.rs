@@ -1,0 +1,189 @@
+//! How legs and matches end: a leg's end with the rules' ranks, the match's result (one leg
+//! ranked as the rules ranked it, several by their summed scores, a forfeiting participant
+//! last), resignation, closing a challenge, and a finished match's rating change.
+
+use super::*;
+
+pub(super) fn close(
+    setup: &Setup,
+    progress: &mut Progress,
+    status: MatchStatus,
+    reason: &str,
+    now_ms: i64,
+) {
+    progress.set_status(status);
+    progress.ended_ms = Some(now_ms);
+    progress.result = Some(json!({"reason": reason}));
+    let payload = json!({"reason": reason, "seed": setup.seed.reveal()});
+    let kind = match status {
+        MatchStatus::Aborted => "aborted",
+        MatchStatus::Expired => "expired",
+        _ => reason,
+    };
+    progress.emit(setup, now_ms, Audience::Everyone, kind, payload);
+}
+
+pub(super) fn finish_leg_if_over(
+    setup: &Setup,
+    progress: &mut Progress,
+    leg_index: usize,
+    now_ms: i64,
+) {
+    let leg = &progress.legs[leg_index];
+    let Some(outcome) = leg.state.outcome() else {
+        return;
+    };
+    end_leg(
+        setup,
+        progress,
+        leg_index,
+        &outcome.reason,
+        &outcome,
+        now_ms,
+    );
+}
+
+pub(super) fn end_leg(
+    setup: &Setup,
+    progress: &mut Progress,
+    leg_index: usize,
+    reason: &str,
+    outcome: &Outcome,
+    now_ms: i64,
+) {
+    let leg = &mut progress.legs[leg_index];
+    let scores = leg.scores_by_participant(outcome);
+    let payload = json!({"leg": leg_index, "reason": reason, "scores": scores});
+    leg.ended = Some(LegEnd {
+        reason: reason.to_owned(),
+        scores,
+        ranks: leg.ranks_by_participant(outcome),
+        at_ms: now_ms,
+    });
+    leg.score_order = outcome.score_order;
+    progress.emit(setup, now_ms, Audience::Everyone, "leg_finished", payload);
+    if progress.legs.iter().all(|l| l.ended.is_some()) {
+        let timeouts = progress
+            .legs
+            .iter()
+            .filter(|l| l.ended.as_ref().is_some_and(|e| e.reason == "timeout"))
+            .count();
+        let reason = match timeouts {
+            0 => progress.legs[0]
+                .ended
+                .as_ref()
+                .map_or("finished".to_owned(), |e| e.reason.clone()),
+            1 => "timeout".to_owned(),
+            _ => "double_timeout".to_owned(),
+        };
+        finish(setup, progress, &reason, None, now_ms);
+    }
+}
+
+/// Ends a running match with a result. `loser` forfeits every unfinished leg and ranks last;
+/// the others are ranked by their scores summed over the legs.
+pub(super) fn finish(
+    setup: &Setup,
+    progress: &mut Progress,
+    reason: &str,
+    loser: Option<usize>,
+    now_ms: i64,
+) {
+    let mut order = ScoreOrder::HigherIsBetter;
+    let mut totals = vec![0i64; setup.seats()];
+    for leg in &mut progress.legs {
+        if leg.ended.is_none() {
+            let seat = leg.seat_of(loser.unwrap_or(0));
+            let forfeit = leg.state.forfeit(seat);
+            leg.score_order = forfeit.score_order;
+            leg.ended = Some(LegEnd {
+                reason: "stopped".to_owned(),
+                scores: leg.scores_by_participant(&forfeit),
+                ranks: leg.ranks_by_participant(&forfeit),
+                at_ms: now_ms,
+            });
+        }
+        order = leg.score_order;
+        if let Some(end) = &leg.ended {
+            for (total, score) in totals.iter_mut().zip(&end.scores) {
+                *total += score;
+            }
+        }
+    }
+    // One leg is ranked as the rules ranked it (a forfeit, teams); several are ranked by
+    // their summed scores, which is how paired legs are compared.
+    let ranks: Vec<u8> = match (loser, progress.legs.as_slice()) {
+        (Some(loser), _) => {
+            let loser = Seat(u8::try_from(loser).unwrap_or(0));
+            Outcome::forfeit(&totals, loser, order)
+                .seats
+                .iter()
+                .map(|s| s.rank)
+                .collect()
+        }
+        (None, [leg]) => leg
+            .ended
+            .as_ref()
+            .map_or_else(Vec::new, |end| end.ranks.clone()),
+        (None, _) => Outcome::from_scores(&totals, order, reason)
+            .seats
+            .iter()
+            .map(|s| s.rank)
+            .collect(),
+    };
+    let winners: Vec<usize> = (0..ranks.len()).filter(|&p| ranks[p] == 1).collect();
+    let winner = match winners.as_slice() {
+        [one] => Some(*one),
+        _ => None,
+    };
+    let mut result =
+        json!({"reason": reason, "winner": winner, "totals": totals, "rated": setup.rated});
+    if setup.seats() > 2 {
+        result["ranks"] = json!(ranks);
+    }
+    progress.result = Some(result.clone());
+    progress.ended_ms = Some(now_ms);
+    progress.set_status(MatchStatus::Finished);
+    let mut payload = result;
+    payload["seed"] = json!(setup.seed.reveal());
+    progress.emit(setup, now_ms, Audience::Everyone, "finished", payload);
+}
+
+/// Records a finished match's rating change (see `ratings`): in its result, and as a `rated`
+/// event that replay folds back into the result.
+pub(crate) fn note_ratings(setup: &Setup, progress: &mut Progress, change: &Value, now_ms: i64) {
+    if let Some(result) = progress.result.as_mut() {
+        merge_ratings(result, change);
+    }
+    progress.row_changed = true;
+    progress.emit(setup, now_ms, Audience::Everyone, "rated", change);
+}
+
+pub(super) fn merge_ratings(result: &mut Value, change: &Value) {
+    result["rating_applied"] = json!(true);
+    result["rating_before"] = change["rating_before"].clone();
+    result["rating_after"] = change["rating_after"].clone();
+}
+
+/// `bot` resigns: it loses the match.
+pub(crate) fn resign(
+    setup: &Setup,
+    progress: &mut Progress,
+    bot: BotId,
+    now_ms: i64,
+) -> Result<(), ArenaError> {
+    let mine = setup.participants_of(bot);
+    let Some(loser) = mine.iter(setup.seats()).next() else {
+        return Err(ArenaError::NotParticipant);
+    };
+    if progress.status != MatchStatus::Running {
+        return Err(ArenaError::MatchNotRunning);
+    }
+    finish(setup, progress, "resign", Some(loser), now_ms);
+    Ok(())
+}
+
+/// Ends a running or pending match after a long outage.
+pub(crate) fn abort_technical(setup: &Setup, progress: &mut Progress, now_ms: i64) {
+    close(setup, progress, MatchStatus::Aborted, "technical", now_ms);
+}
