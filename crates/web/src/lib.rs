@@ -23,6 +23,7 @@ use arbiter_arena::Arena;
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::routing::{get, post};
+use pages::{accounts, assets, bots, home, leaderboard, my_bots, play};
 
 pub use error::status_of;
 pub use paths::bot_path;
@@ -82,45 +83,51 @@ pub fn router(arena: Arena) -> Router {
         tokens: Arc::default(),
     };
     let uploads = Router::new()
-        .route("/my/bots", post(pages::register_bot))
-        .route("/bots/{name}/photo", post(pages::upload_photo))
+        .route("/my/bots", post(my_bots::register_bot))
+        .route("/bots/{name}/photo", post(my_bots::upload_photo))
         .layer(DefaultBodyLimit::max(UPLOAD_LIMIT));
     Router::new()
-        .route("/", get(pages::home))
-        .route("/live", get(pages::live_fragment))
-        .route("/signup", get(pages::sign_up_form).post(pages::sign_up))
-        .route("/signin", get(pages::sign_in_form).post(pages::sign_in))
-        .route("/signout", post(pages::sign_out))
-        .route("/account", get(pages::settings))
-        .route("/account/password", post(pages::change_password))
+        .route("/", get(home::home))
+        .route("/live", get(home::live_fragment))
+        .route(
+            "/signup",
+            get(accounts::sign_up_form).post(accounts::sign_up),
+        )
+        .route(
+            "/signin",
+            get(accounts::sign_in_form).post(accounts::sign_in),
+        )
+        .route("/signout", post(accounts::sign_out))
+        .route("/account", get(accounts::settings))
+        .route("/account/password", post(accounts::change_password))
         .route(
             "/account/sign-out-everywhere",
-            post(pages::sign_out_everywhere),
+            post(accounts::sign_out_everywhere),
         )
-        .route("/account/delete", post(pages::delete_account))
-        .route("/bots", get(pages::bots))
-        .route("/my/bots", get(pages::my_bots))
-        .route("/my/bots/{name}/token", get(pages::token_once))
-        .route("/bots/{name}", get(pages::bot_page))
-        .route("/bots/{name}/photo", get(pages::photo))
-        .route("/bots/{name}/token", post(pages::rotate_token))
-        .route("/bots/{name}/challenge", post(pages::challenge))
-        .route("/bots/{name}/variants", post(pages::set_variants))
-        .route("/bots/{name}/auto-match", post(pages::set_auto_match))
-        .route("/bots/{name}/concurrency", post(pages::set_concurrency))
-        .route("/bots/{name}/disable", post(pages::set_disabled))
-        .route("/bots/{name}/delete", post(pages::delete_bot))
-        .route("/leaderboard", get(pages::leaderboard))
+        .route("/account/delete", post(accounts::delete_account))
+        .route("/bots", get(bots::bots))
+        .route("/my/bots", get(my_bots::my_bots))
+        .route("/my/bots/{name}/token", get(my_bots::token_once))
+        .route("/bots/{name}", get(bots::bot_page))
+        .route("/bots/{name}/photo", get(bots::photo))
+        .route("/bots/{name}/token", post(my_bots::rotate_token))
+        .route("/bots/{name}/challenge", post(play::challenge))
+        .route("/bots/{name}/variants", post(my_bots::set_variants))
+        .route("/bots/{name}/auto-match", post(my_bots::set_auto_match))
+        .route("/bots/{name}/concurrency", post(my_bots::set_concurrency))
+        .route("/bots/{name}/disable", post(my_bots::set_disabled))
+        .route("/bots/{name}/delete", post(my_bots::delete_bot))
+        .route("/leaderboard", get(leaderboard::leaderboard))
         .route("/matches/{id}", get(matches::match_page))
         .route("/matches/{id}/legs", get(matches::legs_fragment))
         .route("/matches/{id}/mini", get(matches::mini_fragment))
-        .route("/play/quick", post(pages::quick_play))
+        .route("/play/quick", post(play::quick_play))
         .route("/matches/{id}/replay", get(matches::replay))
         .route("/matches/{id}/moves", post(matches::play))
-        .route("/bots/{name}/play", post(pages::play_bot))
-        .route("/static/style.css", get(pages::style))
-        .route("/static/app.js", get(pages::script))
-        .route("/img/no_profile.gif", get(pages::no_profile))
+        .route("/bots/{name}/play", post(play::play_bot))
+        .route("/static/style.css", get(assets::style))
+        .route("/static/app.js", get(assets::script))
+        .route("/img/no_profile.gif", get(assets::no_profile))
         .merge(uploads)
         .layer(axum::middleware::from_fn(error::pages_for_errors))
         .layer(axum::middleware::from_fn(session::csrf_cookie))
