@@ -378,6 +378,8 @@ pub(crate) struct Progress {
     seen_gone_at: Vec<Option<i64>>,
     /// The invited participants who have accepted the challenge.
     accepted: Participants,
+    /// The participants who left a match of more than two that played on without them.
+    pub(crate) gone: Participants,
     /// Absence is counted from this time at the earliest: the match's start, or the moment
     /// it was resumed after a restart (when nobody could have been connected).
     pub(crate) watch_from_ms: i64,

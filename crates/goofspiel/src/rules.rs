@@ -57,6 +57,9 @@ pub struct GoofspielState {
     scores: Vec<u32>,
     deadline_ms: Option<u64>,
     history: Vec<Round>,
+    /// Seats that left the game; the rules bid their lowest card for them every round.
+    #[serde(default)]
+    gone: SeatSet,
 }
 
 /// A revealed round.
@@ -112,6 +115,11 @@ pub enum GoofspielEvent {
     },
     /// All bids of a round, revealed together.
     Revealed(Round),
+    /// A seat left the game; from now on it bids its lowest card every round.
+    Left {
+        /// The seat.
+        seat: Seat,
+    },
     /// The game is over.
     Finished {
         /// Final scores in seat order.
@@ -163,6 +171,29 @@ impl GoofspielState {
         self.hands.len()
     }
 
+    /// Bids the lowest card of every seat that left and has not bid this round, and resolves
+    /// the round if that was the last bid missing.
+    fn bid_for_the_gone(&mut self, ctx: &Ctx<'_>) -> Events<GoofspielEvent> {
+        let mut events = Vec::new();
+        if self.prize.is_none() {
+            return events;
+        }
+        for seat in self.gone.iter() {
+            let i = seat.index();
+            if self.bids[i].is_none() {
+                self.bids[i] = cards_in(self.hands[i]).first().copied();
+                events.push(Emitted::public(GoofspielEvent::Committed {
+                    round: self.round,
+                    seat,
+                }));
+            }
+        }
+        if !events.is_empty() && self.bids.iter().all(Option::is_some) {
+            events.extend(self.resolve(self.gone, ctx));
+        }
+        events
+    }
+
     /// Reveals the round, scores it and turns up the next prize or ends the game.
     fn resolve(&mut self, defaulted: SeatSet, ctx: &Ctx<'_>) -> Events<GoofspielEvent> {
         let prize = self.prize.unwrap_or_default();
@@ -204,6 +235,7 @@ impl GoofspielState {
                     prize: next,
                     deadline_ms,
                 }));
+                events.extend(self.bid_for_the_gone(ctx));
             }
             None => {
                 self.prize = None;
@@ -266,6 +298,7 @@ impl Game for Goofspiel {
             scores: vec![0; seats],
             deadline_ms: Some(deadline_ms),
             history: Vec::new(),
+            gone: SeatSet::EMPTY,
         };
         let event = GoofspielEvent::Prize {
             round: 1,
@@ -402,6 +435,24 @@ impl Game for Goofspiel {
             let scores: Vec<i64> = state.scores.iter().map(|&s| i64::from(s)).collect();
             Outcome::from_scores(&scores, ScoreOrder::HigherIsBetter, "score")
         })
+    }
+
+    /// A seat that leaves bids its lowest card every round from then on, and its score counts.
+    fn leave(
+        state: &mut GoofspielState,
+        seat: Seat,
+        ctx: &mut Ctx<'_>,
+    ) -> Option<Events<GoofspielEvent>> {
+        if seat.index() >= state.seat_count() {
+            return None;
+        }
+        if state.gone.contains(seat) || state.prize.is_none() {
+            return Some(Vec::new());
+        }
+        state.gone = state.gone.with(seat);
+        let mut events = vec![Emitted::public(GoofspielEvent::Left { seat })];
+        events.extend(state.bid_for_the_gone(ctx));
+        Some(events)
     }
 
     fn forfeit(state: &GoofspielState, seat: Seat) -> Outcome {

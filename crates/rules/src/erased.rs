@@ -72,6 +72,8 @@ pub trait DynState: Send + Sync + Debug {
     fn outcome(&self) -> Option<Outcome>;
     /// The outcome if `seat` forfeits now.
     fn forfeit(&self, seat: Seat) -> Outcome;
+    /// Lets `seat` leave, if the rules play on without it (see [`Game::leave`]).
+    fn leave(&mut self, seat: Seat, ctx: &mut Ctx<'_>) -> Option<Events<Value>>;
     /// Whether the action, given as JSON, is free (see [`Game::is_free`]); a value that is no
     /// action of the game is not.
     fn is_free(&self, action: &Value) -> bool;
@@ -221,6 +223,10 @@ impl<G: Game> DynState for TypedState<G> {
 
     fn forfeit(&self, seat: Seat) -> Outcome {
         G::forfeit(&self.0, seat)
+    }
+
+    fn leave(&mut self, seat: Seat, ctx: &mut Ctx<'_>) -> Option<Events<Value>> {
+        G::leave(&mut self.0, seat, ctx).map(encode_events)
     }
 
     fn is_free(&self, action: &Value) -> bool {

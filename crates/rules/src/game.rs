@@ -209,6 +209,18 @@ pub trait Game: 'static {
     /// The outcome if `seat` forfeits now (flag fall, disconnect, resignation).
     fn forfeit(state: &Self::State, seat: Seat) -> Outcome;
 
+    /// A seat leaves a game of more than two (it resigned, or its bot is gone): rules that can
+    /// play on without it take its decisions with their defaults from now on and return the
+    /// events of its leaving; `None`, the default, leaves the state as it was, and the game
+    /// ends as [`forfeit`](Game::forfeit) says.
+    fn leave(
+        _state: &mut Self::State,
+        _seat: Seat,
+        _ctx: &mut Ctx<'_>,
+    ) -> Option<Events<Self::Event>> {
+        None
+    }
+
     /// Whether `action` is free: accepted from any seat at any time (chat, a claim), without
     /// touching clocks, deadlines or whose decision is pending. `apply` still judges it.
     fn is_free(_action: &Self::Action) -> bool {

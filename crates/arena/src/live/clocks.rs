@@ -52,7 +52,12 @@ fn due(
                     ));
                 }
             }
-            for participant in (0..setup.seats()).filter(|&p| !setup.is_human(p)) {
+            // A participant that left is judged no more.
+            let judged = |p: &usize| !progress.gone.contains(*p);
+            for participant in (0..setup.seats())
+                .filter(|&p| !setup.is_human(p))
+                .filter(judged)
+            {
                 if let (Some(at), false) = (
                     progress.first_turn_at[participant],
                     progress.moved[participant],
@@ -61,7 +66,7 @@ fn due(
                 }
             }
             if !setup.self_play() {
-                for participant in 0..setup.seats() {
+                for participant in (0..setup.seats()).filter(judged) {
                     if let Some(since) = progress.absent_since[participant] {
                         due.push((
                             since + setup.config.disconnect_ms,
@@ -154,7 +159,9 @@ pub(crate) fn tick(
                 close(setup, progress, MatchStatus::Aborted, "no_first_move", at)
             }
             Happening::Disconnect { participant } => {
-                finish(setup, progress, "disconnect", Some(participant), at)
+                if !leave(setup, progress, participant, "disconnect", at) {
+                    finish(setup, progress, "disconnect", Some(participant), at)
+                }
             }
             Happening::Recheck => update_absence(setup, progress, at, presence),
         }

@@ -38,6 +38,7 @@ pub(crate) fn challenge(setup: &Setup, now_ms: i64) -> Progress {
         accepted: (1..setup.bots.len())
             .filter(|&p| setup.is_house(p) || setup.bots[p].id == setup.bots[0].id)
             .fold(Participants::NONE, Participants::with),
+        gone: Participants::NONE,
         watch_from_ms: now_ms,
         result: None,
         seq: 0,

@@ -131,6 +131,20 @@ pub(crate) fn replay_observed(
                 progress.result = Some(p.clone());
                 progress.ended_ms = Some(event.at_ms);
             }
+            "left" => {
+                let participant = p["participant"]
+                    .as_u64()
+                    .and_then(|p| usize::try_from(p).ok())
+                    .filter(|&p| p < setup.seats())
+                    .ok_or_else(|| corrupt("participant"))?;
+                leave_legs(setup, &mut progress, participant, event.seq, event.at_ms)
+                    .ok_or_else(|| corrupt("a leave the rules refuse"))?;
+                progress.gone = progress.gone.with(participant);
+                progress.seq = event.seq;
+                for leg in 0..progress.legs.len() {
+                    finish_leg_if_over(setup, &mut progress, leg, event.at_ms);
+                }
+            }
             "rated" => {
                 if let Some(result) = progress.result.as_mut() {
                     merge_ratings(result, p);

@@ -165,7 +165,8 @@ pub(super) fn merge_ratings(result: &mut Value, change: &Value) {
     result["rating_after"] = change["rating_after"].clone();
 }
 
-/// `bot` resigns: it loses the match.
+/// `bot` resigns: it loses the match, or, in a game of more than two whose rules play on
+/// without it, it leaves (see [`leave`]).
 pub(crate) fn resign(
     setup: &Setup,
     progress: &mut Progress,
@@ -179,8 +180,85 @@ pub(crate) fn resign(
     if progress.status != MatchStatus::Running {
         return Err(ArenaError::MatchNotRunning);
     }
-    finish(setup, progress, "resign", Some(loser), now_ms);
+    // A participant that has left has nothing more to give up.
+    if !progress.gone.contains(loser) && !leave(setup, progress, loser, "resign", now_ms) {
+        finish(setup, progress, "resign", Some(loser), now_ms);
+    }
     Ok(())
+}
+
+/// A participant of a match of more than two leaves it (`reason`: it resigned or its bot is
+/// gone) if the rules of every unfinished leg play on without it, taking its decisions with
+/// their defaults; returns whether it left. Otherwise nothing changes, and the caller ends
+/// the match with the participant last.
+pub(crate) fn leave(
+    setup: &Setup,
+    progress: &mut Progress,
+    participant: usize,
+    reason: &str,
+    now_ms: i64,
+) -> bool {
+    if setup.seats() <= 2 || setup.self_play() || progress.gone.contains(participant) {
+        return false;
+    }
+    let nonce = progress.seq + 1;
+    let Some(left) = leave_legs(setup, progress, participant, nonce, now_ms) else {
+        return false;
+    };
+    progress.gone = progress.gone.with(participant);
+    let mut legs = Vec::new();
+    let mut private = Vec::new();
+    for (leg, events) in left {
+        let l = &progress.legs[leg];
+        let (public, mine) = split_events(events, l.first_seat_participant, l.seats());
+        legs.push(json!({"leg": leg, "events": public}));
+        private.push((leg, mine));
+    }
+    let payload = json!({"participant": participant, "reason": reason, "legs": legs});
+    progress.emit(setup, now_ms, Audience::Everyone, "left", payload);
+    for (leg, events) in private {
+        emit_private(setup, progress, now_ms, leg, events);
+    }
+    for leg in 0..progress.legs.len() {
+        finish_leg_if_over(setup, progress, leg, now_ms);
+    }
+    true
+}
+
+/// Lets `participant` leave every unfinished leg, all or none: the legs' states change only if
+/// the rules of each play on without it. Returns each changed leg's events.
+pub(super) fn leave_legs(
+    setup: &Setup,
+    progress: &mut Progress,
+    participant: usize,
+    nonce: i64,
+    now_ms: i64,
+) -> Option<Vec<(usize, Vec<Emitted<Value>>)>> {
+    let mut states = Vec::new();
+    for (i, leg) in progress.legs.iter().enumerate() {
+        if leg.ended.is_some() {
+            continue;
+        }
+        let mut state = leg.state.clone();
+        let mut rng = setup.rng(nonce);
+        let ctx = &mut Ctx::new(u64::try_from(now_ms).unwrap_or(0), &mut rng);
+        let events = state.leave(leg.seat_of(participant), ctx)?;
+        states.push((i, state, events));
+    }
+    let mut left = Vec::new();
+    for (i, state, events) in states {
+        let leg = &mut progress.legs[i];
+        let before = leg.phase();
+        leg.state = state;
+        leg.revision += 1;
+        // The others' pending decisions stay as announced while their phase goes on.
+        if before.is_none() || leg.phase() != before {
+            leg.turn_started_ms = now_ms;
+            leg.period_revision = leg.revision;
+        }
+        left.push((i, events));
+    }
+    Some(left)
 }
 
 /// Ends a running or pending match after a long outage.

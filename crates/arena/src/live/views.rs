@@ -74,7 +74,10 @@ pub(crate) fn turns(
     for (i, leg) in progress.legs.iter().enumerate() {
         let revision = leg.decision_revision();
         for (seat, participant) in leg.pending() {
-            if !who.contains(participant) || !wanted(i, revision, participant) {
+            if !who.contains(participant)
+                || progress.gone.contains(participant)
+                || !wanted(i, revision, participant)
+            {
                 continue;
             }
             turns.push(Turn {

@@ -208,7 +208,7 @@ async fn goofspiel_is_played_by_a_connector_long_poll_bots_and_a_house_player() 
     assert_eq!(revealed["bids"][0], 1, "the lowest card: {end}");
 
     // Four seats at an open table: the connector and two more long-poll bots join; one of
-    // them resigns in round 2 and ranks last.
+    // them resigns in round 2, and Goofspiel plays on, bidding its lowest card every round.
     let (status, table) = server
         .call(
             Method::POST,
@@ -246,12 +246,21 @@ async fn goofspiel_is_played_by_a_connector_long_poll_bots_and_a_house_player() 
         long_poll_bot(&server, &second, table, &[], None),
         long_poll_bot(&server, &third, table, &[], Some(2)),
     );
-    assert!(a >= 1 && b >= 1 && c == 1, "{a} {b} {c}");
+    assert!(a == 5 && b == 5 && c == 1, "{a} {b} {c}");
     let end = check_finished(&server, table, 4).await;
-    assert_eq!(end["result"]["reason"], "resign", "{end}");
     assert_eq!(
-        end["result"]["ranks"][3], 4,
-        "the resigning bot ranks last: {end}"
+        end["result"]["reason"], "score",
+        "the game ended as it does: {end}"
+    );
+    let history = end["legs"][0]["view"]["history"]
+        .as_array()
+        .expect("history");
+    assert_eq!(history.len(), 5, "every round was played: {end}");
+    let gone: Vec<&Value> = history[1..].iter().map(|round| &round["bids"][3]).collect();
+    assert_eq!(
+        gone,
+        [&json!(2), &json!(3), &json!(4), &json!(5)],
+        "its lowest cards: {end}"
     );
     assert_eq!(connector.stop().await, arbiter_connector::Exit::Normal);
 }

@@ -337,3 +337,36 @@ fn the_erased_interface_round_trips_through_json() {
         Err(GameError::Config(_))
     ));
 }
+
+#[test]
+fn a_seat_that_leaves_bids_its_lowest_card_from_then_on() {
+    let mut state = start(&config(3, 4), 9);
+    bid(&mut state, 0, 4).expect("seat 0 bids");
+    bid(&mut state, 1, 3).expect("seat 1 bids");
+    let mut rng = ChaCha8Rng::seed_from_u64(0);
+    let events = Goofspiel::leave(&mut state, Seat(2), &mut Ctx::new(5, &mut rng))
+        .expect("the game plays on without it");
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e.event, GoofspielEvent::Revealed(ref r) if r.bids == [4, 3, 1])),
+        "its lowest card completes the round: {events:?}"
+    );
+    // The next rounds need only the others.
+    for round in 2..=4u8 {
+        let hand = |seat: usize| cards_in(state.hands[seat]);
+        let (a, b) = (hand(0)[0], hand(1)[0]);
+        bid(&mut state, 0, a).expect("seat 0 bids");
+        bid(&mut state, 1, b).expect("seat 1 bids");
+        assert_eq!(
+            state.history.len(),
+            usize::from(round),
+            "round {round} resolved"
+        );
+    }
+    assert!(Goofspiel::outcome(&state).is_some(), "the game ends");
+    assert!(
+        Goofspiel::leave(&mut state, Seat(7), &mut Ctx::new(5, &mut rng)).is_none(),
+        "no such seat"
+    );
+}

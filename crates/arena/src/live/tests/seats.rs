@@ -390,3 +390,76 @@ fn a_table_starts_when_its_last_seat_is_taken() {
     let rebuilt = replay(&setup, MatchStatus::Running, &progress.fresh).expect("replay");
     assert_eq!(rebuilt.legs[0].state.save(), progress.legs[0].state.save());
 }
+
+#[test]
+fn a_seat_that_resigns_leaves_and_the_others_play_on() {
+    let mut setup = goofspiel(3, Format::Single);
+    let mut progress = started(&mut setup);
+    submit(
+        &setup,
+        &mut progress,
+        1,
+        0,
+        0,
+        &json!({"round": 1, "card": 3}),
+        T0 + 10,
+    )
+    .expect("bot 1 bids");
+    // Bot 3 resigns mid-round: Goofspiel bids its lowest card for it from then on.
+    resign(&setup, &mut progress, 3, T0 + 20).expect("resign");
+    assert_eq!(
+        progress.status,
+        MatchStatus::Running,
+        "{:?}",
+        progress.result
+    );
+    assert!(progress.fresh.iter().any(|e| e.kind == "left"));
+    let pending = turns(&setup, &progress, Participants::ALL, T0 + 20, &|_, _, _| {
+        true
+    });
+    assert_eq!(
+        pending.iter().map(|t| t.participant).collect::<Vec<_>>(),
+        [1],
+        "only bot 2 is still asked in round 1"
+    );
+    assert_eq!(
+        resign(&setup, &mut progress, 3, T0 + 25).map(|()| progress.status),
+        Ok(MatchStatus::Running),
+        "leaving twice changes nothing"
+    );
+    // Bots 1 and 2 play the other rounds alone.
+    for at in 0..4 {
+        for bot in [1, 2] {
+            let mine = setup.participants_of(bot);
+            let Some(turn) = turns(&setup, &progress, mine, T0 + 30 + at, &|_, _, _| true).pop()
+            else {
+                continue;
+            };
+            let action = request(&turn)["legal_actions"][0].clone();
+            submit(
+                &setup,
+                &mut progress,
+                bot,
+                0,
+                turn.revision,
+                &action,
+                T0 + 30 + at,
+            )
+            .expect("a legal bid");
+        }
+    }
+    assert_eq!(
+        progress.status,
+        MatchStatus::Finished,
+        "{:?}",
+        progress.result
+    );
+    let result = progress.result.clone().expect("result");
+    assert_eq!(
+        result["reason"], "score",
+        "the game ended as it does: {result}"
+    );
+    let rebuilt = replay(&setup, MatchStatus::Finished, &progress.fresh).expect("replay");
+    assert_eq!(rebuilt.legs[0].state.save(), progress.legs[0].state.save());
+    assert!(rebuilt.gone.contains(2));
+}
