@@ -214,7 +214,11 @@ async fn poll(
     // A match that closes between the two lists is in both; it is listed once.
     for id in ids.filter(|id| seen.insert(*id)) {
         let reader = state.arena.reader_for(id, Some(&bot));
-        if let Ok(snapshot) = state.arena.snapshot(id, reader).await {
+        // The dialect shows matches of the game it serves; a bot's other games are the
+        // native API's.
+        if let Ok(snapshot) = state.arena.snapshot(id, reader).await
+            && snapshot["game"] == family.id()
+        {
             matches.push(match_object(&snapshot, state.arena.now_ms()));
         }
     }
@@ -667,6 +671,10 @@ async fn translate(state: &AppState, bot: &Bot, line: &[u8]) -> Option<bytes::By
         .or_else(|| native["challenge"]["id"].as_i64())?;
     let reader = state.arena.reader_for(id, Some(bot));
     let snapshot = state.arena.snapshot(id, reader).await.ok()?;
+    let served = state.dialects.flipsight().map(Family::id);
+    if snapshot["game"].as_str() != served {
+        return None;
+    }
     let now = state.arena.now_ms();
     Some(ndjson(&match_event(&snapshot, now)))
 }

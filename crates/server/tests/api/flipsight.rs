@@ -849,3 +849,28 @@ async fn a_well_formed_request_for_a_missing_match_is_denied_not_called_malforme
         }
     }
 }
+
+#[tokio::test]
+async fn the_dialect_lists_only_the_game_it_serves() {
+    let app = spawn_app().await;
+    let (_, token) = app.anonymous().await;
+    let othello = app
+        .challenge(&token, "house-random", json!({"format": "single"}))
+        .await;
+    let other = app
+        .challenge(
+            &token,
+            "house-random",
+            json!({"game": "goofspiel", "variant": "short", "format": "single"}),
+        )
+        .await;
+    let polled = ok(&app, &token, json!({"action": "agent_poll"})).await;
+    let listed: Vec<i64> = polled["matches"]
+        .as_array()
+        .expect("matches")
+        .iter()
+        .filter_map(|m| m["id"].as_i64())
+        .collect();
+    assert!(listed.contains(&othello), "{polled}");
+    assert!(!listed.contains(&other), "{polled}");
+}
