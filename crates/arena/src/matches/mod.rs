@@ -271,10 +271,10 @@ impl Matches {
     }
 }
 
-/// A stored match's participants, checked: a match has 2 to 8, so a record with any other
-/// number cannot be a match this arena wrote.
+/// A stored match's participants, checked: a match has 2 to 8 (an open table fewer, down to
+/// its opener alone), so a record with any other number cannot be a match this arena wrote.
 fn participants(record: &MatchRecord) -> Result<&[BotId], ArenaError> {
-    if (2..=8).contains(&record.participants.len()) {
+    if (1..=8).contains(&record.participants.len()) {
         Ok(&record.participants)
     } else {
         Err(ArenaError::Unavailable(format!(

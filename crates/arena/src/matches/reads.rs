@@ -150,7 +150,7 @@ impl Matches {
             "game": record.game,
             "status": record.status,
             "bot_a": bots[0],
-            "bot_b": bots[1],
+            "bot_b": bots.get(1),
             "participants": bots,
             "details": record.details,
             "commitment": ServerSeed::from_revealed(&record.seed).commitment().as_hex(),
@@ -235,12 +235,12 @@ impl Matches {
                     "variant": d["variant"],
                     "rated": d["rated"],
                     "bot_a": who(bots[0]),
-                    "bot_b": who(bots[1]),
+                    "bot_b": bots.get(1).map(|&bot| who(bot)),
                     "created_ms": m.created_ms,
                     "ended_ms": d["ended_ms"],
                     "result": d["result"],
                 });
-                if bots.len() > 2 {
+                if bots.len() != 2 {
                     listed["participants"] = bots
                         .iter()
                         .enumerate()

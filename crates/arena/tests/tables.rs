@@ -1,0 +1,76 @@
+//! An open table is a stored pending match with fewer participants than seats: it survives a
+//! restart, is listed and exported, and starts when its last seat is taken.
+
+use std::net::{IpAddr, Ipv4Addr};
+use std::path::Path;
+use std::sync::Arc;
+
+use arbiter_arena::{Arena, ArenaConfig, Format, Games, ManualClock, TableRequest, TimeControl};
+use arbiter_store_sqlite::SqliteStore;
+
+const T0: i64 = 1_795_900_000_000;
+
+async fn arena(path: &Path) -> Arena {
+    let store = SqliteStore::open(path).await.expect("store");
+    let games = Games::new()
+        .with(&arbiter_othello_plugin::FAMILY)
+        .with(&arbiter_goofspiel::FAMILY);
+    Arena::start(
+        ArenaConfig::default(),
+        games,
+        Arc::new(ManualClock::new(T0)),
+        Arc::new(store),
+        None,
+    )
+    .await
+    .expect("the arena starts")
+}
+
+#[tokio::test]
+async fn an_open_table_survives_a_restart_and_starts_when_full() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("arbiter.sqlite");
+    let ip = IpAddr::V4(Ipv4Addr::LOCALHOST);
+    let first = arena(&path).await;
+    let (opener, _) = first
+        .mint_anonymous(ip, Some("opener"), None)
+        .await
+        .expect("bot");
+    let table = first
+        .open_table(
+            &opener,
+            TableRequest {
+                game: "goofspiel".to_owned(),
+                variant: Some("short".to_owned()),
+                seats: 3,
+                format: Format::Single,
+                time_control: TimeControl::default(),
+            },
+        )
+        .await
+        .expect("a table");
+    let id = table["id"].as_i64().expect("id");
+    assert_eq!(table["seats"], 3);
+    first.shutdown().await;
+
+    let second = arena(&path).await;
+    let listed = second.open_tables(10).await;
+    assert_eq!(listed.len(), 1, "{listed:?}");
+    assert_eq!(listed[0]["participants"].as_array().map(Vec::len), Some(1));
+    let export = second.export(id).await.expect("exported while open");
+    assert_eq!(export["participants"], serde_json::json!([opener.id]));
+    for label in ["second", "third"] {
+        let (bot, _) = second
+            .mint_anonymous(ip, Some(label), None)
+            .await
+            .expect("bot");
+        second.join_table(&bot, id).await.expect("a seat");
+    }
+    let started = second
+        .snapshot(id, arbiter_arena::Reader::SPECTATOR)
+        .await
+        .expect("snapshot");
+    assert_eq!(started["status"], "running", "{started}");
+    assert!(second.open_tables(10).await.is_empty());
+    second.shutdown().await;
+}
