@@ -83,9 +83,9 @@ pub(crate) struct Setup {
 }
 
 impl Setup {
-    /// Whether one bot plays every seat.
+    /// Whether one bot plays every seat (an open table's free seats are nobody's yet).
     pub(crate) fn self_play(&self) -> bool {
-        self.bots.iter().all(|bot| bot.id == self.bots[0].id)
+        self.bots.len() == self.seat_count && self.bots.iter().all(|bot| bot.id == self.bots[0].id)
     }
 
     /// How many seats (and, once it starts, participants) the match has.
