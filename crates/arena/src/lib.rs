@@ -5,7 +5,7 @@
 //! the first-move and disconnect rules, flag falls, idempotent re-sends) are plain functions
 //! of the time in the private `live` module, and time comes from an injected [`Clock`], so
 //! every timeout can be tested without sleeping. Writes go through the store's group-commit
-//! [`Writer`](arbiter_store::Writer); nothing is acknowledged before it is durable.
+//! [`Writer`]; nothing is acknowledged before it is durable.
 //!
 //! [`Arena`] is a thin facade over services with one job each: identities (`identities.rs`),
 //! matches (`matches/`), ratings (`ratings.rs`), accounts (`accounts.rs`), people
