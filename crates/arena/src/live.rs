@@ -14,8 +14,8 @@ use std::sync::Arc;
 use arbiter_fair::ServerSeed;
 use arbiter_plugin::{ClockPolicy, DecisionContext, Family, Format, LegRequest, Opening, SeatView};
 use arbiter_rules::{
-    Ctx, DynState, Emitted, GameError, Outcome, RuleError, ScoreOrder, Seat, ToAct, Viewer,
-    Visibility,
+    Ctx, DynState, Emitted, GameError, Outcome, RuleError, ScoreOrder, Seat, SeatOutcome, ToAct,
+    Viewer, Visibility,
 };
 use arbiter_store::{Audience, BotId, BotKind, EventRecord, MatchId, MatchStatus};
 use serde::{Deserialize, Serialize};
@@ -203,6 +203,8 @@ pub(crate) struct LegEnd {
     pub(crate) scores: Vec<i64>,
     /// Per participant, from the rules' outcome: 1 for the best, shared by ties.
     pub(crate) ranks: Vec<u8>,
+    /// Per participant, its team in a team game (`None` where every seat plays for itself).
+    pub(crate) teams: Vec<Option<u8>>,
     /// When it ended.
     pub(crate) at_ms: i64,
 }
@@ -342,21 +344,29 @@ impl Leg {
         }
     }
 
-    /// Each participant's rank in `outcome`.
-    fn ranks_by_participant(&self, outcome: &Outcome) -> Vec<u8> {
-        let mut ranks = vec![1; self.seats()];
+    /// Each participant's part of `outcome`, as `part` reads it from its seat's.
+    fn by_participant<T: Clone>(
+        &self,
+        outcome: &Outcome,
+        missing: T,
+        part: impl Fn(&SeatOutcome) -> T,
+    ) -> Vec<T> {
+        let mut parts = vec![missing; self.seats()];
         for (seat, result) in outcome.seats.iter().enumerate().take(self.seats()) {
-            ranks[self.participant_of(Seat(u8::try_from(seat).unwrap_or(0)))] = result.rank;
+            parts[self.participant_of(Seat(u8::try_from(seat).unwrap_or(0)))] = part(result);
         }
-        ranks
+        parts
     }
 
-    fn scores_by_participant(&self, outcome: &Outcome) -> Vec<i64> {
-        let mut scores = vec![0; self.seats()];
-        for (seat, result) in outcome.seats.iter().enumerate().take(self.seats()) {
-            scores[self.participant_of(Seat(u8::try_from(seat).unwrap_or(0)))] = result.score;
+    /// How a leg ended for each participant, from the rules' `outcome`.
+    fn end(&self, reason: &str, outcome: &Outcome, at_ms: i64) -> LegEnd {
+        LegEnd {
+            reason: reason.to_owned(),
+            scores: self.by_participant(outcome, 0, |s| s.score),
+            ranks: self.by_participant(outcome, 1, |s| s.rank),
+            teams: self.by_participant(outcome, None, |s| s.team),
+            at_ms,
         }
-        scores
     }
 }
 

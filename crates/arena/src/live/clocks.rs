@@ -172,13 +172,20 @@ pub(crate) fn tick(
 }
 
 /// A flag fell, or a turn ran out: the mover forfeits the leg; the other leg plays on.
+///
+/// In a game of more than two whose rules play on without a seat, the mover leaves instead
+/// (see [`leave`]), and the others play on.
 pub(super) fn time_out(setup: &Setup, progress: &mut Progress, leg_index: usize, at_ms: i64) {
     let leg = &progress.legs[leg_index];
-    let Some((seat, _)) = leg.mover() else { return };
+    let Some((seat, participant)) = leg.mover() else {
+        return;
+    };
     let forfeit = leg.state.forfeit(seat);
     let leg = &mut progress.legs[leg_index];
     leg.clocks_ms[seat.index()] = leg.remaining_ms(seat, at_ms).max(0);
-    end_leg(setup, progress, leg_index, "timeout", &forfeit, at_ms);
+    if !leave(setup, progress, participant, "timeout", at_ms) {
+        end_leg(setup, progress, leg_index, "timeout", &forfeit, at_ms);
+    }
 }
 
 /// Shifts every running clock by `ms` (time the server was down is charged to nobody) and

@@ -139,6 +139,18 @@ pub(crate) fn replay_observed(
                     .ok_or_else(|| corrupt("participant"))?;
                 leave_legs(setup, &mut progress, participant, event.seq, event.at_ms)
                     .ok_or_else(|| corrupt("a leave the rules refuse"))?;
+                // A seat that left on time has its clock as it stood when its flag fell.
+                for left in p["legs"].as_array().into_iter().flatten() {
+                    let leg = left["leg"].as_u64().and_then(|l| usize::try_from(l).ok());
+                    if let (Some(leg), Some(clocks)) = (
+                        leg.and_then(|l| progress.legs.get_mut(l)),
+                        left["clocks_ms"].as_array(),
+                    ) {
+                        for (slot, value) in leg.clocks_ms.iter_mut().zip(clocks) {
+                            *slot = value.as_i64().unwrap_or(*slot);
+                        }
+                    }
+                }
                 progress.gone = progress.gone.with(participant);
                 progress.seq = event.seq;
                 for leg in 0..progress.legs.len() {

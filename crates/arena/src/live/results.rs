@@ -52,14 +52,9 @@ pub(super) fn end_leg(
     now_ms: i64,
 ) {
     let leg = &mut progress.legs[leg_index];
-    let scores = leg.scores_by_participant(outcome);
-    let payload = json!({"leg": leg_index, "reason": reason, "scores": scores});
-    leg.ended = Some(LegEnd {
-        reason: reason.to_owned(),
-        scores,
-        ranks: leg.ranks_by_participant(outcome),
-        at_ms: now_ms,
-    });
+    let end = leg.end(reason, outcome, now_ms);
+    let payload = json!({"leg": leg_index, "reason": reason, "scores": end.scores});
+    leg.ended = Some(end);
     leg.score_order = outcome.score_order;
     progress.emit(setup, now_ms, Audience::Everyone, "leg_finished", payload);
     if progress.legs.iter().all(|l| l.ended.is_some()) {
@@ -96,12 +91,7 @@ pub(super) fn finish(
             let seat = leg.seat_of(loser.unwrap_or(0));
             let forfeit = leg.state.forfeit(seat);
             leg.score_order = forfeit.score_order;
-            leg.ended = Some(LegEnd {
-                reason: "stopped".to_owned(),
-                scores: leg.scores_by_participant(&forfeit),
-                ranks: leg.ranks_by_participant(&forfeit),
-                at_ms: now_ms,
-            });
+            leg.ended = Some(leg.end("stopped", &forfeit, now_ms));
         }
         order = leg.score_order;
         if let Some(end) = &leg.ended {
@@ -140,6 +130,13 @@ pub(super) fn finish(
         json!({"reason": reason, "winner": winner, "totals": totals, "rated": setup.rated});
     if setup.seats() > 2 {
         result["ranks"] = json!(ranks);
+    }
+    // A team game's teams, as the rules gave them, where one leg decides the match.
+    if let (None, [leg]) = (loser, progress.legs.as_slice())
+        && let Some(end) = &leg.ended
+        && end.teams.iter().any(Option::is_some)
+    {
+        result["teams"] = json!(end.teams);
     }
     progress.result = Some(result.clone());
     progress.ended_ms = Some(now_ms);
@@ -211,7 +208,7 @@ pub(crate) fn leave(
     for (leg, events) in left {
         let l = &progress.legs[leg];
         let (public, mine) = split_events(events, l.first_seat_participant, l.seats());
-        legs.push(json!({"leg": leg, "events": public}));
+        legs.push(json!({"leg": leg, "events": public, "clocks_ms": l.clocks_ms}));
         private.push((leg, mine));
     }
     let payload = json!({"participant": participant, "reason": reason, "legs": legs});

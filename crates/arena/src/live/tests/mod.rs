@@ -407,6 +407,7 @@ fn a_flag_fall_forfeits_one_leg_while_the_other_plays_on() {
             reason: "timeout".into(),
             scores: vec![0, 64],
             ranks: vec![2, 1],
+            teams: vec![None, None],
             at_ms: T0 + 60_501,
         }
     );

@@ -463,3 +463,241 @@ fn a_seat_that_resigns_leaves_and_the_others_play_on() {
     assert_eq!(rebuilt.legs[0].state.save(), progress.legs[0].state.save());
     assert!(rebuilt.gone.contains(2));
 }
+
+/// Four seats in two teams, seats 0 and 2 against 1 and 3; each seat says "go" once, in turn,
+/// and the first team wins. A seat that leaves is skipped.
+struct Relay;
+
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+struct RelayState {
+    next: u8,
+    gone: u8,
+}
+
+impl RelayState {
+    fn skip_the_gone(&mut self) {
+        while self.next < 4 && self.gone >> self.next & 1 == 1 {
+            self.next += 1;
+        }
+    }
+}
+
+impl arbiter_rules::Game for Relay {
+    const ID: &'static str = "relay";
+    const RULES_VERSION: u32 = 1;
+    type Config = Value;
+    type State = RelayState;
+    type Action = String;
+    type Event = String;
+    type View = u8;
+
+    fn seat_count(_config: &Value) -> Result<usize, arbiter_rules::ConfigError> {
+        Ok(4)
+    }
+
+    fn start(
+        _config: &Value,
+        _ctx: &mut Ctx<'_>,
+    ) -> Result<arbiter_rules::Started<RelayState, String>, arbiter_rules::ConfigError> {
+        Ok((RelayState { next: 0, gone: 0 }, Vec::new()))
+    }
+
+    fn to_act(state: &RelayState) -> ToAct {
+        if state.next < 4 {
+            ToAct::Turn {
+                seat: Seat(state.next),
+            }
+        } else {
+            ToAct::Nobody
+        }
+    }
+
+    fn legal_actions(state: &RelayState, seat: Seat) -> Vec<String> {
+        if Relay::to_act(state) == (ToAct::Turn { seat }) {
+            vec!["go".to_owned()]
+        } else {
+            Vec::new()
+        }
+    }
+
+    fn apply(
+        state: &mut RelayState,
+        seat: Seat,
+        _action: &String,
+        _ctx: &mut Ctx<'_>,
+    ) -> Result<arbiter_rules::Events<String>, RuleError> {
+        if Relay::to_act(state) != (ToAct::Turn { seat }) {
+            return Err(RuleError::NotYourTurn);
+        }
+        state.next += 1;
+        state.skip_the_gone();
+        Ok(Vec::new())
+    }
+
+    fn view(state: &RelayState, _viewer: Viewer) -> u8 {
+        state.next
+    }
+
+    fn outcome(state: &RelayState) -> Option<Outcome> {
+        (state.next == 4).then(|| Outcome {
+            seats: (0..4u8)
+                .map(|seat| arbiter_rules::SeatOutcome {
+                    result: if seat % 2 == 0 {
+                        arbiter_rules::SeatResult::Win
+                    } else {
+                        arbiter_rules::SeatResult::Loss
+                    },
+                    score: i64::from(seat % 2 == 0),
+                    rank: 1 + seat % 2,
+                    team: Some(seat % 2),
+                })
+                .collect(),
+            score_order: ScoreOrder::HigherIsBetter,
+            reason: "relay".to_owned(),
+        })
+    }
+
+    fn forfeit(_state: &RelayState, seat: Seat) -> Outcome {
+        Outcome::forfeit(&[0, 0, 0, 0], seat, ScoreOrder::HigherIsBetter)
+    }
+
+    fn leave(
+        state: &mut RelayState,
+        seat: Seat,
+        _ctx: &mut Ctx<'_>,
+    ) -> Option<arbiter_rules::Events<String>> {
+        state.gone |= 1 << seat.0;
+        state.skip_the_gone();
+        Some(vec![arbiter_rules::Emitted::public(format!(
+            "seat {} left",
+            seat.0
+        ))])
+    }
+}
+
+struct RelaySetup;
+
+impl arbiter_plugin::MatchSetup for RelaySetup {
+    fn variants(&self) -> &'static [arbiter_plugin::VariantSpec] {
+        &[arbiter_plugin::VariantSpec {
+            name: "four",
+            min_seats: 4,
+            max_seats: 4,
+            summary: "Two teams of two.",
+        }]
+    }
+
+    fn leg_configs(
+        &self,
+        request: &LegRequest<'_>,
+        _rng: &mut dyn arbiter_rules::Random,
+    ) -> Result<Vec<Value>, arbiter_plugin::SetupError> {
+        Ok(vec![Value::Null; request.legs])
+    }
+}
+
+static RELAY_RULES: arbiter_rules::Erased<Relay> = arbiter_rules::Erased::new();
+
+static RELAY: Family = Family {
+    rules: &RELAY_RULES,
+    setup: &RelaySetup,
+    codec: &arbiter_plugin::JsonCodec,
+    decisions: &arbiter_plugin::GenericDecisions,
+    clock: arbiter_plugin::ClockPolicy::PerAction,
+    house: None,
+    board: None,
+};
+
+#[test]
+fn a_team_game_s_result_carries_the_teams_and_their_ranks() {
+    let mut setup = Setup {
+        family: &RELAY,
+        variant: "four".to_owned(),
+        ..goofspiel(4, Format::Single)
+    };
+    let mut progress = started(&mut setup);
+    for at in 0..4 {
+        let turn = turns(&setup, &progress, Participants::ALL, T0 + at, &|_, _, _| {
+            true
+        })
+        .pop()
+        .expect("a turn");
+        let bot = setup.bots[turn.participant].id;
+        submit(
+            &setup,
+            &mut progress,
+            bot,
+            0,
+            turn.revision,
+            &json!("go"),
+            T0 + at,
+        )
+        .expect("go");
+    }
+    assert_eq!(progress.status, MatchStatus::Finished);
+    let result = progress.result.clone().expect("result");
+    assert_eq!(result["teams"], json!([0, 1, 0, 1]), "{result}");
+    assert_eq!(result["ranks"], json!([1, 2, 1, 2]), "{result}");
+    assert_eq!(
+        result["winner"],
+        Value::Null,
+        "a team, not one participant, won"
+    );
+}
+
+#[test]
+fn a_flag_falling_in_a_game_that_plays_on_makes_its_seat_leave() {
+    let mut setup = Setup {
+        family: &RELAY,
+        variant: "four".to_owned(),
+        ..goofspiel(4, Format::Single)
+    };
+    // Only the flag is under test, not the rule for bots that never make a first move.
+    setup.config.first_move_ms = 3_600_000;
+    let mut progress = started(&mut setup);
+    submit(&setup, &mut progress, 1, 0, 0, &json!("go"), T0 + 100).expect("seat 0 goes");
+    // Seat 1's bot never moves; its flag falls a minute later, and the relay goes on.
+    let flag = next_deadline(&setup, &progress, &online).expect("a deadline");
+    tick(&setup, &mut progress, flag, &online);
+    assert_eq!(
+        progress.status,
+        MatchStatus::Running,
+        "{:?}",
+        progress.result
+    );
+    let left = progress
+        .fresh
+        .iter()
+        .find(|e| e.kind == "left")
+        .expect("left");
+    assert_eq!(left.payload_value()["reason"], "timeout");
+    let turn = turns(&setup, &progress, Participants::ALL, flag, &|_, _, _| true)
+        .pop()
+        .expect("seat 2's turn");
+    assert_eq!(turn.participant, 2);
+    for bot in [3, 4] {
+        let turn = turns(
+            &setup,
+            &progress,
+            setup.participants_of(bot),
+            flag,
+            &|_, _, _| true,
+        )
+        .pop()
+        .expect("a turn");
+        submit(
+            &setup,
+            &mut progress,
+            bot,
+            0,
+            turn.revision,
+            &json!("go"),
+            flag + 10,
+        )
+        .expect("go");
+    }
+    assert_eq!(progress.status, MatchStatus::Finished);
+    let rebuilt = replay(&setup, MatchStatus::Finished, &progress.fresh).expect("replay");
+    assert_eq!(rebuilt.legs[0].clocks_ms, progress.legs[0].clocks_ms);
+    assert!(rebuilt.gone.contains(1));
+}
