@@ -1,8 +1,15 @@
 //! Repository-wide checks, run as ordinary tests (`tests/`), and the helpers they need.
 
-/// Words that name a game the binary registers, or one of its variants that reads as a game:
-/// matched whole and regardless of case.
-pub const GAME_WORDS: &[&str] = &["othello", "goofspiel", "reversi"];
+/// Words that name a game the binary registers or will register next, or a variant that reads
+/// as a game: matched whole and regardless of case.
+pub const GAME_WORDS: &[&str] = &[
+    "othello",
+    "goofspiel",
+    "reversi",
+    "gomoku",
+    "renju",
+    "chess",
+];
 
 /// Variant names too common to look for as words, found as quoted strings instead.
 pub const GAME_STRINGS: &[&str] = &["\"std\"", "\"anti\"", "\"grand\"", "\"octagon\""];

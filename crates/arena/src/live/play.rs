@@ -424,18 +424,9 @@ pub(super) fn apply_move(
     let nonce = progress.seq + 1;
     let leg = &mut progress.legs[leg_index];
     let before = leg.state.to_act();
-    let mut rng = setup.rng(nonce);
-    // The rules change nothing when they refuse an action, so the state is changed in place.
-    let game_events = leg
-        .state
-        .apply(
-            seat,
-            &action,
-            &mut Ctx::new(u64::try_from(now_ms).unwrap_or(0), &mut rng),
-        )
-        .map_err(|e| rule_error(e, leg_index))?;
+    let game_events = apply_rules(setup, leg, leg_index, seat, &action, nonce, now_ms)?;
     let after = leg.state.to_act();
-    // Chess clocks run in turns: a clock period ends with each action, or under a per-turn
+    // Game clocks run in turns: a clock period ends with each action, or under a per-turn
     // clock only when the turn passes. A simultaneous phase runs on the rules' own deadline,
     // and its decisions began when the phase did.
     let period_goes_on = match (before, after) {
@@ -509,15 +500,7 @@ pub(super) fn play_free(
 ) -> Result<MoveReply, ArenaError> {
     let nonce = progress.seq + 1;
     let leg = &mut progress.legs[leg_index];
-    let mut rng = setup.rng(nonce);
-    let game_events = leg
-        .state
-        .apply(
-            seat,
-            &action,
-            &mut Ctx::new(u64::try_from(now_ms).unwrap_or(0), &mut rng),
-        )
-        .map_err(|e| rule_error(e, leg_index))?;
+    let game_events = apply_rules(setup, leg, leg_index, seat, &action, nonce, now_ms)?;
     let (public, private) = split_events(game_events, leg.first_seat_participant, leg.seats());
     let revision = leg.revision;
     let clocks = leg.clocks_ms.clone();
@@ -574,6 +557,28 @@ fn emit_move(
     };
     progress.emit(setup, now_ms, Audience::Everyone, "acted", acted);
     seq
+}
+
+/// Hands `seat`'s action to the rules of `leg`, with the match's random stream for the command
+/// producing event `nonce`. The rules change nothing when they refuse an action, so the
+/// state is changed in place.
+fn apply_rules(
+    setup: &Setup,
+    leg: &mut Leg,
+    leg_index: usize,
+    seat: Seat,
+    action: &Value,
+    nonce: i64,
+    now_ms: i64,
+) -> Result<Vec<Emitted<Value>>, ArenaError> {
+    let mut rng = setup.rng(nonce);
+    leg.state
+        .apply(
+            seat,
+            action,
+            &mut Ctx::new(u64::try_from(now_ms).unwrap_or(0), &mut rng),
+        )
+        .map_err(|e| rule_error(e, leg_index))
 }
 
 /// The arena's error for the rules' refusal.

@@ -62,27 +62,18 @@ pub(crate) fn replay_observed(
                 note_first_turns(&mut progress, event.at_ms);
                 observe(&progress, None);
             }
-            "move" if p["free"] == true => {
-                let leg_index = leg_of(p, &progress)?;
-                let seat = Seat(u8::try_from(p["seat"].as_u64().unwrap_or(0)).unwrap_or(0));
-                let mover = progress.legs[leg_index].participant_of(seat);
-                progress.seq = event.seq - 1;
-                play_free(
-                    setup,
-                    &mut progress,
-                    leg_index,
-                    seat,
-                    mover,
-                    p["action"].clone(),
-                    event.at_ms,
-                )?;
-            }
             "move" => {
                 let leg_index = leg_of(p, &progress)?;
                 let seat = Seat(u8::try_from(p["seat"].as_u64().unwrap_or(0)).unwrap_or(0));
                 let mover = progress.legs[leg_index].participant_of(seat);
                 progress.seq = event.seq - 1;
-                apply_move(
+                // A free action moved no clock; it is applied again the way it was.
+                let apply = if p["free"] == true {
+                    play_free
+                } else {
+                    apply_move
+                };
+                apply(
                     setup,
                     &mut progress,
                     leg_index,
