@@ -6,15 +6,17 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use arbiter_store::{BotId, EventRecord, MatchRecord, MatchStatus, Write};
-use serde_json::{Value, json};
+use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 
 use crate::ArenaError;
 use crate::directory::Bot;
-use crate::feed::Line;
 use crate::live::{self, MoveReply, Progress, Setup, UndoPoint};
 use crate::log::{MatchLog, Participants, Reader};
 use crate::matches::MatchContext;
+use crate::snapshot::{
+    Announcement, Decision, MatchResult, MatchSnapshot, MatchSummary, StreamEvent,
+};
 
 /// A request to a match.
 pub(crate) enum Command {
@@ -22,18 +24,18 @@ pub(crate) enum Command {
     Join {
         /// Boxed: a bot is large, and every other command is small.
         bot: Box<Bot>,
-        reply: oneshot::Sender<Result<Value, ArenaError>>,
+        reply: oneshot::Sender<Result<MatchSummary, ArenaError>>,
     },
     Accept {
         bot: BotId,
         /// Whether either bot reports practice now, which makes the match unrated.
         practice: bool,
-        reply: oneshot::Sender<Result<Value, ArenaError>>,
+        reply: oneshot::Sender<Result<MatchSummary, ArenaError>>,
     },
     Decline {
         bot: BotId,
         cancel: bool,
-        reply: oneshot::Sender<Result<Value, ArenaError>>,
+        reply: oneshot::Sender<Result<MatchSummary, ArenaError>>,
     },
     Submit {
         bot: BotId,
@@ -50,24 +52,26 @@ pub(crate) enum Command {
     },
     Resign {
         bot: BotId,
-        reply: oneshot::Sender<Result<Value, ArenaError>>,
+        reply: oneshot::Sender<Result<MatchSummary, ArenaError>>,
     },
     /// A participant's presence may have changed.
     Presence,
     Snapshot {
         reader: Reader,
-        reply: oneshot::Sender<Value>,
+        reply: oneshot::Sender<MatchSnapshot>,
     },
     /// The status, after bringing the match up to date with the clock.
     Status { reply: oneshot::Sender<MatchStatus> },
     Turns {
         who: Participants,
-        reply: oneshot::Sender<(MatchStatus, Vec<Value>)>,
+        reply: oneshot::Sender<(MatchStatus, Vec<Decision>)>,
     },
     /// Sends the match's current state to one newly opened stream of `bot`.
     Announce {
         bot: BotId,
-        stream: mpsc::Sender<Line>,
+        stream: mpsc::Sender<StreamEvent>,
+        /// Whether the stream asked for the match as the bot sees it with each event.
+        snapshots: bool,
     },
     /// Stop serving (the match has been closed long enough).
     Retire,
@@ -84,17 +88,6 @@ pub(crate) struct Actor {
     announced: HashSet<(usize, u64, usize)>,
     /// The house decisions being thought about: (leg, revision, participant).
     thinking: HashSet<(usize, u64, usize)>,
-}
-
-fn line(value: &Value) -> Line {
-    let mut text = value.to_string();
-    text.push('\n');
-    Line::from(text)
-}
-
-/// A `turn` line: the decision's fields and `type`, flat.
-fn turn_line(turn: &live::Turn, match_id: arbiter_store::MatchId) -> Line {
-    Line::from(turn.to_line(match_id))
 }
 
 impl Actor {
@@ -280,12 +273,7 @@ impl Actor {
         let shared = self.shared.clone();
         let bots = [self.setup.bots[0].id, self.setup.bots[1].id];
         let mode = format!("{}:{}", self.setup.family.id(), self.setup.variant);
-        let winner = self
-            .progress
-            .result
-            .as_ref()
-            .and_then(|result| result["winner"].as_u64())
-            .and_then(|w| usize::try_from(w).ok());
+        let winner = self.progress.result.as_ref().and_then(MatchResult::winner);
         let now = self.now();
         shared
             .ratings
@@ -357,21 +345,25 @@ impl Actor {
                 self.has_house(),
             );
         }
+        // What each bot's streams are sent, built once per bot and only for bots with a
+        // stream that asked for the match as the bot sees it.
+        let mut seen: Vec<(BotId, Option<Arc<MatchSnapshot>>)> = Vec::new();
+        let mut summary: Option<Arc<MatchSummary>> = None;
         for event in events {
-            // An open table is announced as a table until it is full and starts.
-            let (kind, key) = match event.kind.as_str() {
-                "challenge" | "joined" if self.setup.table => ("table", "table"),
-                "challenge" => ("challenge", "challenge"),
-                "accepted" | "started" | "leg_finished" | "turn_warning" => ("match", "match"),
-                "finished" | "aborted" | "expired" | "rejected" | "cancelled" => {
-                    ("finished", "match")
-                }
-                _ => continue,
+            let Some(about) = self.announcement(&event.kind) else {
+                continue;
             };
-            let summary = live::summary(&self.setup, &self.progress, now);
-            let text = line(&json!({"type": kind, key: summary}));
+            let summary = summary
+                .get_or_insert_with(|| Arc::new(live::summary(&self.setup, &self.progress, now)))
+                .clone();
             for bot in self.bots() {
-                self.shared.feeds.send(bot, &text);
+                let snapshot = self.seen_by(bot, now, &mut seen);
+                let event = StreamEvent::Match {
+                    about,
+                    summary: summary.clone(),
+                    snapshot,
+                };
+                self.shared.feeds.send(bot, &event);
             }
         }
         let players = (0..self.setup.seats())
@@ -381,18 +373,62 @@ impl Actor {
         let fresh = |leg: usize, revision: u64, participant: usize| {
             !announced.contains(&(leg, revision, participant))
         };
-        for turn in live::turns(&self.setup, &self.progress, players, now, &fresh) {
+        for decision in live::turns(&self.setup, &self.progress, players, now, &fresh) {
             if self
                 .announced
-                .insert((turn.leg, turn.revision, turn.participant))
+                .insert((decision.leg, decision.revision, decision.participant))
             {
-                self.shared.feeds.send(
-                    self.setup.bots[turn.participant].id,
-                    &turn_line(&turn, self.setup.id),
-                );
+                let bot = self.setup.bots[decision.participant].id;
+                let snapshot = self.seen_by(bot, now, &mut seen);
+                let event = StreamEvent::Decision {
+                    decision: Arc::new(decision),
+                    snapshot,
+                };
+                self.shared.feeds.send(bot, &event);
             }
         }
         self.start_house_moves(now);
+    }
+
+    /// What a stored event announces on the streams of the match's bots, if anything: an open
+    /// table is announced as a table until it is full and starts.
+    fn announcement(&self, kind: &str) -> Option<Announcement> {
+        Some(match kind {
+            "challenge" | "joined" if self.setup.table => Announcement::Table,
+            "challenge" => Announcement::Challenge,
+            "accepted" | "started" | "leg_finished" | "turn_warning" => Announcement::Match,
+            "finished" | "aborted" | "expired" | "rejected" | "cancelled" => Announcement::Finished,
+            _ => return None,
+        })
+    }
+
+    /// The match as `bot` sees it now, if one of its streams asked for it; built once per
+    /// bot in `seen`.
+    fn seen_by(
+        &self,
+        bot: BotId,
+        now: i64,
+        seen: &mut Vec<(BotId, Option<Arc<MatchSnapshot>>)>,
+    ) -> Option<Arc<MatchSnapshot>> {
+        if let Some((_, snapshot)) = seen.iter().find(|(b, _)| *b == bot) {
+            return snapshot.clone();
+        }
+        let snapshot = self
+            .shared
+            .feeds
+            .wants_snapshots(bot)
+            .then(|| Arc::new(self.snapshot_for(bot, now)));
+        seen.push((bot, snapshot.clone()));
+        snapshot
+    }
+
+    /// The match as `bot`, one of its participants, sees it.
+    fn snapshot_for(&self, bot: BotId, now: i64) -> MatchSnapshot {
+        let reader = Reader {
+            participants: self.setup.participants_of(bot),
+            omniscient: false,
+        };
+        live::snapshot(&self.setup, &self.progress, reader, now)
     }
 
     fn is_house(&self, participant: usize) -> bool {
@@ -524,35 +560,43 @@ impl Actor {
                     live::turns(&self.setup, &self.progress, who, self.now(), &|_, _, _| {
                         true
                     });
-                let _ = reply.send((
-                    self.progress.status,
-                    turns.iter().map(|t| t.to_json(self.setup.id)).collect(),
-                ));
+                let _ = reply.send((self.progress.status, turns));
             }
-            Command::Announce { bot, stream } => {
+            Command::Announce {
+                bot,
+                stream,
+                snapshots,
+            } => {
                 let now = self.now();
-                let summary = live::summary(&self.setup, &self.progress, now);
-                let kind = match self.progress.status {
-                    MatchStatus::Pending if self.setup.table => "table",
-                    MatchStatus::Pending => "challenge",
-                    _ => "match",
+                let snapshot = snapshots.then(|| Arc::new(self.snapshot_for(bot, now)));
+                let about = match self.progress.status {
+                    MatchStatus::Pending if self.setup.table => Announcement::Table,
+                    MatchStatus::Pending => Announcement::Challenge,
+                    _ => Announcement::Match,
                 };
-                let _ = stream.try_send(line(&json!({"type": kind, kind: summary})));
-                for turn in live::turns(
+                let _ = stream.try_send(StreamEvent::Match {
+                    about,
+                    summary: Arc::new(live::summary(&self.setup, &self.progress, now)),
+                    snapshot: snapshot.clone(),
+                });
+                for decision in live::turns(
                     &self.setup,
                     &self.progress,
                     self.setup.participants_of(bot),
                     now,
                     &|_, _, _| true,
                 ) {
-                    let _ = stream.try_send(turn_line(&turn, self.setup.id));
+                    let _ = stream.try_send(StreamEvent::Decision {
+                        decision: Arc::new(decision),
+                        snapshot: snapshot.clone(),
+                    });
                 }
             }
             Command::Retire => {}
         }
     }
 
-    fn summary(&self) -> Value {
+    fn summary(&self) -> MatchSummary {
         live::summary(&self.setup, &self.progress, self.now())
     }
 }

@@ -99,10 +99,9 @@ impl AutoMatch {
                 .await
             {
                 Ok(created) => {
-                    if let Some(id) = created["id"].as_i64() {
-                        tracing::info!(match_id = id, bot = %offered.name, opponent = %opponent.name, "auto-match offered");
-                        lock(&self.state).offers.insert(id, offered.id);
-                    }
+                    let id = created.id;
+                    tracing::info!(match_id = id, bot = %offered.name, opponent = %opponent.name, "auto-match offered");
+                    lock(&self.state).offers.insert(id, offered.id);
                 }
                 Err(error) => {
                     // Left out for a while, so that one bot that cannot be matched does not

@@ -1,4 +1,4 @@
-//! Per-bot feeds: the lines each open stream of a bot receives.
+//! Per-bot feeds: the events each open stream of a bot receives.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -6,13 +6,11 @@ use std::sync::Mutex;
 use arbiter_store::BotId;
 use tokio::sync::mpsc;
 
-/// Lines a stream may have queued before it is considered stuck and closed (the client then
+use crate::snapshot::StreamEvent;
+
+/// Events a stream may have queued before it is considered stuck and closed (the client then
 /// reconnects and is sent the current state).
 const QUEUE: usize = 256;
-
-/// One NDJSON line, shared by every stream it goes to and handed to the HTTP body as it is,
-/// without a copy: a turn line is two kilobytes in mid-game.
-pub type Line = bytes::Bytes;
 
 /// The receiving end of one stream.
 pub struct Subscription {
@@ -20,13 +18,21 @@ pub struct Subscription {
     pub bot: BotId,
     /// This stream's id among the bot's streams.
     pub id: u64,
-    /// The lines.
-    pub lines: mpsc::Receiver<Line>,
+    /// The events.
+    pub events: mpsc::Receiver<StreamEvent>,
+}
+
+/// One open stream.
+struct Open {
+    id: u64,
+    /// Whether it wants, with each event about a match, the match as the bot sees it.
+    snapshots: bool,
+    sender: mpsc::Sender<StreamEvent>,
 }
 
 #[derive(Default)]
 struct Inner {
-    streams: HashMap<BotId, Vec<(u64, mpsc::Sender<Line>)>>,
+    streams: HashMap<BotId, Vec<Open>>,
     next: u64,
 }
 
@@ -43,37 +49,44 @@ impl Feeds {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    /// Opens a stream for `bot`.
-    pub fn subscribe(&self, bot: BotId) -> (Subscription, mpsc::Sender<Line>) {
-        let (sender, lines) = mpsc::channel(QUEUE);
+    /// Opens a stream for `bot`. A stream that asks for `snapshots` receives with each event
+    /// about a match the match as the bot sees it at that moment, for dialects whose clients
+    /// are sent the whole match on every change; building one costs, so other streams do
+    /// without.
+    pub fn subscribe(
+        &self,
+        bot: BotId,
+        snapshots: bool,
+    ) -> (Subscription, mpsc::Sender<StreamEvent>) {
+        let (sender, events) = mpsc::channel(QUEUE);
         let mut inner = self.lock();
         inner.next += 1;
         let id = inner.next;
-        inner
-            .streams
-            .entry(bot)
-            .or_default()
-            .push((id, sender.clone()));
-        (Subscription { bot, id, lines }, sender)
+        inner.streams.entry(bot).or_default().push(Open {
+            id,
+            snapshots,
+            sender: sender.clone(),
+        });
+        (Subscription { bot, id, events }, sender)
     }
 
     /// Closes a stream.
     pub fn unsubscribe(&self, bot: BotId, id: u64) {
         let mut inner = self.lock();
         if let Some(list) = inner.streams.get_mut(&bot) {
-            list.retain(|(i, _)| *i != id);
+            list.retain(|open| open.id != id);
             if list.is_empty() {
                 inner.streams.remove(&bot);
             }
         }
     }
 
-    /// Sends a line to every stream of `bot`. A stream whose queue is full is dropped, which
-    /// ends it; its client reconnects and receives the current state again.
-    pub fn send(&self, bot: BotId, line: &Line) {
+    /// Sends an event to every stream of `bot`. A stream whose queue is full is dropped,
+    /// which ends it; its client reconnects and receives the current state again.
+    pub fn send(&self, bot: BotId, event: &StreamEvent) {
         let mut inner = self.lock();
         if let Some(list) = inner.streams.get_mut(&bot) {
-            list.retain(|(_, sender)| sender.try_send(line.clone()).is_ok());
+            list.retain(|open| open.sender.try_send(event.clone()).is_ok());
             if list.is_empty() {
                 inner.streams.remove(&bot);
             }
@@ -83,6 +96,14 @@ impl Feeds {
     /// Ends every stream of `bot` (its credentials changed: they must connect again).
     pub fn close(&self, bot: BotId) {
         self.lock().streams.remove(&bot);
+    }
+
+    /// Whether one of `bot`'s streams asked for snapshots.
+    pub fn wants_snapshots(&self, bot: BotId) -> bool {
+        self.lock()
+            .streams
+            .get(&bot)
+            .is_some_and(|list| list.iter().any(|open| open.snapshots))
     }
 
     /// Whether `bot` has a stream open.
@@ -95,22 +116,40 @@ impl Feeds {
 mod tests {
     use super::*;
 
+    fn hello(bot: BotId) -> StreamEvent {
+        StreamEvent::Hello {
+            bot,
+            name: "x".to_owned(),
+            server_now_ms: 0,
+        }
+    }
+
+    fn greeted(event: Option<StreamEvent>) -> Option<BotId> {
+        match event {
+            Some(StreamEvent::Hello { bot, .. }) => Some(bot),
+            _ => None,
+        }
+    }
+
     #[tokio::test]
-    async fn lines_reach_every_stream_of_the_bot_and_stuck_streams_are_dropped() {
+    async fn events_reach_every_stream_of_the_bot_and_stuck_streams_are_dropped() {
         let feeds = Feeds::default();
-        let (mut a, _) = feeds.subscribe(1);
-        let (mut b, _) = feeds.subscribe(1);
-        let (mut other, _) = feeds.subscribe(2);
-        feeds.send(1, &Line::from("hello"));
-        assert_eq!(a.lines.recv().await.as_deref(), Some(&b"hello"[..]));
-        assert_eq!(b.lines.recv().await.as_deref(), Some(&b"hello"[..]));
-        assert!(other.lines.try_recv().is_err());
+        let (mut a, _) = feeds.subscribe(1, false);
+        let (mut b, _) = feeds.subscribe(1, true);
+        let (mut other, _) = feeds.subscribe(2, false);
+        assert!(feeds.wants_snapshots(1));
+        assert!(!feeds.wants_snapshots(2));
+        feeds.send(1, &hello(1));
+        assert_eq!(greeted(a.events.recv().await), Some(1));
+        assert_eq!(greeted(b.events.recv().await), Some(1));
+        assert!(other.events.try_recv().is_err());
         for _ in 0..=QUEUE {
-            feeds.send(2, &Line::from("x"));
+            feeds.send(2, &hello(2));
         }
         assert!(!feeds.has_stream(2), "a stream that never reads is dropped");
-        feeds.unsubscribe(1, a.id);
         feeds.unsubscribe(1, b.id);
+        assert!(!feeds.wants_snapshots(1), "the stream that asked has gone");
+        feeds.unsubscribe(1, a.id);
         assert!(!feeds.has_stream(1));
     }
 }

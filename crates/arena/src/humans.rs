@@ -5,8 +5,8 @@
 
 use std::sync::Arc;
 
+use crate::snapshot::MatchSummary;
 use arbiter_store::BotKind;
-use serde_json::Value;
 
 use crate::accounts::Account;
 use crate::automatch::AutoMatch;
@@ -140,7 +140,7 @@ impl People {
         &self,
         person: &Bot,
         challenge: PersonChallenge,
-    ) -> Result<Value, ArenaError> {
+    ) -> Result<MatchSummary, ArenaError> {
         if person.kind != BotKind::Human {
             return Err(ArenaError::InvalidRequest(
                 "only a person can challenge this way".to_owned(),
@@ -195,7 +195,7 @@ impl People {
         &self,
         person: &Bot,
         quick: QuickMatch,
-    ) -> Result<Value, ArenaError> {
+    ) -> Result<MatchSummary, ArenaError> {
         let opponent = self.quick_opponent().await?;
         let challenge = PersonChallenge {
             opponent: opponent.name,

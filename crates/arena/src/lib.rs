@@ -30,17 +30,18 @@ pub mod log;
 mod matches;
 pub mod names;
 mod ratings;
+pub mod snapshot;
 pub mod token;
 
 use std::net::IpAddr;
 use std::sync::Arc;
 
 use arbiter_store::{AccountId, BotId, MatchId, Store, Write, Writer};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 pub use accounts::{Account, PASSWORD_MIN, SESSION_MS};
 pub use arbiter_plugin::{Family, Format, Games, HouseLevel, Mode, Opening};
-pub use arbiter_store::BotKind;
+pub use arbiter_store::{BotKind, MatchStatus};
 pub use clock::{Clock, ManualClock, SystemClock, utc_datetime};
 pub use config::{ArenaConfig, TimeControl};
 pub use directory::{Bot, BotProfile, Environment};
@@ -51,11 +52,14 @@ pub use log::{Participants, Reader};
 pub use matches::{BotStream, ChallengeRequest, TableRequest};
 pub use names::{BOT_NAME_RULE, NAME_MAX_CHARS, NAME_MIN_CHARS, NAME_RULE};
 pub use ratings::Standing;
+pub use snapshot::{
+    Announcement, Decision, DecisionPage, EventPage, MatchExport, MatchResult, MatchSnapshot,
+    MatchSummary, StreamEvent,
+};
 
 use accounts::Accounts;
 use automatch::AutoMatch;
 use context::Context;
-use feed::Line;
 use humans::People;
 use identities::Identities;
 use matches::{Matches, Registry};
@@ -383,7 +387,7 @@ impl Arena {
         &self,
         from: &Bot,
         request: ChallengeRequest,
-    ) -> Result<Value, ArenaError> {
+    ) -> Result<MatchSummary, ArenaError> {
         self.matches
             .challenge(from, request, &[], SeatChoice::First)
             .await
@@ -398,7 +402,7 @@ impl Arena {
         from: &Bot,
         request: ChallengeRequest,
         more: &[String],
-    ) -> Result<Value, ArenaError> {
+    ) -> Result<MatchSummary, ArenaError> {
         self.matches
             .challenge(from, request, more, SeatChoice::First)
             .await
@@ -406,12 +410,17 @@ impl Arena {
 
     /// Accepts a challenge; a variant either bot no longer plays is refused, and practice
     /// makes the match unrated.
-    pub async fn accept(&self, bot: &Bot, id: MatchId) -> Result<Value, ArenaError> {
+    pub async fn accept(&self, bot: &Bot, id: MatchId) -> Result<MatchSummary, ArenaError> {
         self.matches.accept(bot, id).await
     }
 
     /// Declines (the challenged bot) or cancels (the challenger) a challenge.
-    pub async fn decline(&self, bot: &Bot, id: MatchId, cancel: bool) -> Result<Value, ArenaError> {
+    pub async fn decline(
+        &self,
+        bot: &Bot,
+        id: MatchId,
+        cancel: bool,
+    ) -> Result<MatchSummary, ArenaError> {
         self.matches.decline(bot, id, cancel).await
     }
 
@@ -428,7 +437,7 @@ impl Arena {
     }
 
     /// Resigns a match.
-    pub async fn resign(&self, bot: &Bot, id: MatchId) -> Result<Value, ArenaError> {
+    pub async fn resign(&self, bot: &Bot, id: MatchId) -> Result<MatchSummary, ArenaError> {
         self.matches.resign(bot, id).await
     }
 
@@ -438,7 +447,7 @@ impl Arena {
     }
 
     /// A match's state as `reader` may see it.
-    pub async fn snapshot(&self, id: MatchId, reader: Reader) -> Result<Value, ArenaError> {
+    pub async fn snapshot(&self, id: MatchId, reader: Reader) -> Result<MatchSnapshot, ArenaError> {
         self.matches.snapshot(id, reader).await
     }
 
@@ -449,17 +458,22 @@ impl Arena {
         reader: Reader,
         since: i64,
         wait_ms: i64,
-    ) -> Result<Value, ArenaError> {
+    ) -> Result<EventPage, ArenaError> {
         self.matches.events(id, reader, since, wait_ms).await
     }
 
     /// The decisions `bot` has to make in a match; waits up to `wait_ms` for one.
-    pub async fn turns(&self, bot: &Bot, id: MatchId, wait_ms: i64) -> Result<Value, ArenaError> {
+    pub async fn turns(
+        &self,
+        bot: &Bot,
+        id: MatchId,
+        wait_ms: i64,
+    ) -> Result<DecisionPage, ArenaError> {
         self.matches.turns(bot, id, wait_ms).await
     }
 
     /// A match's whole event log, with the revealed seed once it has ended.
-    pub async fn export(&self, id: MatchId) -> Result<Value, ArenaError> {
+    pub async fn export(&self, id: MatchId) -> Result<MatchExport, ArenaError> {
         self.matches.export(id).await
     }
 
@@ -470,7 +484,7 @@ impl Arena {
     }
 
     /// The challenges and matches a bot is in that are still open.
-    pub async fn open_matches_of(&self, bot: BotId) -> Vec<Value> {
+    pub async fn open_matches_of(&self, bot: BotId) -> Vec<MatchSnapshot> {
         self.matches.open_matches_of(bot).await
     }
 
@@ -492,7 +506,7 @@ impl Arena {
     }
 
     /// Every running match as a spectator sees it, newest first, at most `limit`.
-    pub async fn running_matches(&self, limit: usize) -> Vec<Value> {
+    pub async fn running_matches(&self, limit: usize) -> Vec<MatchSnapshot> {
         self.matches.running_matches(limit).await
     }
 
@@ -501,34 +515,32 @@ impl Arena {
     /// Opens a table at which `from` takes the first seat; other bots join it, and the match
     /// starts when the last seat is taken. Tables are unrated: who will sit at them is not
     /// known when they open.
-    pub async fn open_table(&self, from: &Bot, request: TableRequest) -> Result<Value, ArenaError> {
+    pub async fn open_table(
+        &self,
+        from: &Bot,
+        request: TableRequest,
+    ) -> Result<MatchSummary, ArenaError> {
         self.matches.open_table(from, request).await
     }
 
     /// `bot` takes a seat at table `id`; the match starts when the last seat is taken.
-    pub async fn join_table(&self, bot: &Bot, id: MatchId) -> Result<Value, ArenaError> {
+    pub async fn join_table(&self, bot: &Bot, id: MatchId) -> Result<MatchSummary, ArenaError> {
         self.matches.join_table(bot, id).await
     }
 
     /// The open tables with a free seat, newest first, at most `limit`.
-    pub async fn open_tables(&self, limit: usize) -> Vec<Value> {
+    pub async fn open_tables(&self, limit: usize) -> Vec<MatchSnapshot> {
         self.matches.open_tables(limit).await
     }
 
     // ----- streams -----
 
-    /// Opens an event stream for a bot; the first lines re-send its pending challenges and
-    /// running matches (with any pending turns).
-    pub async fn open_stream(&self, bot: &Bot) -> Result<BotStream, ArenaError> {
-        self.matches.open_stream(bot).await
-    }
-
-    /// A keep-alive line.
-    pub fn ping_line(&self) -> Line {
-        Line::from(format!(
-            "{}\n",
-            json!({"type": "ping", "server_now_ms": self.now()})
-        ))
+    /// Opens an event stream for a bot; the first events re-send its pending challenges and
+    /// running matches (with any pending decisions). With `snapshots`, each event about a
+    /// match carries the match as the bot sees it, for dialects that send the whole match on
+    /// every change.
+    pub async fn open_stream(&self, bot: &Bot, snapshots: bool) -> Result<BotStream, ArenaError> {
+        self.matches.open_stream(bot, snapshots).await
     }
 
     // ----- ratings -----
@@ -683,7 +695,7 @@ impl Arena {
         &self,
         person: &Bot,
         challenge: PersonChallenge,
-    ) -> Result<Value, ArenaError> {
+    ) -> Result<MatchSummary, ArenaError> {
         self.people.challenge_as_person(person, challenge).await
     }
 
@@ -696,7 +708,11 @@ impl Arena {
     /// A person's quick match: one unrated game of the default mode against
     /// [`Arena::quick_opponent`], started at once against a house bot and offered like any
     /// challenge to a registered bot.
-    pub async fn quick_match(&self, person: &Bot, quick: QuickMatch) -> Result<Value, ArenaError> {
+    pub async fn quick_match(
+        &self,
+        person: &Bot,
+        quick: QuickMatch,
+    ) -> Result<MatchSummary, ArenaError> {
         self.people.quick_match(person, quick).await
     }
 }

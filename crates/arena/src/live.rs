@@ -25,6 +25,10 @@ use crate::ArenaError;
 use crate::config::{ArenaConfig, TimeControl};
 use crate::directory::{Bot, Presence};
 use crate::log::{Participants, Reader};
+use crate::snapshot::{
+    Decision, LegEndSummary, LegSnapshot, LegStatus, LegSummary, MatchResult, MatchSnapshot,
+    MatchSummary, ParticipantSummary, Ranking, RatingChange, ResultRatings, TableSeats,
+};
 
 mod clocks;
 mod play;
@@ -233,7 +237,7 @@ pub struct MoveReply {
     /// The move's event in the match log.
     pub seq: i64,
     /// `running` or `finished`.
-    pub leg_status: &'static str,
+    pub leg_status: LegStatus,
     /// The match's status after the move.
     pub status: MatchStatus,
 }
@@ -335,12 +339,12 @@ impl Leg {
         left.max(0)
     }
 
-    fn status(&self) -> &'static str {
+    fn status(&self) -> LegStatus {
         match &self.ended {
-            None => "active",
-            Some(end) if end.reason == "timeout" => "timeout",
-            Some(end) if end.reason == "stopped" => "stopped",
-            Some(_) => "finished",
+            None => LegStatus::Active,
+            Some(end) if end.reason == "timeout" => LegStatus::Timeout,
+            Some(end) if end.reason == "stopped" => LegStatus::Stopped,
+            Some(_) => LegStatus::Finished,
         }
     }
 
@@ -393,7 +397,7 @@ pub(crate) struct Progress {
     /// Absence is counted from this time at the earliest: the match's start, or the moment
     /// it was resumed after a restart (when nobody could have been connected).
     pub(crate) watch_from_ms: i64,
-    pub(crate) result: Option<Value>,
+    pub(crate) result: Option<MatchResult>,
     pub(crate) seq: i64,
     /// Events produced by the current step and not yet stored.
     pub(crate) fresh: Vec<EventRecord>,

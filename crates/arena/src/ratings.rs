@@ -12,6 +12,7 @@ use serde_json::{Value, json};
 use crate::ArenaError;
 use crate::context::Context;
 use crate::directory::{Bot, Directory};
+use crate::snapshot::RatingChange;
 
 /// One line of a leaderboard.
 #[derive(Clone, Debug)]
@@ -39,7 +40,7 @@ pub(crate) struct Ratings {
 /// A rated result about to be stored: the writes, and what to keep once they are durable.
 pub(crate) struct Change {
     pub(crate) writes: Vec<Write>,
-    pub(crate) summary: Value,
+    pub(crate) summary: RatingChange,
     kept: [(BotId, Rating); 2],
     mode: String,
 }
@@ -133,11 +134,11 @@ impl Ratings {
                 })
             })
             .collect();
-        let summary = json!({
-            "mode": mode,
-            "rating_before": [round(current[0].rating), round(current[1].rating)],
-            "rating_after": [round(first.rating), round(second.rating)],
-        });
+        let summary = RatingChange {
+            mode: mode.to_owned(),
+            rating_before: vec![round(current[0].rating), round(current[1].rating)],
+            rating_after: vec![round(first.rating), round(second.rating)],
+        };
         let change = Change {
             writes,
             summary,

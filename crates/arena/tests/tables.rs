@@ -5,7 +5,9 @@ use std::net::{IpAddr, Ipv4Addr};
 use std::path::Path;
 use std::sync::Arc;
 
-use arbiter_arena::{Arena, ArenaConfig, Format, Games, ManualClock, TableRequest, TimeControl};
+use arbiter_arena::{
+    Arena, ArenaConfig, Format, Games, ManualClock, MatchStatus, TableRequest, TimeControl,
+};
 use arbiter_store_sqlite::SqliteStore;
 
 const T0: i64 = 1_795_900_000_000;
@@ -49,16 +51,16 @@ async fn an_open_table_survives_a_restart_and_starts_when_full() {
         )
         .await
         .expect("a table");
-    let id = table["id"].as_i64().expect("id");
-    assert_eq!(table["seats"], 3);
+    let id = table.id;
+    assert_eq!(table.table.map(|t| t.seats), Some(3));
     first.shutdown().await;
 
     let second = arena(&path).await;
     let listed = second.open_tables(10).await;
     assert_eq!(listed.len(), 1, "{listed:?}");
-    assert_eq!(listed[0]["participants"].as_array().map(Vec::len), Some(1));
+    assert_eq!(listed[0].participants.len(), 1);
     let export = second.export(id).await.expect("exported while open");
-    assert_eq!(export["participants"], serde_json::json!([opener.id]));
+    assert_eq!(export.participants, [opener.id]);
     for label in ["second", "third"] {
         let (bot, _) = second
             .mint_anonymous(ip, Some(label), None)
@@ -70,7 +72,7 @@ async fn an_open_table_survives_a_restart_and_starts_when_full() {
         .snapshot(id, arbiter_arena::Reader::SPECTATOR)
         .await
         .expect("snapshot");
-    assert_eq!(started["status"], "running", "{started}");
+    assert_eq!(started.status, MatchStatus::Running, "{started:?}");
     assert!(second.open_tables(10).await.is_empty());
     second.shutdown().await;
 }

@@ -4,10 +4,9 @@
 
 use std::sync::Arc;
 
-use arbiter_arena::{Arena, ArenaConfig, Games, ManualClock, Reader};
+use arbiter_arena::{Arena, ArenaConfig, Games, ManualClock, MatchStatus, Reader};
 use arbiter_store::Store;
 use arbiter_store_sqlite::SqliteStore;
-use serde_json::json;
 
 const FIXTURE: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -40,28 +39,23 @@ async fn the_previous_release_s_matches_load_after_the_upgrade() {
     .expect("the arena starts on the upgraded database");
 
     let finished = arena.snapshot(1, Reader::SPECTATOR).await.expect("match 1");
-    assert_eq!(finished["status"], "finished", "{finished}");
+    assert_eq!(finished.status, MatchStatus::Finished, "{finished:?}");
+    let ranking = finished.result.as_ref().and_then(|r| r.ranking.as_ref());
     assert_eq!(
-        finished["result"]["totals"],
-        json!([64, 64]),
-        "a draw: {finished}"
+        ranking.map(|r| (r.totals.clone(), r.winner)),
+        Some((vec![64, 64], None)),
+        "a draw: {finished:?}"
     );
-    assert_eq!(finished["participants"][0]["id"], 6);
-    assert_eq!(finished["participants"][1]["id"], 7);
+    let ids: Vec<i64> = finished.participants.iter().map(|p| p.id).collect();
+    assert_eq!(ids, [6, 7]);
 
     let running = arena.snapshot(2, Reader::SPECTATOR).await.expect("match 2");
-    assert_eq!(running["status"], "running", "{running}");
-    assert_eq!(
-        (
-            running["legs"][0]["revision"].as_u64(),
-            running["legs"][1]["revision"].as_u64()
-        ),
-        (Some(4), Some(2)),
-        "every stored move replayed: {running}"
-    );
-    assert_eq!(running["participants"][0]["id"], 7);
+    assert_eq!(running.status, MatchStatus::Running, "{running:?}");
+    let revisions: Vec<u64> = running.legs.iter().map(|l| l.revision).collect();
+    assert_eq!(revisions, [4, 2], "every stored move replayed: {running:?}");
+    assert_eq!(running.participants[0].id, 7);
 
     let pending = arena.snapshot(3, Reader::SPECTATOR).await.expect("match 3");
-    assert_eq!(pending["status"], "pending", "{pending}");
+    assert_eq!(pending.status, MatchStatus::Pending, "{pending:?}");
     arena.shutdown().await;
 }

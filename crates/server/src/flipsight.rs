@@ -11,8 +11,12 @@
 //! [`Dialects`]: crate::Dialects
 
 use arbiter_arena::directory::{Bot, Environment};
-use arbiter_arena::{ArenaError, ChallengeRequest, Family, Format, Mode, ROOM_ROUND, utc_datetime};
-use arbiter_store::BotKind;
+use arbiter_arena::snapshot::{LegSnapshot, LegStatus, ParticipantSummary};
+use arbiter_arena::{
+    ArenaError, ChallengeRequest, Family, Format, MatchSnapshot, MatchSummary, Mode, ROOM_ROUND,
+    StreamEvent, utc_datetime,
+};
+use arbiter_store::{BotId, BotKind, MatchId, MatchStatus};
 use axum::body::to_bytes;
 use axum::extract::{Request, State};
 use axum::http::{Method, StatusCode, header};
@@ -207,7 +211,7 @@ async fn poll(
     let open = state.arena.open_matches_of(bot.id).await;
     let ids = open
         .iter()
-        .filter_map(|summary| summary["id"].as_i64())
+        .map(|snapshot| snapshot.id)
         .chain(state.arena.recently_closed_of(bot.id));
     let mut matches = Vec::new();
     let mut seen = std::collections::HashSet::new();
@@ -217,7 +221,7 @@ async fn poll(
         // The dialect shows matches of the game it serves; a bot's other games are the
         // native API's.
         if let Ok(snapshot) = state.arena.snapshot(id, reader).await
-            && snapshot["game"] == family.id()
+            && snapshot.game == family.id()
         {
             matches.push(match_object(&snapshot, state.arena.now_ms()));
         }
@@ -269,7 +273,7 @@ async fn challenge(
         opening: Default::default(),
     };
     let created = state.arena.challenge(bot, request).await?;
-    Ok(json!({"match_id": created["id"]}))
+    Ok(json!({"match_id": created.id}))
 }
 
 /// `agent_accept` and `agent_reject`.
@@ -285,7 +289,7 @@ async fn answer(
     } else {
         state.arena.decline(bot, id, false).await?
     };
-    Ok(json!({"match": short_match(&summary)}))
+    Ok(json!({"match": Pair::of_summary(&summary).short()}))
 }
 
 /// `agent_move`: a square index, a coordinate or a pass, for a leg at a revision.
@@ -307,18 +311,20 @@ async fn play(state: &AppState, bot: &Bot, body: &Map<String, Value>) -> Result<
         // A move for a leg whose flag has fallen is late, in FlipSight's words.
         Err(error @ (ArenaError::LegFinished(_) | ArenaError::MatchNotRunning)) => {
             let snapshot = state.arena.snapshot(id, reader).await?;
-            return Err(
-                if snapshot["legs"][usize::from(leg)]["status"] == "timeout" {
-                    Failure::new(StatusCode::CONFLICT, "match timed out")
-                } else {
-                    error.into()
-                },
-            );
+            let timed_out = snapshot
+                .legs
+                .get(usize::from(leg))
+                .is_some_and(|l| l.status == LegStatus::Timeout);
+            return Err(if timed_out {
+                Failure::new(StatusCode::CONFLICT, "match timed out")
+            } else {
+                error.into()
+            });
         }
         Err(error) => return Err(error.into()),
     }
     let snapshot = state.arena.snapshot(id, reader).await?;
-    Ok(json!({"match": short_match(&snapshot)}))
+    Ok(json!({"match": Pair::of_snapshot(&snapshot).short()}))
 }
 
 /// The arena's match named by `match_id`. A negative id names a human match by its room
@@ -354,61 +360,77 @@ async fn resolve(state: &AppState, bot: &Bot, body: &Map<String, Value>) -> Resu
 }
 
 /// Checks that `snapshot` is a human match `bot` plays in, at the round and room `body` names.
-fn check_room(snapshot: &Value, bot: i64, body: &Map<String, Value>) -> Result<(), Failure> {
-    let plays = participants(snapshot).iter().any(|p| p["id"] == json!(bot));
-    if !is_human(snapshot) || !plays {
+fn check_room(
+    snapshot: &MatchSnapshot,
+    bot: i64,
+    body: &Map<String, Value>,
+) -> Result<(), Failure> {
+    let plays = snapshot.participants.iter().any(|p| p.id == bot);
+    if !snapshot.has_person() || !plays {
         return Err(Failure::new(StatusCode::FORBIDDEN, "access denied"));
     }
-    let created = snapshot["created_ms"].as_i64().map(utc_datetime);
+    let created = utc_datetime(snapshot.created_ms);
     let stale_round = body
         .get("round_no")
         .is_some_and(|r| !r.is_null() && r.as_i64() != Some(ROOM_ROUND));
     let stale_room = body
         .get("room_created_at")
-        .is_some_and(|c| !c.is_null() && c.as_str() != created.as_deref());
+        .is_some_and(|c| !c.is_null() && c.as_str() != Some(created.as_str()));
     if stale_round || stale_room {
         return Err(Failure::new(StatusCode::CONFLICT, "stale room revision"));
     }
     Ok(())
 }
 
-/// The two participants, from a snapshot (`participants`) or a summary (`bot_a`, `bot_b`).
-fn participants(m: &Value) -> [&Value; 2] {
-    if m.get("participants").is_some() {
-        [&m["participants"][0], &m["participants"][1]]
-    } else {
-        [&m["bot_a"], &m["bot_b"]]
-    }
+/// A match's two participants, as FlipSight's shapes name them, from a summary or a
+/// snapshot.
+struct Pair<'a> {
+    id: MatchId,
+    status: MatchStatus,
+    seats: [Option<&'a ParticipantSummary>; 2],
 }
 
-/// Whether a human plays in the match.
-fn is_human(m: &Value) -> bool {
-    participants(m).iter().any(|p| p["kind"] == "human")
-}
-
-/// The match's id as FlipSight shows it: a human match is minus its room number.
-fn flipsight_id(m: &Value) -> Value {
-    match m["id"].as_i64() {
-        Some(id) if is_human(m) => json!(-id),
-        _ => m["id"].clone(),
-    }
-}
-
-/// The participants' bot ids; a human is 0.
-fn bot_ids(m: &Value) -> [Value; 2] {
-    participants(m).map(|p| {
-        if p["kind"] == "human" {
-            json!(0)
-        } else {
-            p["id"].clone()
+impl Pair<'_> {
+    fn of_summary(summary: &MatchSummary) -> Pair<'_> {
+        Pair {
+            id: summary.id,
+            status: summary.status,
+            seats: [Some(&summary.bot_a), summary.bot_b.as_ref()],
         }
-    })
-}
+    }
 
-/// `{"id", "status", "bot_a", "bot_b"}`, as the answering actions return it.
-fn short_match(m: &Value) -> Value {
-    let [a, b] = bot_ids(m);
-    json!({"id": flipsight_id(m), "status": m["status"], "bot_a": a, "bot_b": b})
+    fn of_snapshot(snapshot: &MatchSnapshot) -> Pair<'_> {
+        Pair {
+            id: snapshot.id,
+            status: snapshot.status,
+            seats: [snapshot.participants.first(), snapshot.participants.get(1)],
+        }
+    }
+
+    /// Whether a person plays in the match.
+    fn is_human(&self) -> bool {
+        self.seats
+            .iter()
+            .flatten()
+            .any(|p| p.kind == BotKind::Human)
+    }
+
+    /// The match's id as FlipSight shows it: a human match is minus its room number.
+    fn flipsight_id(&self) -> i64 {
+        if self.is_human() { -self.id } else { self.id }
+    }
+
+    /// The participants' bot ids; a person is 0.
+    fn bot_ids(&self) -> [Option<BotId>; 2] {
+        self.seats
+            .map(|seat| seat.map(|p| if p.kind == BotKind::Human { 0 } else { p.id }))
+    }
+
+    /// `{"id", "status", "bot_a", "bot_b"}`, as the answering actions return it.
+    fn short(&self) -> Value {
+        let [a, b] = self.bot_ids();
+        json!({"id": self.flipsight_id(), "status": self.status, "bot_a": a, "bot_b": b})
+    }
 }
 
 /// FlipSight's picture for someone without one.
@@ -484,120 +506,115 @@ async fn bot_object(state: &AppState, family: &Family, bot: &Bot, online: bool) 
 }
 
 /// A match as `agent_poll` lists it, from the arena's snapshot for a participant.
-pub(crate) fn match_object(snapshot: &Value, now_ms: i64) -> Value {
-    let [a, b] = bot_ids(snapshot);
-    let status = snapshot["status"].as_str().unwrap_or("pending");
-    let result = &snapshot["result"];
-    let legs: Vec<Value> = snapshot["legs"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(leg_object)
-        .collect();
+pub(crate) fn match_object(snapshot: &MatchSnapshot, now_ms: i64) -> Value {
+    let pair = Pair::of_snapshot(snapshot);
+    let [a, b] = pair.bot_ids();
+    let ranking = snapshot.result.as_ref().and_then(|r| r.ranking.as_ref());
+    let ratings = snapshot.result.as_ref().and_then(|r| r.ratings.as_ref());
     let mut totals = [0i64; 2];
-    for leg in snapshot["legs"].as_array().into_iter().flatten() {
-        let black = leg["first_seat_participant"].as_u64().unwrap_or(0) as usize % 2;
-        let scores = &leg["end"]["scores"];
-        if scores.is_array() {
-            totals[0] += scores[0].as_i64().unwrap_or(0);
-            totals[1] += scores[1].as_i64().unwrap_or(0);
+    for leg in &snapshot.legs {
+        let black = leg.first_seat_participant % 2;
+        if let Some(end) = &leg.end {
+            totals[0] += end.scores.first().copied().unwrap_or(0);
+            totals[1] += end.scores.get(1).copied().unwrap_or(0);
         } else {
-            let discs = &leg["view"]["discs"];
+            let discs = &leg.view["discs"];
             totals[black] += discs[0].as_i64().unwrap_or(0);
             totals[1 - black] += discs[1].as_i64().unwrap_or(0);
         }
     }
-    let opening: Vec<Value> = snapshot["legs"][0]["view"]["opening"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default();
+    let view = snapshot.legs.first().map_or(&Value::Null, |leg| &leg.view);
+    let opening: Vec<Value> = view["opening"].as_array().cloned().unwrap_or_default();
     let opening_history: Vec<Value> = opening
         .iter()
         .enumerate()
         .map(|(i, mv)| json!({"color": if i % 2 == 0 { 1 } else { 2 }, "move": mv}))
         .collect();
-    let view = &snapshot["legs"][0]["view"];
-    let time_limit_sec = snapshot["time_control"]["initial_ms"]
-        .as_i64()
-        .unwrap_or(60_000)
-        / 1000;
+    let time_limit_sec = snapshot.time_control.initial_ms / 1000;
     let state = json!({
         "version": 1,
-        "game_mode": snapshot["variant"],
+        "game_mode": snapshot.variant,
         "time_limit_sec": time_limit_sec,
-        "status": match status { "finished" => "finished", "aborted" => "aborted", _ => "active" },
-        "revision": snapshot["legs"].as_array().into_iter().flatten().filter_map(|l| l["revision"].as_i64()).sum::<i64>(),
-        "started_ms": snapshot["started_ms"],
+        "status": match snapshot.status {
+            MatchStatus::Finished => "finished",
+            MatchStatus::Aborted => "aborted",
+            _ => "active",
+        },
+        "revision": snapshot.legs.iter().map(|l| l.revision).sum::<u64>(),
+        "started_ms": snapshot.started_ms,
         "last_now_ms": now_ms,
-        "finished_ms": snapshot["ended_ms"],
+        "finished_ms": snapshot.ended_ms,
         "opening_moves": opening,
         "opening_history": opening_history,
-        "legs": legs,
-        "totals": result.get("totals").cloned().unwrap_or(json!(totals)),
-        "winner": result.get("winner").cloned().unwrap_or(Value::Null),
-        "finish_reason": result.get("reason").cloned().unwrap_or(Value::Null),
+        "legs": snapshot.legs.iter().map(leg_object).collect::<Vec<_>>(),
+        "totals": ranking.map_or_else(|| json!(totals), |r| json!(r.totals)),
+        "winner": ranking.and_then(|r| r.winner),
+        "finish_reason": snapshot.result.as_ref().map(|r| &r.reason),
         "board_size": view["board_size"],
         "blocked_squares": view["blocked_squares"],
     });
-    let human = is_human(snapshot);
+    let human = pair.is_human();
     json!({
-        "id": flipsight_id(snapshot),
+        "id": pair.flipsight_id(),
         "kind": if human { "human" } else { "bot" },
-        "room_id": if human { snapshot["id"].clone() } else { Value::Null },
+        "room_id": human.then_some(snapshot.id),
         "round_no": human.then_some(ROOM_ROUND),
-        "room_created_at": if human { snapshot["created_ms"].as_i64().map(utc_datetime) } else { None },
+        "room_created_at": human.then(|| utc_datetime(snapshot.created_ms)),
         "bot_a": a,
         "bot_b": b,
-        "game_mode": snapshot["variant"],
+        "game_mode": snapshot.variant,
         "time_limit_sec": time_limit_sec,
-        "status": status,
+        "status": snapshot.status,
         "state": state,
-        "auto": snapshot["auto"].as_bool().unwrap_or(false),
-        "expires_ms": snapshot["expires_ms"],
-        "ranked": snapshot["rated"],
-        "rating_applied": result.get("rating_applied").cloned().unwrap_or(json!(false)),
-        "rating_before": result.get("rating_before").cloned().unwrap_or(json!([null, null])),
-        "rating_after": result.get("rating_after").cloned().unwrap_or(json!([null, null])),
-        "created_at": snapshot["created_ms"].as_i64().map(utc_datetime),
+        "auto": snapshot.auto,
+        "expires_ms": snapshot.expires_ms,
+        "ranked": snapshot.rated,
+        "rating_applied": ratings.is_some_and(|r| r.rating_applied),
+        "rating_before": ratings.map_or_else(|| json!([null, null]), |r| json!(r.rating_before)),
+        "rating_after": ratings.map_or_else(|| json!([null, null]), |r| json!(r.rating_after)),
+        "created_at": utc_datetime(snapshot.created_ms),
     })
 }
 
 /// One leg in FlipSight's shape.
-fn leg_object(leg: &Value) -> Value {
-    let view = &leg["view"];
-    let black = leg["first_seat_participant"].as_u64().unwrap_or(0) % 2;
+fn leg_object(leg: &LegSnapshot) -> Value {
+    let view = &leg.view;
+    let black = leg.first_seat_participant % 2;
     let history: Vec<Value> = view["history"]
         .as_array()
         .into_iter()
         .flatten()
-        .zip(0..)
-        .map(|(played, i)| {
+        .zip(&leg.moves_at_ms)
+        .map(|(played, at_ms)| {
             let color = played["color"].as_u64().unwrap_or(1);
             let participant = if color == 1 { black } else { 1 - black };
-            let at_ms = &leg["moves_at_ms"][i];
             json!({"color": color, "participant": participant, "move": played["move"], "at_ms": at_ms})
         })
         .collect();
     let placed = &view["placed"];
+    let active = leg.status == LegStatus::Active;
     let mut object = json!({
         "board": view["board"],
         "turn": view["to_move"],
         "black_participant": black,
         "placed": {"1": placed[0], "2": placed[1]},
-        "clocks_ms": leg["clocks_ms"],
-        "turn_started_ms": leg["turn_started_ms"],
-        "revision": leg["revision"],
+        "clocks_ms": leg.clocks_ms,
+        "turn_started_ms": leg.turn_started_ms,
+        "revision": leg.revision,
         "history": history,
-        "status": leg["status"],
+        "status": leg.status,
         "discs": view["discs"],
-        "finished_ms": leg["end"]["at_ms"],
-        "legal_moves": if leg["status"] == "active" { view["legal_moves"].clone() } else { json!([]) },
+        "finished_ms": leg.end.as_ref().map(|e| e.at_ms),
+        "legal_moves": if active { view["legal_moves"].clone() } else { json!([]) },
     });
-    if leg["status"] == "timeout" {
+    if let Some(end) = leg
+        .end
+        .as_ref()
+        .filter(|_| leg.status == LegStatus::Timeout)
+    {
         // The settlement scores by colour, which the totals add instead of the discs.
-        let scores = &leg["end"]["scores"];
         let (b, w) = if black == 0 { (0, 1) } else { (1, 0) };
-        object["result_discs"] = json!([scores[b], scores[w]]);
+        object["result_discs"] = json!([end.scores.get(b), end.scores.get(w)]);
     }
     object
 }
@@ -614,35 +631,37 @@ pub(crate) async fn bot_stream(State(state): State<AppState>, request: Request) 
         Ok(bot) => bot,
         Err(error) => return Failure::from(error).respond(now),
     };
-    let lines = match state.arena.open_stream(&bot).await {
-        Ok(lines) => lines,
+    // The stream asks for the match as the bot sees it with every event: FlipSight sends
+    // the whole match on every change.
+    let events = match state.arena.open_stream(&bot, true).await {
+        Ok(events) => events,
         Err(error) => return Failure::from(error).respond(now),
     };
     let ping_ms = state.arena.config().ping_ms;
     let hello = ndjson(&json!({"type": "hello", "bot_id": bot.id, "server_now_ms": now}));
-    let start = (lines, state, bot, Some(hello), now + ping_ms);
+    let start = (events, state, Some(hello), now + ping_ms);
     let body = futures::stream::unfold(
         start,
-        move |(mut lines, state, bot, first, next_ping)| async move {
+        move |(mut events, state, first, next_ping)| async move {
             if let Some(hello) = first {
                 return Some((
                     Ok::<_, std::convert::Infallible>(hello),
-                    (lines, state, bot, None, next_ping),
+                    (events, state, None, next_ping),
                 ));
             }
             loop {
                 tokio::select! {
                     // `None`: the stream fell behind or the bot's credentials changed; it ends.
-                    line = lines.next_line() => {
-                        if let Some(event) = translate(&state, &bot, &line?).await {
-                            return Some((Ok(event), (lines, state, bot, None, next_ping)));
+                    event = events.next_event() => {
+                        if let Some(line) = match_line(&state, &event?) {
+                            return Some((Ok(line), (events, state, None, next_ping)));
                         }
                     }
                     () = state.arena.stopped() => return None,
                     () = state.arena.sleep_until(next_ping) => {
                         let now = state.arena.now_ms();
                         let ping = ndjson(&json!({"type": "ping", "server_now_ms": now}));
-                        return Some((Ok(ping), (lines, state, bot, None, now + ping_ms)));
+                        return Some((Ok(ping), (events, state, None, now + ping_ms)));
                     }
                 }
             }
@@ -661,29 +680,24 @@ pub(crate) async fn bot_stream(State(state): State<AppState>, request: Request) 
     response
 }
 
-/// A native stream line as FlipSight's `match` event: the whole match object, as the bot sees
-/// it now. Lines about no match (the native `hello`) give nothing.
-async fn translate(state: &AppState, bot: &Bot, line: &[u8]) -> Option<bytes::Bytes> {
-    let native: Value = serde_json::from_slice(line).ok()?;
-    let id = native["match_id"]
-        .as_i64()
-        .or_else(|| native["match"]["id"].as_i64())
-        .or_else(|| native["challenge"]["id"].as_i64())?;
-    let reader = state.arena.reader_for(id, Some(bot));
-    let snapshot = state.arena.snapshot(id, reader).await.ok()?;
+/// An event of the bot's stream as FlipSight's `match` event: the whole match object, as the
+/// bot saw it when the event happened. Events about no match (the arena's `hello`) and about
+/// matches of other games give nothing.
+fn match_line(state: &AppState, event: &StreamEvent) -> Option<bytes::Bytes> {
+    let snapshot = event.snapshot()?;
     let served = state.dialects.flipsight().map(Family::id);
-    if snapshot["game"].as_str() != served {
+    if Some(snapshot.game) != served {
         return None;
     }
-    let now = state.arena.now_ms();
-    Some(ndjson(&match_event(&snapshot, now)))
+    Some(ndjson(&match_event(snapshot, state.arena.now_ms())))
 }
 
 /// A stream's `match` event: the whole match object for a bot match; for a human match only
 /// its id, kind and room, as FlipSight sends them, and the bot polls for the rest.
-fn match_event(snapshot: &Value, now_ms: i64) -> Value {
-    let object = if is_human(snapshot) {
-        json!({"id": flipsight_id(snapshot), "kind": "human", "room_id": snapshot["id"]})
+fn match_event(snapshot: &MatchSnapshot, now_ms: i64) -> Value {
+    let pair = Pair::of_snapshot(snapshot);
+    let object = if pair.is_human() {
+        json!({"id": pair.flipsight_id(), "kind": "human", "room_id": snapshot.id})
     } else {
         match_object(snapshot, now_ms)
     };
@@ -698,26 +712,64 @@ fn ndjson(value: &Value) -> bytes::Bytes {
 mod tests {
     use super::*;
 
+    fn participant(id: i64, name: &str, kind: BotKind, participant: usize) -> ParticipantSummary {
+        ParticipantSummary {
+            id,
+            name: name.to_owned(),
+            kind,
+            participant: Some(participant),
+        }
+    }
+
     /// A running one-leg match between a human (participant 0) and bot 7, as the arena's
     /// snapshot shows it to the bot.
-    fn human_snapshot() -> Value {
-        json!({
-            "id": 45, "status": "running", "variant": "std", "rated": false, "auto": false,
-            "created_ms": 1_794_474_000_000i64, "started_ms": 1_794_474_001_000i64,
-            "time_control": {"initial_ms": 300_000},
-            "participants": [
-                {"id": 3, "name": "guest", "kind": "human", "participant": 0},
-                {"id": 7, "name": "Alpha", "kind": "registered", "participant": 1},
+    fn human_snapshot() -> MatchSnapshot {
+        MatchSnapshot {
+            id: 45,
+            status: MatchStatus::Running,
+            game: "board",
+            variant: "std".to_owned(),
+            format: Format::Single,
+            rated: false,
+            auto: false,
+            self_play: false,
+            time_control: arbiter_arena::TimeControl {
+                initial_ms: 300_000,
+                ..Default::default()
+            },
+            participants: vec![
+                participant(3, "guest", BotKind::Human, 0),
+                participant(7, "Alpha", BotKind::Registered, 1),
             ],
-            "legs": [{
-                "leg": 0, "status": "active", "first_seat_participant": 0, "revision": 1,
-                "to_move": 1, "clocks_ms": [299_000, 300_000],
-                "turn_started_ms": 1_794_474_002_000i64, "moves_at_ms": [1_794_474_002_000i64],
-                "view": {"board": [], "to_move": 2, "discs": [4, 1], "placed": [1, 0],
+            created_ms: 1_794_474_000_000,
+            expires_ms: None,
+            started_ms: Some(1_794_474_001_000),
+            ended_ms: None,
+            commitment: String::new(),
+            seed: None,
+            legs: vec![LegSnapshot {
+                leg: 0,
+                status: LegStatus::Active,
+                first_seat_participant: 0,
+                revision: 1,
+                to_move: Some(1),
+                clocks_ms: vec![299_000, 300_000],
+                turn_started_ms: 1_794_474_002_000,
+                remaining_ms: None,
+                end: None,
+                moves_at_ms: vec![1_794_474_002_000],
+                view: json!({"board": [], "to_move": 2, "discs": [4, 1], "placed": [1, 0],
                          "legal_moves": [29], "history": [{"color": 1, "move": 19}],
-                         "board_size": 8, "blocked_squares": [], "opening": []},
+                         "board_size": 8, "blocked_squares": [], "opening": []}),
+                pending: None,
             }],
-        })
+            result: None,
+            seq: 3,
+            server_now_ms: 1_794_474_003_000,
+            table: None,
+            you: None,
+            turns: None,
+        }
     }
 
     #[test]
@@ -745,7 +797,7 @@ mod tests {
             json!({"id": -45, "kind": "human", "room_id": 45})
         );
         assert_eq!(
-            short_match(&snapshot),
+            Pair::of_snapshot(&snapshot).short(),
             json!({"id": -45, "status": "running", "bot_a": 0, "bot_b": 7})
         );
     }
@@ -753,7 +805,7 @@ mod tests {
     #[test]
     fn a_bot_match_has_no_room() {
         let mut snapshot = human_snapshot();
-        snapshot["participants"][0] = json!({"id": 3, "name": "Beta", "kind": "registered"});
+        snapshot.participants[0] = participant(3, "Beta", BotKind::Registered, 0);
         let object = match_object(&snapshot, 0);
         assert_eq!(
             (&object["id"], &object["kind"], &object["bot_a"]),
@@ -801,7 +853,7 @@ mod tests {
             assert_eq!(outcome(bot, extra.clone()), expected, "{bot} {extra}");
         }
         let mut bots_only = human_snapshot();
-        bots_only["participants"][0]["kind"] = json!("registered");
+        bots_only.participants[0].kind = BotKind::Registered;
         assert_eq!(
             check_room(&bots_only, 7, &body(json!({}))).map_err(|f| (f.status.as_u16(), f.error)),
             denied,

@@ -1,6 +1,9 @@
 //! The handlers of the native API v1.
 
-use arbiter_arena::{ChallengeRequest, MoveReply, TableRequest};
+use arbiter_arena::{
+    ChallengeRequest, EventPage, MatchExport, MatchSnapshot, MatchStatus, MatchSummary, MoveReply,
+    TableRequest,
+};
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -307,7 +310,7 @@ pub(crate) async fn create_challenge(
     };
     let created = state.arena.challenge_several(&bot, request, more).await?;
     if query.format == OutputFormat::Text {
-        return Ok(plain(StatusCode::CREATED, format!("{}\n", created["id"])));
+        return Ok(plain(StatusCode::CREATED, format!("{}\n", created.id)));
     }
     Ok((StatusCode::CREATED, Json(created)).into_response())
 }
@@ -317,8 +320,8 @@ pub(crate) async fn create_challenge(
 pub(crate) async fn my_matches(
     State(state): State<AppState>,
     AuthBot(bot): AuthBot,
-) -> Json<Value> {
-    Json(json!(state.arena.open_matches_of(bot.id).await))
+) -> Json<Vec<MatchSnapshot>> {
+    Json(state.arena.open_matches_of(bot.id).await)
 }
 
 /// The calling bot's pending challenges (sent and received).
@@ -326,15 +329,15 @@ pub(crate) async fn my_matches(
 pub(crate) async fn my_challenges(
     State(state): State<AppState>,
     AuthBot(bot): AuthBot,
-) -> Json<Value> {
-    let pending: Vec<Value> = state
+) -> Json<Vec<MatchSnapshot>> {
+    let pending: Vec<MatchSnapshot> = state
         .arena
         .open_matches_of(bot.id)
         .await
         .into_iter()
-        .filter(|m| m["status"] == "pending")
+        .filter(|m| m.status == MatchStatus::Pending)
         .collect();
-    Json(json!(pending))
+    Json(pending)
 }
 
 /// Opens a table of a game for a number of seats, yours the first; other bots join it, and the
@@ -377,7 +380,7 @@ pub(crate) async fn join_table(
     State(state): State<AppState>,
     AuthBot(bot): AuthBot,
     ApiPath(id): ApiPath<i64>,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<MatchSummary>> {
     Ok(Json(state.arena.join_table(&bot, id).await?))
 }
 
@@ -388,7 +391,7 @@ pub(crate) async fn accept(
     State(state): State<AppState>,
     AuthBot(bot): AuthBot,
     ApiPath(id): ApiPath<i64>,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<MatchSummary>> {
     Ok(Json(state.arena.accept(&bot, id).await?))
 }
 
@@ -399,7 +402,7 @@ pub(crate) async fn reject(
     State(state): State<AppState>,
     AuthBot(bot): AuthBot,
     ApiPath(id): ApiPath<i64>,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<MatchSummary>> {
     Ok(Json(state.arena.decline(&bot, id, false).await?))
 }
 
@@ -410,7 +413,7 @@ pub(crate) async fn cancel(
     State(state): State<AppState>,
     AuthBot(bot): AuthBot,
     ApiPath(id): ApiPath<i64>,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<MatchSummary>> {
     Ok(Json(state.arena.decline(&bot, id, true).await?))
 }
 
@@ -421,7 +424,7 @@ pub(crate) async fn snapshot(
     State(state): State<AppState>,
     MaybeBot(bot): MaybeBot,
     ApiPath(id): ApiPath<i64>,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<MatchSnapshot>> {
     let reader = state.arena.reader_for(id, bot.as_ref());
     Ok(Json(state.arena.snapshot(id, reader).await?))
 }
@@ -434,7 +437,7 @@ pub(crate) async fn events(
     MaybeBot(bot): MaybeBot,
     ApiPath(id): ApiPath<i64>,
     ApiQuery(query): ApiQuery<EventsQuery>,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<EventPage>> {
     let reader = state.arena.reader_for(id, bot.as_ref());
     Ok(Json(
         state
@@ -465,12 +468,12 @@ pub(crate) async fn turns(
     if query.format == OutputFormat::Json {
         return Ok(Json(turns).into_response());
     }
-    let open = matches!(turns["status"].as_str(), Some("pending" | "running"));
-    let text = if open {
-        text::turn_lines(&turns)
+    let text = if turns.status.is_open() {
+        text::turn_lines(&turns.turns)
     } else {
         let reader = state.arena.reader_for(id, Some(&bot));
-        text::end_line(&state.arena.snapshot(id, reader).await?)
+        let snapshot = state.arena.snapshot(id, reader).await?;
+        text::end_line(snapshot.status, snapshot.result.as_ref())
     };
     Ok(plain(StatusCode::OK, text))
 }
@@ -500,7 +503,7 @@ pub(crate) async fn resign(
     State(state): State<AppState>,
     AuthBot(bot): AuthBot,
     ApiPath(id): ApiPath<i64>,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<MatchSummary>> {
     Ok(Json(state.arena.resign(&bot, id).await?))
 }
 
@@ -510,15 +513,11 @@ pub(crate) async fn resign(
 pub(crate) async fn export(
     State(state): State<AppState>,
     ApiPath(id): ApiPath<i64>,
-) -> ApiResult<Json<Value>> {
-    let export = state.arena.export(id).await?;
-    if export["status"] == "pending" || export["status"] == "running" {
+) -> ApiResult<Json<MatchExport>> {
+    let mut export = state.arena.export(id).await?;
+    if export.status.is_open() {
         // Hidden information may sit in participant-only events until the end.
-        let mut export = export;
-        if let Some(events) = export["events"].as_array_mut() {
-            events.retain(|e| e["audience"].is_null());
-        }
-        return Ok(Json(export));
+        export.events.retain(|e| e.audience.is_none());
     }
     Ok(Json(export))
 }

@@ -1,11 +1,13 @@
 //! `GET /api/v1/stream`: a bot's NDJSON event stream over chunked HTTP.
 
-use arbiter_arena::BotStream;
+use arbiter_arena::{Announcement, BotStream, Decision, StreamEvent};
 use axum::body::Body;
 use axum::extract::State;
 use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Response};
+use bytes::Bytes;
 use futures::stream;
+use serde_json::json;
 
 use crate::AppState;
 use crate::error::ApiResult;
@@ -22,24 +24,24 @@ pub(crate) async fn open(
     State(state): State<AppState>,
     AuthBot(bot): AuthBot,
 ) -> ApiResult<Response> {
-    let lines = state.arena.open_stream(&bot).await?;
+    let events = state.arena.open_stream(&bot, false).await?;
     let ping_ms = state.arena.config().ping_ms;
     let first_ping = state.arena.now_ms() + ping_ms;
     let body = stream::unfold(
-        (lines, state, first_ping),
-        move |(mut lines, state, next_ping): (BotStream, AppState, i64)| async move {
+        (events, state, first_ping),
+        move |(mut events, state, next_ping): (BotStream, AppState, i64)| async move {
             tokio::select! {
-                line = lines.next_line() => {
+                event = events.next_event() => {
                     // `None`: the stream fell behind and was dropped; end it so the client reconnects.
-                    let line = line?;
-                    Some((Ok::<_, std::convert::Infallible>(line), (lines, state, next_ping)))
+                    let line = line(&event?);
+                    Some((Ok::<_, std::convert::Infallible>(line), (events, state, next_ping)))
                 }
                 // The server is stopping: end the stream so that the bot reconnects later.
                 () = state.arena.stopped() => None,
                 () = state.arena.sleep_until(next_ping) => {
-                    let ping = state.arena.ping_line();
-                    let next = state.arena.now_ms() + ping_ms;
-                    Some((Ok(ping), (lines, state, next)))
+                    let now = state.arena.now_ms();
+                    let ping = ndjson(&json!({"type": "ping", "server_now_ms": now}));
+                    Some((Ok(ping), (events, state, now + ping_ms)))
                 }
             }
         },
@@ -53,4 +55,49 @@ pub(crate) async fn open(
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
     headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
     Ok(response)
+}
+
+/// An event of the bot's stream as the native stream's line.
+fn line(event: &StreamEvent) -> Bytes {
+    match event {
+        StreamEvent::Hello {
+            bot,
+            name,
+            server_now_ms,
+        } => ndjson(&json!({
+            "type": "hello",
+            "bot": {"id": bot, "name": name},
+            "server_now_ms": server_now_ms,
+        })),
+        StreamEvent::Match { about, summary, .. } => {
+            let (kind, key) = match about {
+                Announcement::Challenge => ("challenge", "challenge"),
+                Announcement::Table => ("table", "table"),
+                Announcement::Match => ("match", "match"),
+                Announcement::Finished => ("finished", "match"),
+            };
+            ndjson(&json!({"type": kind, key: summary.as_ref()}))
+        }
+        StreamEvent::Decision { decision, .. } => turn_line(decision),
+    }
+}
+
+/// A `turn` line: the decision's fields and `type`, flat. It is written without an
+/// intermediate `Value`, because the request is most of the line (two kilobytes of an
+/// Othello engine request in mid-game) and is already JSON text.
+fn turn_line(decision: &Decision) -> Bytes {
+    use std::fmt::Write as _;
+    let mut line = String::with_capacity(decision.request.len() + 96);
+    let _ = write!(
+        line,
+        "{{\"type\":\"turn\",\"match_id\":{},\"leg\":{},\"revision\":{},\"participant\":{},\"request\":",
+        decision.match_id, decision.leg, decision.revision, decision.participant
+    );
+    line.push_str(&decision.request);
+    line.push_str("}\n");
+    Bytes::from(line)
+}
+
+fn ndjson(value: &serde_json::Value) -> Bytes {
+    Bytes::from(format!("{value}\n"))
 }

@@ -1,14 +1,17 @@
 //! The plain-text forms of a few responses, so that a bot can play with `curl` and a shell
 //! loop: one value or one decision per line, fields separated by spaces.
 
+use arbiter_arena::{Decision, MatchResult, MatchStatus};
 use serde_json::Value;
 
 /// One line per pending decision: `turn <leg> <revision> <moves>`, where `<moves>` is the
 /// legal moves joined by commas, or `-1` when the only move is a pass.
-pub(crate) fn turn_lines(turns: &Value) -> String {
+pub(crate) fn turn_lines(decisions: &[Decision]) -> String {
     let mut text = String::new();
-    for turn in turns["turns"].as_array().into_iter().flatten() {
-        let moves: Vec<String> = turn["request"]["legal_moves"]
+    for decision in decisions {
+        // The text format is for shell scripts, not the hot path: the request is read again.
+        let request: Value = serde_json::from_str(&decision.request).unwrap_or_default();
+        let moves: Vec<String> = request["legal_moves"]
             .as_array()
             .into_iter()
             .flatten()
@@ -21,7 +24,7 @@ pub(crate) fn turn_lines(turns: &Value) -> String {
         };
         text.push_str(&format!(
             "turn {} {} {moves}\n",
-            turn["leg"], turn["revision"]
+            decision.leg, decision.revision
         ));
     }
     text
@@ -29,47 +32,84 @@ pub(crate) fn turn_lines(turns: &Value) -> String {
 
 /// The line for a match that has ended: `end <status> <reason> <total 0> <total 1> <winner>`,
 /// with the winner's participant number, or `-1` when there is none.
-pub(crate) fn end_line(snapshot: &Value) -> String {
-    let result = &snapshot["result"];
-    let field = |value: &Value| match value {
-        Value::String(s) => s.clone(),
-        Value::Null => "-".to_owned(),
-        other => other.to_string(),
+pub(crate) fn end_line(status: MatchStatus, result: Option<&MatchResult>) -> String {
+    let ranking = result.and_then(|r| r.ranking.as_ref());
+    let total = |i: usize| {
+        ranking
+            .and_then(|r| r.totals.get(i))
+            .map_or_else(|| "-".to_owned(), i64::to_string)
     };
     format!(
         "end {} {} {} {} {}\n",
-        field(&snapshot["status"]),
-        field(&result["reason"]),
-        field(&result["totals"][0]),
-        field(&result["totals"][1]),
-        result["winner"].as_i64().unwrap_or(-1),
+        status.as_str(),
+        result.map_or("-", |r| r.reason.as_str()),
+        total(0),
+        total(1),
+        ranking
+            .and_then(|r| r.winner)
+            .and_then(|w| i64::try_from(w).ok())
+            .unwrap_or(-1),
     )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use arbiter_arena::snapshot::Ranking;
+
+    fn decision(leg: usize, revision: u64, request: &str) -> Decision {
+        Decision {
+            match_id: 1,
+            leg,
+            revision,
+            participant: 0,
+            request: request.to_owned(),
+        }
+    }
 
     #[test]
     fn turns_become_one_line_each_and_a_pass_is_minus_one() {
-        let turns = json!({"turns": [
-            {"leg": 0, "revision": 4, "request": {"legal_moves": [19, 26, 37]}},
-            {"leg": 1, "revision": 7, "request": {"legal_moves": []}},
-        ]});
-        assert_eq!(turn_lines(&turns), "turn 0 4 19,26,37\nturn 1 7 -1\n");
-        assert_eq!(turn_lines(&json!({"turns": []})), "");
+        let decisions = [
+            decision(0, 4, r#"{"legal_moves":[19,26,37]}"#),
+            decision(1, 7, r#"{"legal_moves":[]}"#),
+        ];
+        assert_eq!(turn_lines(&decisions), "turn 0 4 19,26,37\nturn 1 7 -1\n");
+        assert_eq!(turn_lines(&[]), "");
     }
 
     #[test]
     fn the_end_line_carries_status_reason_totals_and_winner() {
-        let finished = json!({"status": "finished", "result": {"reason": "discs", "totals": [70, 58], "winner": 0}});
-        assert_eq!(end_line(&finished), "end finished discs 70 58 0\n");
-        let aborted = json!({"status": "aborted", "result": {"reason": "no_first_move", "totals": [0, 0], "winner": null}});
-        assert_eq!(end_line(&aborted), "end aborted no_first_move 0 0 -1\n");
-        assert_eq!(
-            end_line(&json!({"status": "expired", "result": null})),
-            "end expired - - - -1\n"
-        );
+        let ranked = |winner| MatchResult {
+            reason: "discs".to_owned(),
+            ranking: Some(Ranking {
+                winner,
+                totals: vec![70, 58],
+                rated: true,
+                ranks: None,
+                teams: None,
+            }),
+            ratings: None,
+        };
+        let cases = [
+            (
+                MatchStatus::Finished,
+                Some(ranked(Some(0))),
+                "end finished discs 70 58 0\n",
+            ),
+            (
+                MatchStatus::Finished,
+                Some(ranked(None)),
+                "end finished discs 70 58 -1\n",
+            ),
+            (
+                MatchStatus::Aborted,
+                Some(MatchResult::closed("no_first_move")),
+                "end aborted no_first_move - - -1\n",
+            ),
+            (MatchStatus::Expired, None, "end expired - - - -1\n"),
+        ];
+        for (status, result, line) in cases {
+            assert_eq!(end_line(status, result.as_ref()), line);
+        }
     }
 }

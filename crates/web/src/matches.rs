@@ -265,8 +265,8 @@ async fn public_events(state: &WebState, snapshot: &Value) -> Result<Vec<Value>,
             .arena
             .events(id, arbiter_arena::Reader::SPECTATOR, since, 0)
             .await?;
-        let batch = page["events"].as_array().cloned().unwrap_or_default();
-        let next = page["next_since"].as_i64().unwrap_or(since);
+        let batch: Vec<Value> = page.events.iter().map(|e| json!(e)).collect();
+        let next = page.next_since;
         if batch.is_empty() || next <= since {
             break;
         }
@@ -359,14 +359,15 @@ pub(crate) async fn legs_fragment(
 
 async fn spectate(state: &WebState, id: i64) -> Result<Value, WebError> {
     let reader = arbiter_arena::Reader::SPECTATOR;
-    state
+    let snapshot = state
         .arena
         .snapshot(id, reader)
         .await
         .map_err(|error| match error {
             arbiter_arena::ArenaError::MatchNotFound(_) => WebError::NotFound,
             other => WebError::Arena(other),
-        })
+        })?;
+    Ok(json!(snapshot))
 }
 
 /// A move a person plays by clicking a square.

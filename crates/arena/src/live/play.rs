@@ -57,7 +57,7 @@ pub(crate) fn challenge(setup: &Setup, now_ms: i64) -> Progress {
         "expires_ms": progress.expires_ms,
     });
     if setup.seats() > 2 || setup.table {
-        payload["participants"] = participants_json(setup);
+        payload["participants"] = json!(participant_list(setup));
     }
     if setup.table {
         payload["table"] = json!(true);

@@ -119,7 +119,8 @@ pub(crate) fn replay_observed(
                 time_out(setup, &mut progress, leg_index, event.at_ms);
             }
             "finished" | "aborted" | "expired" | "rejected" | "cancelled" => {
-                progress.result = Some(p.clone());
+                progress.result =
+                    Some(serde_json::from_value(p.clone()).map_err(|_| corrupt("result"))?);
                 progress.ended_ms = Some(event.at_ms);
             }
             "left" => {
@@ -149,8 +150,10 @@ pub(crate) fn replay_observed(
                 }
             }
             "rated" => {
+                let change: RatingChange =
+                    serde_json::from_value(p.clone()).map_err(|_| corrupt("rating change"))?;
                 if let Some(result) = progress.result.as_mut() {
-                    merge_ratings(result, p);
+                    merge_ratings(result, &change);
                 }
             }
             _ => {}

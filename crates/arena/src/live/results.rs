@@ -13,7 +13,7 @@ pub(super) fn close(
 ) {
     progress.set_status(status);
     progress.ended_ms = Some(now_ms);
-    progress.result = Some(json!({"reason": reason}));
+    progress.result = Some(MatchResult::closed(reason));
     let payload = json!({"reason": reason, "seed": setup.seed.reveal()});
     let kind = match status {
         MatchStatus::Aborted => "aborted",
@@ -126,40 +126,55 @@ pub(super) fn finish(
         [one] => Some(*one),
         _ => None,
     };
-    let mut result =
-        json!({"reason": reason, "winner": winner, "totals": totals, "rated": setup.rated});
-    if setup.seats() > 2 {
-        result["ranks"] = json!(ranks);
-    }
     // A team game's teams, as the rules gave them, where one leg decides the match.
-    if let (None, [leg]) = (loser, progress.legs.as_slice())
-        && let Some(end) = &leg.ended
-        && end.teams.iter().any(Option::is_some)
-    {
-        result["teams"] = json!(end.teams);
-    }
-    progress.result = Some(result.clone());
+    let teams = match (loser, progress.legs.as_slice()) {
+        (None, [leg]) => leg
+            .ended
+            .as_ref()
+            .filter(|end| end.teams.iter().any(Option::is_some))
+            .map(|end| end.teams.clone()),
+        _ => None,
+    };
+    let result = MatchResult {
+        reason: reason.to_owned(),
+        ranking: Some(Ranking {
+            winner,
+            totals,
+            rated: setup.rated,
+            ranks: (setup.seats() > 2).then_some(ranks),
+            teams,
+        }),
+        ratings: None,
+    };
+    let mut payload = json!(result);
+    payload["seed"] = json!(setup.seed.reveal());
+    progress.result = Some(result);
     progress.ended_ms = Some(now_ms);
     progress.set_status(MatchStatus::Finished);
-    let mut payload = result;
-    payload["seed"] = json!(setup.seed.reveal());
     progress.emit(setup, now_ms, Audience::Everyone, "finished", payload);
 }
 
 /// Records a finished match's rating change (see `ratings`): in its result, and as a `rated`
 /// event that replay folds back into the result.
-pub(crate) fn note_ratings(setup: &Setup, progress: &mut Progress, change: &Value, now_ms: i64) {
+pub(crate) fn note_ratings(
+    setup: &Setup,
+    progress: &mut Progress,
+    change: &RatingChange,
+    now_ms: i64,
+) {
     if let Some(result) = progress.result.as_mut() {
         merge_ratings(result, change);
     }
     progress.row_changed = true;
-    progress.emit(setup, now_ms, Audience::Everyone, "rated", change);
+    progress.emit(setup, now_ms, Audience::Everyone, "rated", json!(change));
 }
 
-pub(super) fn merge_ratings(result: &mut Value, change: &Value) {
-    result["rating_applied"] = json!(true);
-    result["rating_before"] = change["rating_before"].clone();
-    result["rating_after"] = change["rating_after"].clone();
+pub(super) fn merge_ratings(result: &mut MatchResult, change: &RatingChange) {
+    result.ratings = Some(ResultRatings {
+        rating_applied: true,
+        rating_before: change.rating_before.clone(),
+        rating_after: change.rating_after.clone(),
+    });
 }
 
 /// `bot` resigns: it loses the match, or, in a game of more than two whose rules play on

@@ -3,58 +3,26 @@
 
 use super::*;
 
-pub(super) fn bot_summary(bot: &Bot) -> Value {
-    json!({"id": bot.id, "name": bot.name, "kind": bot.kind})
+pub(crate) fn bot_summary(bot: &Bot) -> ParticipantSummary {
+    ParticipantSummary {
+        id: bot.id,
+        name: bot.name.clone(),
+        kind: bot.kind,
+        participant: None,
+    }
 }
 
 /// Every participant, with its index.
-pub(super) fn participants_json(setup: &Setup) -> Value {
+pub(super) fn participant_list(setup: &Setup) -> Vec<ParticipantSummary> {
     setup
         .bots
         .iter()
         .enumerate()
-        .map(|(i, b)| {
-            let mut s = bot_summary(b);
-            s["participant"] = json!(i);
-            s
+        .map(|(i, b)| ParticipantSummary {
+            participant: Some(i),
+            ..bot_summary(b)
         })
         .collect()
-}
-
-/// A decision a bot has to make now.
-#[derive(Clone, Debug)]
-pub(crate) struct Turn {
-    pub(crate) participant: usize,
-    pub(crate) leg: usize,
-    pub(crate) revision: u64,
-    /// The complete engine request as compact JSON text.
-    pub(crate) request: String,
-}
-
-impl Turn {
-    /// The engine request as a `Value`.
-    pub(crate) fn request_json(&self) -> Value {
-        serde_json::from_str(&self.request).unwrap_or_default()
-    }
-
-    pub(crate) fn to_json(&self, match_id: MatchId) -> Value {
-        json!({"match_id": match_id, "leg": self.leg, "revision": self.revision, "participant": self.participant, "request": self.request_json()})
-    }
-
-    /// The stream line announcing the decision, built without an intermediate `Value`.
-    pub(crate) fn to_line(&self, match_id: MatchId) -> String {
-        use std::fmt::Write as _;
-        // Sized up front: the request is most of the line, two kilobytes in mid-game.
-        let mut line = String::with_capacity(self.request.len() + 96);
-        let _ = write!(
-            line,
-            "{{\"type\":\"turn\",\"match_id\":{match_id},\"leg\":{},\"revision\":{},\"participant\":{},\"request\":",
-            self.leg, self.revision, self.participant
-        );
-        line.push_str(&self.request);
-        line.push_str("}\n");
-        line
-    }
 }
 
 /// The decisions pending for the participants selected by `who`: one per pending seat, each
@@ -66,7 +34,7 @@ pub(crate) fn turns(
     who: Participants,
     now_ms: i64,
     wanted: &dyn Fn(usize, u64, usize) -> bool,
-) -> Vec<Turn> {
+) -> Vec<Decision> {
     if progress.status != MatchStatus::Running {
         return Vec::new();
     }
@@ -80,7 +48,8 @@ pub(crate) fn turns(
             {
                 continue;
             }
-            turns.push(Turn {
+            turns.push(Decision {
+                match_id: setup.id,
                 participant,
                 leg: i,
                 revision,
@@ -168,7 +137,7 @@ pub(crate) fn house_turns(setup: &Setup, progress: &Progress) -> Vec<(usize, u64
 
 /// The participants with a decision pending in a leg: `to_move` in a turn, and in a
 /// simultaneous phase every pending seat's participant under `pending`.
-fn pending_json(leg: &Leg) -> (Option<usize>, Option<Vec<usize>>) {
+fn pending_of(leg: &Leg) -> (Option<usize>, Option<Vec<usize>>) {
     match leg.phase() {
         None => (leg.mover().map(|(_, p)| p), None),
         Some(_) => (
@@ -179,50 +148,60 @@ fn pending_json(leg: &Leg) -> (Option<usize>, Option<Vec<usize>>) {
 }
 
 /// A compact summary for streams and lists.
-pub(crate) fn summary(setup: &Setup, progress: &Progress, now_ms: i64) -> Value {
-    let mut summary = json!({
-        "id": setup.id,
-        "status": progress.status,
-        "game": setup.family.id(),
-        "variant": setup.variant,
-        "format": setup.format,
-        "rated": setup.rated,
-        "bot_a": bot_summary(&setup.bots[0]),
-        "bot_b": setup.bots.get(1).map(bot_summary),
-        "time_control": setup.time_control,
-        "expires_ms": (progress.status == MatchStatus::Pending).then_some(progress.expires_ms),
-        "legs": progress.legs.iter().enumerate().map(|(i, leg)| {
-            let (to_move, pending) = pending_json(leg);
-            let mut summary = json!({
-                "leg": i,
-                "status": leg.status(),
-                "revision": leg.revision,
-                "to_move": to_move,
-                "clocks_ms": leg.clocks_ms,
-                "turn_started_ms": leg.turn_started_ms,
-            });
-            if let Some(pending) = pending {
-                summary["pending"] = json!(pending);
-            }
-            summary
-        }).collect::<Vec<_>>(),
-        "result": progress.result,
-        "server_now_ms": now_ms,
-    });
-    if setup.seats() > 2 || setup.table {
-        summary["participants"] = participants_json(setup);
+pub(crate) fn summary(setup: &Setup, progress: &Progress, now_ms: i64) -> MatchSummary {
+    let many = setup.seats() > 2 || setup.table;
+    MatchSummary {
+        id: setup.id,
+        status: progress.status,
+        game: setup.family.id(),
+        variant: setup.variant.clone(),
+        format: setup.format,
+        rated: setup.rated,
+        bot_a: bot_summary(&setup.bots[0]),
+        bot_b: setup.bots.get(1).map(bot_summary),
+        time_control: setup.time_control,
+        expires_ms: (progress.status == MatchStatus::Pending).then_some(progress.expires_ms),
+        legs: progress
+            .legs
+            .iter()
+            .enumerate()
+            .map(|(i, leg)| {
+                let (to_move, pending) = pending_of(leg);
+                LegSummary {
+                    leg: i,
+                    status: leg.status(),
+                    revision: leg.revision,
+                    to_move,
+                    clocks_ms: leg.clocks_ms.clone(),
+                    turn_started_ms: leg.turn_started_ms,
+                    pending,
+                }
+            })
+            .collect(),
+        result: progress.result.clone(),
+        server_now_ms: now_ms,
+        participants: many.then(|| participant_list(setup)),
+        table: table_seats(setup),
     }
-    if setup.table {
-        summary["table"] = json!(true);
-        summary["seats"] = json!(setup.seat_count);
-    }
-    summary
+}
+
+/// An open table's seats.
+fn table_seats(setup: &Setup) -> Option<TableSeats> {
+    setup.table.then_some(TableSeats {
+        table: true,
+        seats: setup.seat_count,
+    })
 }
 
 /// The full state for one reader.
-pub(crate) fn snapshot(setup: &Setup, progress: &Progress, reader: Reader, now_ms: i64) -> Value {
+pub(crate) fn snapshot(
+    setup: &Setup,
+    progress: &Progress,
+    reader: Reader,
+    now_ms: i64,
+) -> MatchSnapshot {
     let ended = !progress.is_open();
-    let legs: Vec<Value> = progress
+    let legs = progress
         .legs
         .iter()
         .enumerate()
@@ -234,65 +213,57 @@ pub(crate) fn snapshot(setup: &Setup, progress: &Progress, reader: Reader, now_m
             } else {
                 Viewer::Spectator
             };
-            let mover = leg.mover();
-            let (to_move, pending) = pending_json(leg);
-            let mut snapshot = json!({
-                "leg": i,
-                "status": leg.status(),
-                "first_seat_participant": leg.first_seat_participant,
-                "revision": leg.revision,
-                "to_move": to_move,
-                "clocks_ms": leg.clocks_ms,
-                "turn_started_ms": leg.turn_started_ms,
-                "remaining_ms": mover.map(|(seat, _)| leg.remaining_ms(seat, now_ms).max(0)),
-                "end": leg.ended.as_ref().map(|e| json!({"reason": e.reason, "scores": e.scores, "at_ms": e.at_ms})),
-                // When each accepted move arrived, in the order the rules' history lists them.
-                "moves_at_ms": leg.moves.iter().map(|m| m.at_ms).collect::<Vec<_>>(),
-                "view": leg.state.view(viewer),
-            });
-            if let Some(pending) = pending {
-                snapshot["pending"] = json!(pending);
+            let (to_move, pending) = pending_of(leg);
+            LegSnapshot {
+                leg: i,
+                status: leg.status(),
+                first_seat_participant: leg.first_seat_participant,
+                revision: leg.revision,
+                to_move,
+                clocks_ms: leg.clocks_ms.clone(),
+                turn_started_ms: leg.turn_started_ms,
+                remaining_ms: leg
+                    .mover()
+                    .map(|(seat, _)| leg.remaining_ms(seat, now_ms).max(0)),
+                end: leg.ended.as_ref().map(|e| LegEndSummary {
+                    reason: e.reason.clone(),
+                    scores: e.scores.clone(),
+                    at_ms: e.at_ms,
+                }),
+                moves_at_ms: leg.moves.iter().map(|m| m.at_ms).collect(),
+                view: leg.state.view(viewer),
+                pending,
             }
-            snapshot
         })
         .collect();
-    let mut snapshot = json!({
-        "id": setup.id,
-        "status": progress.status,
-        "game": setup.family.id(),
-        "variant": setup.variant,
-        "format": setup.format,
-        "rated": setup.rated,
-        "auto": setup.auto,
-        "self_play": setup.self_play(),
-        "time_control": setup.time_control,
-        "participants": participants_json(setup),
-        "created_ms": setup.created_ms,
-        "expires_ms": (progress.status == MatchStatus::Pending).then_some(progress.expires_ms),
-        "started_ms": progress.started_ms,
-        "ended_ms": progress.ended_ms,
-        "commitment": setup.seed.commitment().as_hex(),
-        "seed": ended.then(|| setup.seed.reveal()),
-        "legs": legs,
-        "result": progress.result,
-        "seq": progress.seq,
-        "server_now_ms": now_ms,
-    });
-    if setup.table {
-        snapshot["table"] = json!(true);
-        snapshot["seats"] = json!(setup.seat_count);
-    }
-    if !reader.participants.is_empty() && !reader.omniscient {
-        let you: Vec<usize> = reader.participants.iter(setup.seats()).collect();
-        snapshot["you"] = json!(you);
-        snapshot["turns"] = json!(
+    let seated = !reader.participants.is_empty() && !reader.omniscient;
+    MatchSnapshot {
+        id: setup.id,
+        status: progress.status,
+        game: setup.family.id(),
+        variant: setup.variant.clone(),
+        format: setup.format,
+        rated: setup.rated,
+        auto: setup.auto,
+        self_play: setup.self_play(),
+        time_control: setup.time_control,
+        participants: participant_list(setup),
+        created_ms: setup.created_ms,
+        expires_ms: (progress.status == MatchStatus::Pending).then_some(progress.expires_ms),
+        started_ms: progress.started_ms,
+        ended_ms: progress.ended_ms,
+        commitment: setup.seed.commitment().as_hex().to_owned(),
+        seed: ended.then(|| setup.seed.reveal().to_owned()),
+        legs,
+        result: progress.result.clone(),
+        seq: progress.seq,
+        server_now_ms: now_ms,
+        table: table_seats(setup),
+        you: seated.then(|| reader.participants.iter(setup.seats()).collect()),
+        turns: seated.then(|| {
             turns(setup, progress, reader.participants, now_ms, &|_, _, _| {
                 true
             })
-            .iter()
-            .map(|t| t.to_json(setup.id))
-            .collect::<Vec<_>>()
-        );
+        }),
     }
-    snapshot
 }

@@ -8,6 +8,8 @@ use arbiter_fair::ServerSeed;
 use arbiter_store::{BotKind, MatchId, MatchRecord, Write};
 use serde_json::Value;
 
+use crate::snapshot::MatchSummary;
+
 use super::Matches;
 use crate::actor::Command;
 use crate::directory::Bot;
@@ -47,7 +49,7 @@ impl Matches {
         request: ChallengeRequest,
         more: &[String],
         seat: SeatChoice,
-    ) -> Result<Value, ArenaError> {
+    ) -> Result<MatchSummary, ArenaError> {
         let family = self.context.family(&request.game)?;
         let variant = self
             .context
@@ -134,7 +136,7 @@ impl Matches {
         &self,
         setup: live::Setup,
         start: bool,
-    ) -> Result<Value, ArenaError> {
+    ) -> Result<MatchSummary, ArenaError> {
         let now = setup.created_ms;
         let family = setup.family;
         let mut progress = live::challenge(&setup, now);
@@ -193,7 +195,7 @@ impl Matches {
     /// Accepts a challenge. Both bots' environment reports are read again now, since either
     /// may have reported (or reconnected with another engine) after the challenge was made:
     /// a variant one of them no longer plays is refused, and practice makes the match unrated.
-    pub(crate) async fn accept(&self, bot: &Bot, id: MatchId) -> Result<Value, ArenaError> {
+    pub(crate) async fn accept(&self, bot: &Bot, id: MatchId) -> Result<MatchSummary, ArenaError> {
         let (_, _, bots) = self
             .registry
             .handle(id)
@@ -206,10 +208,9 @@ impl Matches {
                 .get(bots[0])
                 .ok_or_else(|| ArenaError::BotNotFound(bots[0].to_string()))?;
             let snapshot = self.snapshot(id, Reader::SPECTATOR).await?;
-            let field = |name: &str| snapshot[name].as_str().unwrap_or_default().to_owned();
-            let (game, variant) = (field("game"), field("variant"));
-            check_variant(&challenger, bot, &game, &variant)?;
-            self.check_can_start(&challenger, bot, &variant)?;
+            let (game, variant) = (snapshot.game, &snapshot.variant);
+            check_variant(&challenger, bot, game, variant)?;
+            self.check_can_start(&challenger, bot, variant)?;
             practice = challenger.practising() || bot.practising();
         }
         self.ask(id, |reply| Command::Accept {
@@ -226,7 +227,7 @@ impl Matches {
         bot: &Bot,
         id: MatchId,
         cancel: bool,
-    ) -> Result<Value, ArenaError> {
+    ) -> Result<MatchSummary, ArenaError> {
         self.ask(id, |reply| Command::Decline {
             bot: bot.id,
             cancel,
@@ -260,7 +261,7 @@ impl Matches {
     }
 
     /// Resigns a match.
-    pub(crate) async fn resign(&self, bot: &Bot, id: MatchId) -> Result<Value, ArenaError> {
+    pub(crate) async fn resign(&self, bot: &Bot, id: MatchId) -> Result<MatchSummary, ArenaError> {
         match self
             .ask(id, |reply| Command::Resign { bot: bot.id, reply })
             .await

@@ -12,6 +12,9 @@ use crate::actor::Command;
 use crate::directory::Bot;
 use crate::live;
 use crate::log::{self, MatchLog, Participants, Reader};
+use crate::snapshot::{
+    DecisionPage, EventPage, EventView, ExportedEvent, MatchExport, MatchSnapshot,
+};
 
 impl Matches {
     /// Who a bot is in a match: the participants it plays.
@@ -27,7 +30,11 @@ impl Matches {
     }
 
     /// A match's state as `reader` may see it.
-    pub(crate) async fn snapshot(&self, id: MatchId, reader: Reader) -> Result<Value, ArenaError> {
+    pub(crate) async fn snapshot(
+        &self,
+        id: MatchId,
+        reader: Reader,
+    ) -> Result<MatchSnapshot, ArenaError> {
         match self
             .ask(id, |reply| Command::Snapshot { reader, reply })
             .await
@@ -38,13 +45,14 @@ impl Matches {
     }
 
     /// A closed match's final state, rebuilt from the store.
-    async fn rebuild(&self, id: MatchId) -> Result<Value, ArenaError> {
+    async fn rebuild(&self, id: MatchId) -> Result<MatchSnapshot, ArenaError> {
         let record = self.stored_match(id).await?;
         let events = self.context.store.events(id, 0, u32::MAX).await?;
         let setup = self.setup_from(&record)?;
         let progress = live::replay(&setup, record.status, &events)?;
         let mut snapshot = live::snapshot(&setup, &progress, Reader::OMNISCIENT, self.now());
-        snapshot["result"] = record.details["result"].clone();
+        snapshot.result = serde_json::from_value(record.details["result"].clone())
+            .map_err(|e| ArenaError::Unavailable(format!("match {id}'s stored result: {e}")))?;
         Ok(snapshot)
     }
 
@@ -55,13 +63,13 @@ impl Matches {
         reader: Reader,
         since: i64,
         wait_ms: i64,
-    ) -> Result<Value, ArenaError> {
+    ) -> Result<EventPage, ArenaError> {
         let limit = self.context.config.events_per_page;
         let Some((_, log, _)) = self.registry.handle(id) else {
             // A match no longer in memory: everything is in the store and nothing will change.
             let record = self.stored_match(id).await?;
             let log = MatchLog::new(self.context.store.events(id, 0, u32::MAX).await?);
-            return Ok(page_json(
+            return Ok(event_page(
                 id,
                 since,
                 log.page(since, reader, limit),
@@ -75,7 +83,7 @@ impl Matches {
             let status = self.status_of(id).await;
             let page = log.page(since, reader, limit);
             if !page.events.is_empty() || self.now() >= deadline {
-                return Ok(page_json(id, since, page, status));
+                return Ok(event_page(id, since, page, status));
             }
             tokio::select! {
                 changed = changes.changed() => if changed.is_err() { continue },
@@ -98,7 +106,7 @@ impl Matches {
         bot: &Bot,
         id: MatchId,
         wait_ms: i64,
-    ) -> Result<Value, ArenaError> {
+    ) -> Result<DecisionPage, ArenaError> {
         let reader = self.reader_for(id, Some(bot));
         if reader.participants.is_empty() {
             return match self.registry.handle(id) {
@@ -106,7 +114,12 @@ impl Matches {
                 None => {
                     let record = self.stored_match(id).await?;
                     if record.participants.contains(&bot.id) {
-                        Ok(json!({"match_id": id, "status": record.status, "turns": []}))
+                        Ok(DecisionPage {
+                            match_id: id,
+                            status: record.status,
+                            turns: Vec::new(),
+                            server_now_ms: self.now(),
+                        })
                     } else {
                         Err(ArenaError::NotParticipant)
                     }
@@ -127,9 +140,12 @@ impl Matches {
                 })
                 .await?;
             if !turns.is_empty() || !status.is_open() || self.now() >= deadline {
-                return Ok(
-                    json!({"match_id": id, "status": status, "turns": turns, "server_now_ms": self.now()}),
-                );
+                return Ok(DecisionPage {
+                    match_id: id,
+                    status,
+                    turns,
+                    server_now_ms: self.now(),
+                });
             }
             tokio::select! {
                 changed = changes.changed() => if changed.is_err() { continue },
@@ -140,27 +156,38 @@ impl Matches {
     }
 
     /// A match's whole event log, with the revealed seed once it has ended.
-    pub(crate) async fn export(&self, id: MatchId) -> Result<Value, ArenaError> {
+    pub(crate) async fn export(&self, id: MatchId) -> Result<MatchExport, ArenaError> {
         let record = self.stored_match(id).await?;
         let events = self.context.store.events(id, 0, u32::MAX).await?;
         let ended = !record.status.is_open();
-        let bots = participants(&record)?;
-        Ok(json!({
-            "id": id,
-            "game": record.game,
-            "status": record.status,
-            "bot_a": bots[0],
-            "bot_b": bots.get(1),
-            "participants": bots,
-            "details": record.details,
-            "commitment": ServerSeed::from_revealed(&record.seed).commitment().as_hex(),
-            "seed": ended.then_some(record.seed),
-            "events": events.iter().map(|e| json!({
-                "seq": e.seq, "at_ms": e.at_ms, "type": e.kind,
-                "audience": match e.audience { arbiter_store::Audience::Everyone => Value::Null, arbiter_store::Audience::Participant(p) => json!(p) },
-                "data": e.payload,
-            })).collect::<Vec<_>>(),
-        }))
+        let bots = participants(&record)?.to_vec();
+        Ok(MatchExport {
+            id,
+            game: record.game,
+            status: record.status,
+            bot_a: bots[0],
+            bot_b: bots.get(1).copied(),
+            commitment: ServerSeed::from_revealed(&record.seed)
+                .commitment()
+                .as_hex()
+                .to_owned(),
+            seed: ended.then_some(record.seed),
+            participants: bots,
+            details: record.details,
+            events: events
+                .iter()
+                .map(|e| ExportedEvent {
+                    seq: e.seq,
+                    at_ms: e.at_ms,
+                    kind: e.kind.clone(),
+                    audience: match e.audience {
+                        arbiter_store::Audience::Everyone => None,
+                        arbiter_store::Audience::Participant(p) => Some(usize::from(p)),
+                    },
+                    data: e.payload.clone(),
+                })
+                .collect(),
+        })
     }
 
     /// Every position of one leg of a closed match, from its start to its end, as anyone may
@@ -193,14 +220,14 @@ impl Matches {
     }
 
     /// The challenges and matches a bot is in that are still open.
-    pub(crate) async fn open_matches_of(&self, bot: BotId) -> Vec<Value> {
+    pub(crate) async fn open_matches_of(&self, bot: BotId) -> Vec<MatchSnapshot> {
         let mut out = Vec::new();
         for id in self.registry.open_of(bot) {
             if let Ok(snapshot) = self.snapshot(id, Reader::SPECTATOR).await {
                 out.push(snapshot);
             }
         }
-        out.sort_by_key(|s| s["id"].as_i64());
+        out.sort_by_key(|s| s.id);
         out
     }
 
@@ -257,7 +284,7 @@ impl Matches {
     }
 
     /// Every running match as a spectator sees it, newest first, at most `limit`.
-    pub(crate) async fn running_matches(&self, limit: usize) -> Vec<Value> {
+    pub(crate) async fn running_matches(&self, limit: usize) -> Vec<MatchSnapshot> {
         let mut out = Vec::new();
         for id in self.registry.running().into_iter().take(limit) {
             if let Ok(snapshot) = self.snapshot(id, Reader::SPECTATOR).await {
@@ -268,12 +295,21 @@ impl Matches {
     }
 }
 
-fn page_json(id: MatchId, since: i64, page: log::Page, status: MatchStatus) -> Value {
-    json!({
-        "match_id": id,
-        "since": since,
-        "next_since": page.next_since,
-        "status": status,
-        "events": page.events.iter().map(|e| json!({"seq": e.seq, "at_ms": e.at_ms, "type": e.kind, "data": e.payload})).collect::<Vec<_>>(),
-    })
+fn event_page(id: MatchId, since: i64, page: log::Page, status: MatchStatus) -> EventPage {
+    EventPage {
+        match_id: id,
+        since,
+        next_since: page.next_since,
+        status,
+        events: page
+            .events
+            .iter()
+            .map(|e| EventView {
+                seq: e.seq,
+                at_ms: e.at_ms,
+                kind: e.kind.clone(),
+                data: e.payload.clone(),
+            })
+            .collect(),
+    }
 }

@@ -1,16 +1,17 @@
 //! A bot's event stream: opening it (a `hello`, then its open matches announced again, each
-//! by its own actor) and closing it, either of which may change the bot's presence.
+//! by its own actor) and closing it, either of which may change the bot's presence. The
+//! stream carries typed events; the server's codecs render them.
 
 use std::sync::Arc;
 
 use arbiter_store::BotKind;
-use serde_json::json;
 
 use super::{Matches, Registry};
 use crate::actor::Command;
 use crate::directory::Bot;
-use crate::feed::{Line, Subscription};
+use crate::feed::Subscription;
 use crate::identities::Identities;
+use crate::snapshot::StreamEvent;
 use crate::{ArenaError, Clock};
 
 /// One open event stream of a bot. Dropping it closes the stream.
@@ -22,9 +23,9 @@ pub struct BotStream {
 }
 
 impl BotStream {
-    /// The next line, `None` once the stream has been dropped for falling behind.
-    pub async fn next_line(&mut self) -> Option<Line> {
-        self.subscription.lines.recv().await
+    /// The next event, `None` once the stream has been dropped for falling behind.
+    pub async fn next_event(&mut self) -> Option<StreamEvent> {
+        self.subscription.events.recv().await
     }
 }
 
@@ -40,9 +41,14 @@ impl Drop for BotStream {
 }
 
 impl Matches {
-    /// Opens an event stream for a bot; the first lines re-send its pending challenges and
-    /// running matches (with any pending turns).
-    pub(crate) async fn open_stream(&self, bot: &Bot) -> Result<BotStream, ArenaError> {
+    /// Opens an event stream for a bot; the first events re-send its pending challenges and
+    /// running matches (with any pending decisions). With `snapshots`, each event about a
+    /// match carries the match as the bot sees it (see [`crate::feed::Feeds::subscribe`]).
+    pub(crate) async fn open_stream(
+        &self,
+        bot: &Bot,
+        snapshots: bool,
+    ) -> Result<BotStream, ArenaError> {
         let config = &self.context.config;
         let max = if bot.kind == BotKind::Anonymous {
             config.max_anonymous_streams
@@ -53,21 +59,25 @@ impl Matches {
             .identities
             .directory
             .open_stream(bot.id, max, self.now())?;
-        let (subscription, sender) = self.identities.feeds.subscribe(bot.id);
+        let (subscription, sender) = self.identities.feeds.subscribe(bot.id, snapshots);
         let stream = BotStream {
             subscription,
             identities: self.identities.clone(),
             registry: self.registry.clone(),
             clock: self.context.clock.clone(),
         };
-        let hello = json!({"type": "hello", "bot": {"id": bot.id, "name": bot.name}, "server_now_ms": self.now()});
-        let _ = sender.try_send(Line::from(format!("{hello}\n")));
+        let _ = sender.try_send(StreamEvent::Hello {
+            bot: bot.id,
+            name: bot.name.clone(),
+            server_now_ms: self.now(),
+        });
         for id in self.registry.open_of(bot.id) {
             if let Some((commands, _, _)) = self.registry.handle(id) {
                 let _ = commands
                     .send(Command::Announce {
                         bot: bot.id,
                         stream: sender.clone(),
+                        snapshots,
                     })
                     .await;
             }

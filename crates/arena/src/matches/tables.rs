@@ -5,9 +5,9 @@
 
 use std::sync::atomic::Ordering;
 
+use crate::snapshot::{MatchSnapshot, MatchSummary};
 use arbiter_fair::ServerSeed;
 use arbiter_store::{BotKind, MatchId, MatchStatus};
-use serde_json::Value;
 
 use super::Matches;
 use crate::actor::Command;
@@ -37,7 +37,7 @@ impl Matches {
         &self,
         from: &Bot,
         request: TableRequest,
-    ) -> Result<Value, ArenaError> {
+    ) -> Result<MatchSummary, ArenaError> {
         let family = self.context.family(&request.game)?;
         let variant = self
             .context
@@ -92,18 +92,21 @@ impl Matches {
     }
 
     /// `bot` takes a seat at table `id`; the match starts when the last seat is taken.
-    pub(crate) async fn join_table(&self, bot: &Bot, id: MatchId) -> Result<Value, ArenaError> {
+    pub(crate) async fn join_table(
+        &self,
+        bot: &Bot,
+        id: MatchId,
+    ) -> Result<MatchSummary, ArenaError> {
         if !matches!(bot.kind, BotKind::Registered | BotKind::Anonymous) {
             return Err(ArenaError::InvalidRequest(
                 "only bots sit at tables".to_owned(),
             ));
         }
         let table = self.snapshot(id, Reader::SPECTATOR).await?;
-        if table["table"] != true {
+        if table.table.is_none() {
             return Err(ArenaError::MatchNotFound(id));
         }
-        let variant = table["variant"].as_str().unwrap_or_default();
-        let game = table["game"].as_str().unwrap_or_default();
+        let (game, variant) = (table.game, &table.variant);
         if !bot.supports(&format!("{game}:{variant}")) {
             return Err(ArenaError::UnsupportedVariant(format!(
                 "{} does not play {variant}",
@@ -127,7 +130,7 @@ impl Matches {
     }
 
     /// The open tables with a free seat, newest first, at most `limit`.
-    pub(crate) async fn open_tables(&self, limit: usize) -> Vec<Value> {
+    pub(crate) async fn open_tables(&self, limit: usize) -> Vec<MatchSnapshot> {
         let mut ids: Vec<MatchId> = self
             .registry
             .open_by_bot()
@@ -144,8 +147,8 @@ impl Matches {
                 break;
             }
             if let Ok(snapshot) = self.snapshot(id, Reader::SPECTATOR).await
-                && snapshot["table"] == true
-                && snapshot["status"] == "pending"
+                && snapshot.table.is_some()
+                && snapshot.status == MatchStatus::Pending
             {
                 tables.push(snapshot);
             }

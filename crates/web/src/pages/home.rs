@@ -48,7 +48,7 @@ impl LiveFragment {
             live: running
                 .iter()
                 .take(LIVE_BOARDS)
-                .map(|m| MiniBoard::of_match(state, m))
+                .map(|m| MiniBoard::of_match(state, &serde_json::json!(m)))
                 .collect(),
             more: running.len().saturating_sub(LIVE_BOARDS),
         }

@@ -1,7 +1,7 @@
 //! Starting matches from the pages: a bot's challenge by one of the visitor's bots, the visitor
 //! playing a bot themselves, and quick matches.
 
-use arbiter_arena::ArenaError;
+use arbiter_arena::{ArenaError, MatchSummary};
 use axum::extract::{Path, State};
 use axum::response::{IntoResponse, Redirect, Response};
 use axum_extra::extract::Form;
@@ -60,9 +60,8 @@ pub(crate) async fn challenge(
 }
 
 /// The way to a match the arena just created.
-fn to_match(created: &serde_json::Value) -> Response {
-    let id = created["id"].as_i64().unwrap_or(0);
-    Redirect::to(&format!("/matches/{id}")).into_response()
+fn to_match(created: &MatchSummary) -> Response {
+    Redirect::to(&format!("/matches/{}", created.id)).into_response()
 }
 
 /// The way to a new match, or the bot's page again with why the match was refused.
@@ -70,7 +69,7 @@ async fn to_the_match(
     state: &WebState,
     visitor: &Visitor,
     bot: &str,
-    created: Result<serde_json::Value, ArenaError>,
+    created: Result<MatchSummary, ArenaError>,
 ) -> Result<Response, WebError> {
     match created {
         Ok(created) => Ok(to_match(&created)),

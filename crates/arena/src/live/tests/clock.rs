@@ -220,7 +220,7 @@ fn a_turn_of_several_actions_is_one_clock_period_with_one_increment() {
     );
     tick(&setup, &mut progress, T0 + 13_000, &online);
     assert_eq!(progress.status, MatchStatus::Finished);
-    let result = progress.result.clone().expect("result");
+    let result = json!(progress.result.clone().expect("result"));
     assert_eq!(
         (&result["reason"], &result["winner"]),
         (&json!("timeout"), &json!(0))

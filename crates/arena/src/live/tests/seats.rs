@@ -33,7 +33,7 @@ fn started(setup: &mut Setup) -> Progress {
     progress
 }
 
-fn request(turn: &Turn) -> Value {
+fn request(turn: &Decision) -> Value {
     serde_json::from_str(&turn.request).expect("a JSON request")
 }
 
@@ -153,7 +153,7 @@ fn a_three_seat_match_starts_once_everyone_accepts_and_ranks_everyone() {
         "{:?}",
         progress.result
     );
-    let result = progress.result.clone().expect("result");
+    let result = json!(progress.result.clone().expect("result"));
     assert_eq!(
         result["ranks"].as_array().map(Vec::len),
         Some(3),
@@ -161,7 +161,7 @@ fn a_three_seat_match_starts_once_everyone_accepts_and_ranks_everyone() {
     );
     assert_eq!(result["totals"].as_array().map(Vec::len), Some(3));
     let rebuilt = replay(&setup, MatchStatus::Finished, &progress.fresh).expect("replay");
-    let rebuilt_result = rebuilt.result.expect("a result");
+    let rebuilt_result = json!(rebuilt.result.expect("a result"));
     assert_eq!(
         (&rebuilt_result["ranks"], &rebuilt_result["totals"]),
         (&result["ranks"], &result["totals"])
@@ -184,7 +184,7 @@ fn an_invited_bot_can_refuse_and_the_challenger_can_cancel() {
         );
         decline(&setup, &mut progress, bot, cancel, T0).expect("allowed");
         assert_eq!(progress.status, MatchStatus::Rejected);
-        assert_eq!(progress.result.clone().expect("result")["reason"], kind);
+        assert_eq!(progress.result.clone().expect("result").reason, kind);
     }
 }
 
@@ -239,7 +239,7 @@ fn seen(setup: &Setup, progress: &Progress, reader: Reader, now: i64) -> String 
         .collect();
     format!(
         "{}\n{}",
-        snapshot(setup, progress, reader, now),
+        json!(snapshot(setup, progress, reader, now)),
         events.join("\n")
     )
 }
@@ -454,7 +454,7 @@ fn a_seat_that_resigns_leaves_and_the_others_play_on() {
         "{:?}",
         progress.result
     );
-    let result = progress.result.clone().expect("result");
+    let result = json!(progress.result.clone().expect("result"));
     assert_eq!(
         result["reason"], "score",
         "the game ended as it does: {result}"
@@ -635,7 +635,7 @@ fn a_team_game_s_result_carries_the_teams_and_their_ranks() {
         .expect("go");
     }
     assert_eq!(progress.status, MatchStatus::Finished);
-    let result = progress.result.clone().expect("result");
+    let result = json!(progress.result.clone().expect("result"));
     assert_eq!(result["teams"], json!([0, 1, 0, 1]), "{result}");
     assert_eq!(result["ranks"], json!([1, 2, 1, 2]), "{result}");
     assert_eq!(

@@ -1,0 +1,460 @@
+//! What readers receive of a match, as typed values: snapshots, summaries, decisions, results,
+//! event pages, exports and the events of a bot's stream.
+//!
+//! The arena produces these and never renders them: the native API, the dialects and the web
+//! pages are codecs that turn them into their own formats. Only what a game defines — a leg's
+//! view, an event's data — stays JSON, because the arena does not know its type.
+
+use std::sync::Arc;
+
+use arbiter_store::{BotId, BotKind, MatchId, MatchStatus};
+use serde::{Deserialize, Serialize, Serializer};
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+use crate::Format;
+use crate::config::TimeControl;
+
+/// A participant as readers see it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ParticipantSummary {
+    /// The bot's id.
+    pub id: BotId,
+    /// The bot's name.
+    pub name: String,
+    /// What kind of participant it is.
+    pub kind: BotKind,
+    /// Its index among the match's participants, where a list of them is given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub participant: Option<usize>,
+}
+
+/// Where a leg stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LegStatus {
+    /// Being played.
+    Active,
+    /// Ended by the rules.
+    Finished,
+    /// Ended by a flag falling.
+    Timeout,
+    /// Stopped because the match ended (a resignation, a disconnection).
+    Stopped,
+}
+
+/// How a leg ended.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct LegEndSummary {
+    /// Why it ended (the rules' reason, `timeout` or `stopped`).
+    pub reason: String,
+    /// Each participant's score in the leg, in participant order.
+    pub scores: Vec<i64>,
+    /// When it ended.
+    pub at_ms: i64,
+}
+
+/// One leg in a match summary.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct LegSummary {
+    /// The leg's index.
+    pub leg: usize,
+    /// Where it stands.
+    pub status: LegStatus,
+    /// Its revision: the number of actions it has taken.
+    pub revision: u64,
+    /// The participant to act in a turn; `None` in a simultaneous phase or once it ended.
+    pub to_move: Option<usize>,
+    /// Each seat's clock at the start of the current period.
+    pub clocks_ms: Vec<i64>,
+    /// When the current period began.
+    pub turn_started_ms: i64,
+    /// In a simultaneous phase, the participants still to act.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pending: Option<Vec<usize>>,
+}
+
+/// What an open table adds to a match: its seats, which bots fill until it starts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct TableSeats {
+    /// Always `true`: the match was opened as a table.
+    pub table: bool,
+    /// The number of seats.
+    pub seats: usize,
+}
+
+/// A compact summary of a match, for streams and lists.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct MatchSummary {
+    /// The match.
+    pub id: MatchId,
+    /// Its status.
+    pub status: MatchStatus,
+    /// Its game.
+    pub game: &'static str,
+    /// Its variant.
+    pub variant: String,
+    /// How many legs, and how seats rotate.
+    pub format: Format,
+    /// Whether it is rated.
+    pub rated: bool,
+    /// The first participant.
+    pub bot_a: ParticipantSummary,
+    /// The second participant, if one has taken its seat.
+    pub bot_b: Option<ParticipantSummary>,
+    /// The time control.
+    pub time_control: TimeControl,
+    /// When a pending match expires.
+    pub expires_ms: Option<i64>,
+    /// Its legs.
+    pub legs: Vec<LegSummary>,
+    /// Its result, once it has one.
+    pub result: Option<MatchResult>,
+    /// The server's time when the summary was made.
+    pub server_now_ms: i64,
+    /// Every participant, for a match of more than two or a table.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub participants: Option<Vec<ParticipantSummary>>,
+    /// A table's seats.
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub table: Option<TableSeats>,
+}
+
+/// One leg as a reader may see it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct LegSnapshot {
+    /// The leg's index.
+    pub leg: usize,
+    /// Where it stands.
+    pub status: LegStatus,
+    /// The participant in the leg's first seat.
+    pub first_seat_participant: usize,
+    /// Its revision: the number of actions it has taken.
+    pub revision: u64,
+    /// The participant to act in a turn.
+    pub to_move: Option<usize>,
+    /// Each seat's clock at the start of the current period.
+    pub clocks_ms: Vec<i64>,
+    /// When the current period began.
+    pub turn_started_ms: i64,
+    /// The mover's time left now, in a turn.
+    pub remaining_ms: Option<i64>,
+    /// How it ended.
+    pub end: Option<LegEndSummary>,
+    /// When each accepted action arrived, in the order the rules' history lists them.
+    pub moves_at_ms: Vec<i64>,
+    /// The game's view of the leg for this reader: its own seat's, a spectator's, or, once
+    /// the match has ended, everything.
+    pub view: Value,
+    /// In a simultaneous phase, the participants still to act.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pending: Option<Vec<usize>>,
+}
+
+/// A match's whole state as one reader may see it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct MatchSnapshot {
+    /// The match.
+    pub id: MatchId,
+    /// Its status.
+    pub status: MatchStatus,
+    /// Its game.
+    pub game: &'static str,
+    /// Its variant.
+    pub variant: String,
+    /// How many legs, and how seats rotate.
+    pub format: Format,
+    /// Whether it is rated.
+    pub rated: bool,
+    /// Whether auto-matching made it.
+    pub auto: bool,
+    /// Whether one bot plays every seat.
+    pub self_play: bool,
+    /// The time control.
+    pub time_control: TimeControl,
+    /// Every participant, in order.
+    pub participants: Vec<ParticipantSummary>,
+    /// When it was created.
+    pub created_ms: i64,
+    /// When a pending match expires.
+    pub expires_ms: Option<i64>,
+    /// When it started.
+    pub started_ms: Option<i64>,
+    /// When it ended.
+    pub ended_ms: Option<i64>,
+    /// The commitment to its seed, published before the match.
+    pub commitment: String,
+    /// Its seed, revealed once it has ended.
+    pub seed: Option<String>,
+    /// Its legs.
+    pub legs: Vec<LegSnapshot>,
+    /// Its result, once it has one.
+    pub result: Option<MatchResult>,
+    /// The sequence number of its last event.
+    pub seq: i64,
+    /// The server's time when the snapshot was made.
+    pub server_now_ms: i64,
+    /// A table's seats.
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub table: Option<TableSeats>,
+    /// The participants the reader plays, for a reader with a seat.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub you: Option<Vec<usize>>,
+    /// The reader's pending decisions, for a reader with a seat.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub turns: Option<Vec<Decision>>,
+}
+
+impl MatchSnapshot {
+    /// Whether a person (an account or a guest on the web pages) plays in the match.
+    pub fn has_person(&self) -> bool {
+        self.participants.iter().any(|p| p.kind == BotKind::Human)
+    }
+}
+
+/// A decision a participant has to make now: the request its seat receives, built by the
+/// game's family from that seat's view alone.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Decision {
+    /// The match.
+    pub match_id: MatchId,
+    /// The leg.
+    pub leg: usize,
+    /// The revision the answer must name.
+    pub revision: u64,
+    /// The participant deciding.
+    pub participant: usize,
+    /// The request, as compact JSON text: it goes out many times a second, so it is written
+    /// once and never parsed again.
+    pub request: String,
+}
+
+impl Serialize for Decision {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::{Error as _, SerializeStruct as _};
+        let request = RawValue::from_string(self.request.clone()).map_err(S::Error::custom)?;
+        let mut out = serializer.serialize_struct("Decision", 5)?;
+        out.serialize_field("match_id", &self.match_id)?;
+        out.serialize_field("leg", &self.leg)?;
+        out.serialize_field("revision", &self.revision)?;
+        out.serialize_field("participant", &self.participant)?;
+        out.serialize_field("request", &request)?;
+        out.end()
+    }
+}
+
+/// A participant's pending decisions in one match, as a long-poll answers.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct DecisionPage {
+    /// The match.
+    pub match_id: MatchId,
+    /// Its status.
+    pub status: MatchStatus,
+    /// The decisions.
+    pub turns: Vec<Decision>,
+    /// The server's time.
+    pub server_now_ms: i64,
+}
+
+/// How a match ended.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MatchResult {
+    /// Why it ended: the rules' reason, or `resigned`, `timeout`, `aborted`, `expired`, ….
+    pub reason: String,
+    /// Who won and by how much, for a match that was played to a finish.
+    #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
+    pub ranking: Option<Ranking>,
+    /// The rating change, once a rated match has been rated.
+    #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
+    pub ratings: Option<ResultRatings>,
+}
+
+impl MatchResult {
+    /// A match closed without being played to a finish.
+    pub fn closed(reason: &str) -> MatchResult {
+        MatchResult {
+            reason: reason.to_owned(),
+            ranking: None,
+            ratings: None,
+        }
+    }
+
+    /// The sole winner, if there is one.
+    pub fn winner(&self) -> Option<usize> {
+        self.ranking.as_ref().and_then(|r| r.winner)
+    }
+}
+
+/// The standing of every participant in a finished match.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Ranking {
+    /// The sole participant ranked first; `None` for a draw or a shared first place.
+    pub winner: Option<usize>,
+    /// Each participant's score summed over the legs.
+    pub totals: Vec<i64>,
+    /// Whether the match was rated.
+    pub rated: bool,
+    /// Each participant's rank (1 is first), in a match of more than two.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ranks: Option<Vec<u8>>,
+    /// Each participant's team, in a team game decided by one leg.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub teams: Option<Vec<Option<u8>>>,
+}
+
+/// A rated match's change of ratings, as its result carries it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ResultRatings {
+    /// Always `true`: the ratings were changed.
+    pub rating_applied: bool,
+    /// Each participant's rating before the match.
+    pub rating_before: Vec<f64>,
+    /// Each participant's rating after it.
+    pub rating_after: Vec<f64>,
+}
+
+/// The change of ratings of a rated match, as its `rated` event carries it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RatingChange {
+    /// The game mode rated (`game:variant`).
+    pub mode: String,
+    /// Each participant's rating before the match.
+    pub rating_before: Vec<f64>,
+    /// Each participant's rating after it.
+    pub rating_after: Vec<f64>,
+}
+
+/// One event of a match's log, as a reader receives it.
+#[derive(Clone, Debug, Serialize)]
+pub struct EventView {
+    /// Its sequence number in the match.
+    pub seq: i64,
+    /// When it happened.
+    pub at_ms: i64,
+    /// What happened.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// Its data, as the arena or the game wrote it.
+    pub data: Box<RawValue>,
+}
+
+/// The events of a match a long-poll returns.
+#[derive(Clone, Debug, Serialize)]
+pub struct EventPage {
+    /// The match.
+    pub match_id: MatchId,
+    /// The sequence number the page starts after.
+    pub since: i64,
+    /// The sequence number to ask for the next page after.
+    pub next_since: i64,
+    /// The match's status.
+    pub status: MatchStatus,
+    /// The events.
+    pub events: Vec<EventView>,
+}
+
+/// One stored event in an export: every event, with the participant it was for.
+#[derive(Clone, Debug, Serialize)]
+pub struct ExportedEvent {
+    /// Its sequence number in the match.
+    pub seq: i64,
+    /// When it happened.
+    pub at_ms: i64,
+    /// What happened.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// The participant it was for; `None` for an event everyone sees.
+    pub audience: Option<usize>,
+    /// Its data.
+    pub data: Box<RawValue>,
+}
+
+/// A match's whole log, for anyone to verify once it has ended.
+#[derive(Clone, Debug, Serialize)]
+pub struct MatchExport {
+    /// The match.
+    pub id: MatchId,
+    /// Its game.
+    pub game: String,
+    /// Its status.
+    pub status: MatchStatus,
+    /// The first participant's bot.
+    pub bot_a: BotId,
+    /// The second participant's bot.
+    pub bot_b: Option<BotId>,
+    /// Every participant's bot, in order.
+    pub participants: Vec<BotId>,
+    /// The match's stored details (terms, times and result), as stored.
+    pub details: Value,
+    /// The commitment to its seed.
+    pub commitment: String,
+    /// Its seed, once it has ended.
+    pub seed: Option<String>,
+    /// Every event.
+    pub events: Vec<ExportedEvent>,
+}
+
+/// What a match's announcement on a bot's stream is about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Announcement {
+    /// A challenge waiting for answers.
+    Challenge,
+    /// An open table waiting for players.
+    Table,
+    /// A match that started or changed.
+    Match,
+    /// A match, challenge or table that closed.
+    Finished,
+}
+
+/// One event on a bot's stream. Events are shared by every stream they go to.
+#[derive(Clone, Debug)]
+pub enum StreamEvent {
+    /// The stream opened.
+    Hello {
+        /// The bot.
+        bot: BotId,
+        /// Its name.
+        name: String,
+        /// The server's time.
+        server_now_ms: i64,
+    },
+    /// One of the bot's matches changed.
+    Match {
+        /// What kind of change.
+        about: Announcement,
+        /// The match, summarised.
+        summary: Arc<MatchSummary>,
+        /// The match as the bot sees it, for streams that asked for it (see
+        /// [`crate::feed::Feeds::subscribe`]).
+        snapshot: Option<Arc<MatchSnapshot>>,
+    },
+    /// The bot has a decision to make.
+    Decision {
+        /// The decision.
+        decision: Arc<Decision>,
+        /// The match as the bot sees it, for streams that asked for it.
+        snapshot: Option<Arc<MatchSnapshot>>,
+    },
+}
+
+impl StreamEvent {
+    /// The match the event is about, if any.
+    pub fn match_id(&self) -> Option<MatchId> {
+        match self {
+            StreamEvent::Hello { .. } => None,
+            StreamEvent::Match { summary, .. } => Some(summary.id),
+            StreamEvent::Decision { decision, .. } => Some(decision.match_id),
+        }
+    }
+
+    /// The match as the bot saw it when the event happened, for streams that asked for it.
+    pub fn snapshot(&self) -> Option<&MatchSnapshot> {
+        match self {
+            StreamEvent::Hello { .. } => None,
+            StreamEvent::Match { snapshot, .. } | StreamEvent::Decision { snapshot, .. } => {
+                snapshot.as_deref()
+            }
+        }
+    }
+}
