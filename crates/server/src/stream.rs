@@ -83,8 +83,8 @@ fn line(event: &StreamEvent) -> Bytes {
 }
 
 /// A `turn` line: the decision's fields and `type`, flat. It is written without an
-/// intermediate `Value`, because the request is most of the line (two kilobytes of an
-/// Othello engine request in mid-game) and is already JSON text.
+/// intermediate `Value`, because the request is most of the line (two kilobytes of a board
+/// game's engine request in mid-game) and is already JSON text.
 fn turn_line(decision: &Decision) -> Bytes {
     use std::fmt::Write as _;
     let mut line = String::with_capacity(decision.request.len() + 96);
