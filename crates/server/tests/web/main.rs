@@ -678,7 +678,7 @@ async fn play_out(app: &TestApp, browser: &Browser, csrf: &str, id: i64, person:
                     ("csrf", csrf),
                     ("leg", "0"),
                     ("revision", &revision),
-                    ("square", &square),
+                    ("action", &square),
                 ],
             )
             .await;
@@ -736,7 +736,7 @@ async fn a_person_plays_a_house_bot_to_the_end_from_the_match_page() {
         ("csrf", csrf.as_str()),
         ("leg", "0"),
         ("revision", "0"),
-        ("square", "0"),
+        ("action", "0"),
     ];
     let refused = browser
         .post(&format!("/matches/{id}/moves"), &illegal)
@@ -747,7 +747,7 @@ async fn a_person_plays_a_house_bot_to_the_end_from_the_match_page() {
         ("csrf", "forged"),
         ("leg", "0"),
         ("revision", "0"),
-        ("square", "19"),
+        ("action", "19"),
     ];
     let forged = browser.post(&format!("/matches/{id}/moves"), &forged).await;
     assert_eq!(forged.status, StatusCode::FORBIDDEN);
@@ -892,7 +892,7 @@ async fn a_registered_bot_plays_a_person_through_the_flipsight_dialect() {
                 ("csrf", csrf.as_str()),
                 ("leg", "0"),
                 ("revision", "0"),
-                ("square", &square),
+                ("action", &square),
             ],
         )
         .await;
