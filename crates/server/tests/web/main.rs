@@ -14,6 +14,7 @@ use helpers::*;
 
 mod errors;
 mod generic;
+mod tables;
 
 /// One browser: its own cookies, not following redirects so that tests see them.
 struct Browser {
@@ -81,6 +82,19 @@ impl Browser {
         let response = self
             .client
             .post(format!("{}{path}", self.origin))
+            .form(fields)
+            .send()
+            .await
+            .expect("POST");
+        Browser::read(response).await
+    }
+
+    /// Posts a form as a browser without the script does: asking for a page back.
+    async fn submit(&self, path: &str, fields: &[(String, String)]) -> Page {
+        let response = self
+            .client
+            .post(format!("{}{path}", self.origin))
+            .header("accept", "text/html,application/xhtml+xml;q=0.9,*/*;q=0.8")
             .form(fields)
             .send()
             .await
