@@ -266,6 +266,8 @@ pub(crate) struct LegsFragment {
     pub(crate) you: Option<String>,
     /// Whether the game is drawn on a board (whose squares take a person's moves).
     pub(crate) board: bool,
+    /// For an open table still waiting for players, how many seats are taken, in words.
+    pub(crate) waiting: Option<String>,
 }
 
 impl LegsFragment {
@@ -313,8 +315,22 @@ impl LegsFragment {
             csrf: visitor.csrf.clone(),
             you,
             board: board.is_some(),
+            waiting: waiting_for_players(snapshot),
         }
     }
+}
+
+/// For an open table whose match has not started, how many of its seats are taken.
+fn waiting_for_players(snapshot: &Value) -> Option<String> {
+    if snapshot["table"] != true || snapshot["status"] != "pending" {
+        return None;
+    }
+    let taken = participants(snapshot).len();
+    let seats = snapshot["seats"].as_u64().unwrap_or(0);
+    Some(format!(
+        "Waiting for players: {taken} of {seats} seats taken. The game starts when the last \
+         seat is taken."
+    ))
 }
 
 /// The family of `snapshot`'s game.
@@ -680,6 +696,7 @@ mod tests {
             csrf: String::new(),
             you: None,
             board: false,
+            waiting: None,
         };
         let html = fragment.render().expect("render");
         for raw in ["<script>", "<b>", "<i>"] {

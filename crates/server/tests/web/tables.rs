@@ -170,6 +170,13 @@ async fn a_person_opens_a_goofspiel_table_and_plays_it_out_against_two_bots() {
     );
     let waiting = person.get(&format!("/matches/{id}")).await;
     assert!(action_forms(&waiting.html, id).is_empty(), "not started");
+    assert!(
+        waiting
+            .html
+            .contains("Waiting for players: 2 of 3 seats taken."),
+        "{}",
+        waiting.html
+    );
     app.post(&format!("/tables/{id}/join"), Some(&bots[1]), json!({}))
         .await
         .expect(200);
