@@ -1,7 +1,8 @@
 //! People as match participants. An account plays as its own participant (`@name`), a guest
 //! as one named by a cookie its browser keeps; both have the kind `human`, never act through
-//! the bot API, and play one-leg unrated matches against bots, with the server playing their
-//! forced passes (see `live`).
+//! the bot API, and play one-leg unrated matches of any registered game against bots (or sit
+//! at open tables, see `matches/tables.rs`), with the server playing their forced actions
+//! (see `live`).
 
 use std::sync::Arc;
 
@@ -28,8 +29,11 @@ pub const ROOM_ROUND: i64 = 1;
 pub struct PersonChallenge {
     /// The bot's name.
     pub opponent: String,
-    /// The variant; the bot must play it.
-    pub variant: String,
+    /// The game; the registry's default mode's game when `None`, so that a caller that names
+    /// only a variant plays the default game.
+    pub game: Option<String>,
+    /// The variant, which the bot must play; the game's default variant when `None`.
+    pub variant: Option<String>,
     /// The clocks.
     pub time_control: TimeControl,
     /// Where the game starts.
@@ -134,8 +138,8 @@ impl People {
             .await
     }
 
-    /// A person challenges a bot to a one-leg unrated game: a house bot starts at once, a
-    /// registered bot must be online and accept like any challenge.
+    /// A person challenges a bot to a one-leg unrated game of any registered mode: a house
+    /// bot starts at once, a registered bot must be online and accept like any challenge.
     pub(crate) async fn challenge_as_person(
         &self,
         person: &Bot,
@@ -153,10 +157,14 @@ impl People {
             BotKind::Registered => return Err(ArenaError::BotUnavailable(opponent.name)),
             _ => return Err(ArenaError::BotNotFound(challenge.opponent)),
         }
+        let game = match challenge.game {
+            Some(game) => game,
+            None => self.context.default_mode()?.game.to_owned(),
+        };
         let request = ChallengeRequest {
             opponent: opponent.id.to_string(),
-            game: self.context.default_mode()?.game.to_owned(),
-            variant: Some(challenge.variant),
+            game,
+            variant: challenge.variant,
             format: Format::Single,
             time_control: challenge.time_control,
             rated: false,
@@ -199,7 +207,8 @@ impl People {
         let opponent = self.quick_opponent().await?;
         let challenge = PersonChallenge {
             opponent: opponent.name,
-            variant: self.context.default_mode()?.variant.to_owned(),
+            game: None,
+            variant: Some(self.context.default_mode()?.variant.to_owned()),
             time_control: quick.time_control,
             opening: quick.opening,
             seat: quick.seat,

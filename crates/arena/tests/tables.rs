@@ -6,7 +6,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use arbiter_arena::{
-    Arena, ArenaConfig, Format, Games, ManualClock, MatchStatus, TableRequest, TimeControl,
+    Arena, ArenaConfig, BotKind, Format, Games, ManualClock, MatchStatus, TableRequest, TimeControl,
 };
 use arbiter_store_sqlite::SqliteStore;
 
@@ -75,4 +75,61 @@ async fn an_open_table_survives_a_restart_and_starts_when_full() {
     assert_eq!(started.status, MatchStatus::Running, "{started:?}");
     assert!(second.open_tables(10).await.is_empty());
     second.shutdown().await;
+}
+
+#[tokio::test]
+async fn people_open_and_join_tables_as_bots_do_and_house_bots_do_not() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let arena = arena(&dir.path().join("arbiter.sqlite")).await;
+    let ip = IpAddr::V4(Ipv4Addr::LOCALHOST);
+    let (opener, _) = arena.new_guest(ip).await.expect("a guest");
+    let (guest, _) = arena.new_guest(ip).await.expect("a guest");
+    let (late, _) = arena.new_guest(ip).await.expect("a guest");
+    let (bot, _) = arena
+        .mint_anonymous(ip, Some("sitter"), None)
+        .await
+        .expect("bot");
+    let table = arena
+        .open_table(
+            &opener,
+            TableRequest {
+                game: "goofspiel".to_owned(),
+                variant: Some("short".to_owned()),
+                seats: 3,
+                format: Format::Single,
+                time_control: TimeControl::default(),
+            },
+        )
+        .await
+        .expect("a person opens a table");
+    let id = table.id;
+    let opener = table.participants.as_ref().and_then(|p| p.first());
+    assert_eq!(opener.map(|p| p.kind), Some(BotKind::Human), "{table:?}");
+
+    arena
+        .join_table(&guest, id)
+        .await
+        .expect("a person sits down");
+    let twice = arena
+        .join_table(&guest, id)
+        .await
+        .expect_err("one seat each");
+    assert!(twice.to_string().contains("already has a seat"), "{twice}");
+    let house = arena.find_bot("house-greedy").expect("a house bot");
+    let refused = arena
+        .join_table(&house, id)
+        .await
+        .expect_err("no house bots");
+    assert!(
+        refused.to_string().contains("only bots and people"),
+        "{refused}"
+    );
+
+    let started = arena.join_table(&bot, id).await.expect("the last seat");
+    assert_eq!(started.status, MatchStatus::Running, "{started:?}");
+    let full = arena.join_table(&late, id).await.expect_err("full");
+    assert!(
+        matches!(full, arbiter_arena::ArenaError::ChallengeNotPending),
+        "{full}"
+    );
 }

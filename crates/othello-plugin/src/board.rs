@@ -180,7 +180,7 @@ impl Drawing {
                         let name = move_name(&Value::from(square), self.size);
                         let _ = write!(
                             svg,
-                            r##"<rect x="{x}" y="{y}" width="{SQUARE}" height="{SQUARE}" fill="transparent" class="play" data-square="{square}" tabindex="0" role="button" aria-label="Play {name}"/>"##
+                            r##"<rect x="{x}" y="{y}" width="{SQUARE}" height="{SQUARE}" fill="transparent" class="play" data-action="{square}" tabindex="0" role="button" aria-label="Play {name}"/>"##
                         );
                     }
                 }
@@ -336,6 +336,18 @@ mod tests {
                     }
                 )
                 .contains("aria-label=\"Play f4\"")
+        );
+        // The page's script posts a button's `data-action` as the action's JSON text.
+        assert!(
+            Board
+                .svg(
+                    &view,
+                    BoardOptions {
+                        hints: true,
+                        playable: true
+                    }
+                )
+                .contains("class=\"play\" data-action=\"29\"")
         );
         assert_eq!(Board.tallies(&view), [2, 1]);
         assert_eq!(Board.history(&view), ["d5", "pass"]);

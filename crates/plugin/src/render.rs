@@ -8,8 +8,9 @@ pub struct BoardOptions {
     /// Marks the actions the view lists as legal (Othello: a dot on each playable square).
     pub hints: bool,
     /// Makes the hinted actions buttons for the page's visitor, who is to act now; each
-    /// button carries the action's spelling in a `data-square` attribute, which the page's
-    /// script posts. Has no effect without `hints`.
+    /// button (an element of class `play`) carries the action as JSON text (the rules' own
+    /// value, `19`) in a `data-action` attribute, which the page's script posts as the move's
+    /// `action`. Has no effect without `hints`.
     pub playable: bool,
 }
 

@@ -105,16 +105,19 @@ const REFUSAL_TEXT_MAX: usize = 4 * 1024;
 
 /// Middleware: a failure that is not a page yet, such as the framework's plain-text refusal of
 /// a form over the body limit or of a path that does not parse, becomes one, with its status.
-/// Every page error is then HTML in the site's layout, under the pages' security headers.
+/// Every page error is then HTML in the site's layout, under the pages' security headers; the
+/// JSON answers the script asked for (a refused move) stay JSON, so that it can read them.
 pub(crate) async fn pages_for_errors(request: Request, next: Next) -> Response {
     let response = next.run(request).await;
     let status = response.status();
-    let is_html = response
+    let content_type = response
         .headers()
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.starts_with("text/html"));
-    if is_html || !(status.is_client_error() || status.is_server_error()) {
+        .unwrap_or_default();
+    let answered =
+        content_type.starts_with("text/html") || content_type.starts_with("application/json");
+    if answered || !(status.is_client_error() || status.is_server_error()) {
         return response;
     }
     let message = if status == StatusCode::PAYLOAD_TOO_LARGE {

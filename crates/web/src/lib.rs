@@ -23,7 +23,7 @@ use arbiter_arena::Arena;
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::routing::{get, post};
-use pages::{accounts, assets, bots, home, leaderboard, my_bots, play};
+use pages::{accounts, assets, bots, home, leaderboard, my_bots, play, tables};
 
 pub use error::status_of;
 pub use paths::bot_path;
@@ -125,6 +125,8 @@ pub fn router(arena: Arena) -> Router {
         .route("/matches/{id}/replay", get(matches::replay))
         .route("/matches/{id}/moves", post(matches::play))
         .route("/bots/{name}/play", post(play::play_bot))
+        .route("/tables", get(tables::tables).post(tables::open_table))
+        .route("/tables/{id}/join", post(tables::join_table))
         .route("/static/style.css", get(assets::style))
         .route("/static/app.js", get(assets::script))
         .route("/img/no_profile.gif", get(assets::no_profile))

@@ -2,15 +2,20 @@
 //! events arrive), and a replay that steps through a finished leg move by move. A game is
 //! drawn by its family's board where it has one, else by the generic rendering
 //! (`generic.rs`).
+//!
+//! A person who plays in a match reads it as their own participant: their seat's view (their
+//! secrets and nobody else's) and their own pending decisions, whose legal actions become
+//! buttons. Everyone else reads it as a spectator.
 
 use askama::Template;
 use axum::extract::{Path, Query, State};
-use axum::http::StatusCode;
-use axum::response::{Html, IntoResponse, Response};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::{Html, IntoResponse, Redirect, Response};
 use axum_extra::extract::Form;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
+use arbiter_arena::{Family, Reader};
 use arbiter_plugin::{BoardOptions, BoardRenderer};
 
 use crate::WebState;
@@ -69,6 +74,55 @@ pub(crate) struct LegPanel {
     pub(crate) events: Vec<String>,
     /// `"leg revision"` when it is the visitor's turn here, for the script to send with a move.
     pub(crate) play: Option<String>,
+    /// The visitor's legal actions in this leg, as buttons, when they have a decision to make
+    /// here and the family's requests list them; empty otherwise.
+    pub(crate) actions: Vec<ActionButton>,
+    /// The revision the visitor's decision here was asked at, which the buttons send.
+    pub(crate) act_revision: u64,
+}
+
+/// One legal action of the visitor's, as a button that posts it.
+pub(crate) struct ActionButton {
+    /// The action as the rules' JSON text (`19`, `{"card":3,"round":2}`), which the form
+    /// posts as it is.
+    pub(crate) action: String,
+    /// The action in the family's notation.
+    pub(crate) label: String,
+}
+
+/// The visitor's pending decision in leg `index`, from the `turns` of a snapshot read as
+/// their participant (nobody else's decisions are in it): the revision it was asked at and
+/// its legal actions, each labelled in the family's notation (the board's where the family
+/// draws one, else its codec's). A request that lists no `legal_actions` (a protocol of the
+/// family's own) gives no buttons; a board then takes the visitor's moves.
+fn decision_in(
+    snapshot: &Value,
+    index: usize,
+    family: Option<&Family>,
+) -> Option<(u64, Vec<ActionButton>)> {
+    let turn = snapshot["turns"]
+        .as_array()?
+        .iter()
+        .find(|turn| turn["leg"].as_u64() == u64::try_from(index).ok())?;
+    let request = &turn["request"];
+    let view = &snapshot["legs"][index]["view"];
+    let label = |action: &Value| match family {
+        Some(family) => match family.board {
+            Some(board) => board.notation(view, action),
+            None => family.codec.notation(action),
+        },
+        None => generic::describe(action),
+    };
+    let actions = request["legal_actions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|action| ActionButton {
+            action: action.to_string(),
+            label: label(action),
+        })
+        .collect();
+    Some((turn["revision"].as_u64().unwrap_or(0), actions))
 }
 
 /// The participants' names, in participant order.
@@ -175,10 +229,24 @@ impl LegPanel {
             moves,
             fields,
             events,
-            // Only a board takes a person's moves; people play games with boards.
+            // A board takes a person's moves by its squares; other games by the buttons
+            // `with_decision` adds.
             play: (mine && board.is_some())
                 .then(|| format!("{index} {}", leg["revision"].as_u64().unwrap_or(0))),
+            actions: Vec::new(),
+            act_revision: 0,
         }
+    }
+
+    /// The panel with the visitor's pending decision here, if they have one, as buttons.
+    fn with_decision(mut self, decision: Option<(u64, Vec<ActionButton>)>) -> LegPanel {
+        if let Some((revision, actions)) = decision
+            && self.status == "active"
+        {
+            self.act_revision = revision;
+            self.actions = actions;
+        }
+        self
     }
 }
 
@@ -196,17 +264,23 @@ pub(crate) struct LegsFragment {
     pub(crate) csrf: String,
     /// Which seat the visitor has in the first leg, if they play in this match.
     pub(crate) you: Option<String>,
+    /// Whether the game is drawn on a board (whose squares take a person's moves).
+    pub(crate) board: bool,
+    /// For an open table still waiting for players, how many seats are taken, in words.
+    pub(crate) waiting: Option<String>,
 }
 
 impl LegsFragment {
     /// The legs of `snapshot` for `visitor`, drawn by the family's board if it has one, else
-    /// with the match's public `events`.
+    /// with the match's `events` as the snapshot's reader may see them; with the visitor's
+    /// pending decisions as buttons where the snapshot was read as their participant.
     fn of(
         snapshot: &Value,
         visitor: &Visitor,
-        board: Option<&dyn BoardRenderer>,
+        family: Option<&Family>,
         events: &[Value],
     ) -> LegsFragment {
+        let board = family.and_then(|family| family.board);
         let you = visitor.person.as_ref().and_then(|person| {
             participants(snapshot)
                 .iter()
@@ -219,7 +293,10 @@ impl LegsFragment {
             .into_iter()
             .flatten()
             .enumerate()
-            .map(|(i, leg)| LegPanel::of(snapshot, leg, i, you, board, events))
+            .map(|(i, leg)| {
+                LegPanel::of(snapshot, leg, i, you, board, events)
+                    .with_decision(decision_in(snapshot, i, family))
+            })
             .collect();
         let you = you.and_then(|p| {
             let names = participant_names(snapshot);
@@ -237,22 +314,45 @@ impl LegsFragment {
             legs,
             csrf: visitor.csrf.clone(),
             you,
+            board: board.is_some(),
+            waiting: waiting_for_players(snapshot),
         }
     }
 }
 
-/// The family that draws `snapshot`'s game, if it draws a board.
-fn board_of(state: &WebState, snapshot: &Value) -> Option<&'static dyn BoardRenderer> {
+/// For an open table whose match has not started, how many of its seats are taken.
+fn waiting_for_players(snapshot: &Value) -> Option<String> {
+    if snapshot["table"] != true || snapshot["status"] != "pending" {
+        return None;
+    }
+    let taken = participants(snapshot).len();
+    let seats = snapshot["seats"].as_u64().unwrap_or(0);
+    Some(format!(
+        "Waiting for players: {taken} of {seats} seats taken. The game starts when the last \
+         seat is taken."
+    ))
+}
+
+/// The family of `snapshot`'s game.
+fn family_of(state: &WebState, snapshot: &Value) -> Option<&'static Family> {
     state
         .arena
         .games()
         .get(snapshot["game"].as_str().unwrap_or(""))
-        .and_then(|family| family.board)
 }
 
-/// The match's events as a spectator reads them, for games drawn without a board (whose
-/// pages list the events); nothing for games with a board.
-async fn public_events(state: &WebState, snapshot: &Value) -> Result<Vec<Value>, WebError> {
+/// The family that draws `snapshot`'s game, if it draws a board.
+fn board_of(state: &WebState, snapshot: &Value) -> Option<&'static dyn BoardRenderer> {
+    family_of(state, snapshot).and_then(|family| family.board)
+}
+
+/// The match's events as `reader` reads them, for games drawn without a board (whose pages
+/// list the events); nothing for games with a board.
+async fn leg_log(
+    state: &WebState,
+    snapshot: &Value,
+    reader: Reader,
+) -> Result<Vec<Value>, WebError> {
     if board_of(state, snapshot).is_some() {
         return Ok(Vec::new());
     }
@@ -261,10 +361,7 @@ async fn public_events(state: &WebState, snapshot: &Value) -> Result<Vec<Value>,
     let mut since = 0;
     // The arena answers in pages; a bound keeps a corrupt page from looping for ever.
     for _ in 0..1000 {
-        let page = state
-            .arena
-            .events(id, arbiter_arena::Reader::SPECTATOR, since, 0)
-            .await?;
+        let page = state.arena.events(id, reader, since, 0).await?;
         let batch: Vec<Value> = page.events.iter().map(|e| json!(e)).collect();
         let next = page.next_since;
         if batch.is_empty() || next <= since {
@@ -335,12 +432,13 @@ pub(crate) async fn match_page(
     visitor: Visitor,
     Path(id): Path<i64>,
 ) -> Result<Html<String>, WebError> {
-    let snapshot = spectate(&state, id).await?;
-    let events = public_events(&state, &snapshot).await?;
+    let reader = reader_of(&state, &visitor, id);
+    let snapshot = read(&state, id, reader).await?;
+    let events = leg_log(&state, &snapshot, reader).await?;
     render(&MatchPage {
         page: page(&visitor, &format!("Match {id}")),
         row: MatchRow::of(&snapshot),
-        fragment: LegsFragment::of(&snapshot, &visitor, board_of(&state, &snapshot), &events),
+        fragment: LegsFragment::of(&snapshot, &visitor, family_of(&state, &snapshot), &events),
     })
 }
 
@@ -350,15 +448,30 @@ pub(crate) async fn legs_fragment(
     visitor: Visitor,
     Path(id): Path<i64>,
 ) -> Result<Response, WebError> {
-    let snapshot = spectate(&state, id).await?;
-    let events = public_events(&state, &snapshot).await?;
-    let board = board_of(&state, &snapshot);
-    let html = render(&LegsFragment::of(&snapshot, &visitor, board, &events))?;
+    let reader = reader_of(&state, &visitor, id);
+    let snapshot = read(&state, id, reader).await?;
+    let events = leg_log(&state, &snapshot, reader).await?;
+    let family = family_of(&state, &snapshot);
+    let html = render(&LegsFragment::of(&snapshot, &visitor, family, &events))?;
     Ok(([(axum::http::header::CACHE_CONTROL, "no-store")], html).into_response())
 }
 
+/// How `visitor` reads match `id`: as their participant when they play in it (their seat's
+/// view and decisions, never another seat's), else as a spectator.
+fn reader_of(state: &WebState, visitor: &Visitor, id: i64) -> Reader {
+    match &visitor.person {
+        Some(person) => state.arena.reader_for(id, Some(person)),
+        None => Reader::SPECTATOR,
+    }
+}
+
+/// Match `id` as a spectator sees it.
 async fn spectate(state: &WebState, id: i64) -> Result<Value, WebError> {
-    let reader = arbiter_arena::Reader::SPECTATOR;
+    read(state, id, Reader::SPECTATOR).await
+}
+
+/// Match `id` as `reader` sees it.
+async fn read(state: &WebState, id: i64, reader: Reader) -> Result<Value, WebError> {
     let snapshot = state
         .arena
         .snapshot(id, reader)
@@ -370,24 +483,44 @@ async fn spectate(state: &WebState, id: i64) -> Result<Value, WebError> {
     Ok(json!(snapshot))
 }
 
-/// A move a person plays by clicking a square.
+/// A move a person plays: a square clicked on a board, or an action's button.
 #[derive(Deserialize)]
 pub(crate) struct MoveForm {
     #[serde(default)]
     csrf: String,
     leg: u8,
     revision: u64,
-    square: i64,
+    /// The action as JSON text: the rules' own value as the page listed it (`19`,
+    /// `{"card":3,"round":2}`), or any spelling the family's codec reads.
+    action: String,
 }
 
-/// `POST /matches/{id}/moves`: a person's move. Answers `{"ok": true}` or
-/// `{"ok": false, "error"}` with the arena's status, for the script.
+/// Whether a request is a browser's form submission, which wants a page back, rather than
+/// the script's, which asks for JSON.
+fn wants_page(headers: &HeaderMap) -> bool {
+    headers
+        .get(header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|accept| accept.contains("text/html"))
+}
+
+/// `POST /matches/{id}/moves`: a person's move. A browser's form (no script) is sent back to
+/// the match page, or shown the refusal as a page; the script gets `{"ok": true}` or
+/// `{"ok": false, "error"}` with the arena's status.
 pub(crate) async fn play(
     State(state): State<WebState>,
     visitor: Visitor,
     Path(id): Path<i64>,
+    headers: HeaderMap,
     Form(form): Form<MoveForm>,
 ) -> Response {
+    let outcome = submit_move(&state, &visitor, id, form).await;
+    if wants_page(&headers) {
+        return match outcome {
+            Ok(()) => Redirect::to(&format!("/matches/{id}")).into_response(),
+            Err(error) => error.into_response(),
+        };
+    }
     let answer = |status: StatusCode, error: Option<String>| {
         let body = match error {
             None => json!({"ok": true}),
@@ -395,22 +528,40 @@ pub(crate) async fn play(
         };
         (status, axum::Json(body)).into_response()
     };
-    if visitor.check(&form.csrf).is_err() {
-        return answer(StatusCode::FORBIDDEN, Some("invalid csrf".to_owned()));
+    match outcome {
+        Ok(()) => answer(StatusCode::OK, None),
+        Err(WebError::Csrf) => answer(StatusCode::FORBIDDEN, Some("invalid csrf".to_owned())),
+        Err(WebError::Arena(error)) => answer(status_of(&error), Some(error.to_string())),
+        Err(WebError::BadRequest(error)) => answer(StatusCode::BAD_REQUEST, Some(error)),
+        Err(WebError::Refused(status, error)) => answer(status, Some(error)),
+        Err(_) => answer(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            Some("the move could not be sent".to_owned()),
+        ),
     }
+}
+
+/// Checks a person's move and hands it to the arena.
+async fn submit_move(
+    state: &WebState,
+    visitor: &Visitor,
+    id: i64,
+    form: MoveForm,
+) -> Result<(), WebError> {
+    visitor.check(&form.csrf)?;
     let Some(person) = &visitor.person else {
-        let error = "you do not play in this match".to_owned();
-        return answer(StatusCode::FORBIDDEN, Some(error));
+        return Err(WebError::Refused(
+            StatusCode::FORBIDDEN,
+            "you do not play in this match".to_owned(),
+        ));
     };
-    let square = json!(form.square);
-    match state
+    let action: Value = serde_json::from_str(&form.action)
+        .map_err(|error| WebError::BadRequest(format!("the action is not JSON text: {error}")))?;
+    state
         .arena
-        .submit(person, id, form.leg, form.revision, square)
-        .await
-    {
-        Ok(_) => answer(StatusCode::OK, None),
-        Err(error) => answer(status_of(&error), Some(error.to_string())),
-    }
+        .submit(person, id, form.leg, form.revision, action)
+        .await?;
+    Ok(())
 }
 
 /// The replay's query: which leg, after how many moves (the last by default).
@@ -545,6 +696,8 @@ mod tests {
             legs: vec![leg],
             csrf: String::new(),
             you: None,
+            board: false,
+            waiting: None,
         };
         let html = fragment.render().expect("render");
         for raw in ["<script>", "<b>", "<i>"] {

@@ -115,19 +115,21 @@ document.addEventListener("keydown", (event) => {
   if (link) { event.preventDefault(); window.location.href = link.href; }
 });
 
-// A person's move: clicking (or pressing Enter or Space on) a marked square sends it, then the
-// legs are fetched again; the server's answer decides, and a refusal is shown beside the board.
-async function playSquare(square) {
-  const box = square.closest("[data-play]");
+// A person's move: clicking (or pressing Enter or Space on) a marked square sends it, and so
+// does an action's button under a leg; then the legs are fetched again. The server's answer
+// decides, and a refusal is shown above the legs. Without this script the buttons' forms post
+// the same fields and the server answers with the match page again.
+async function sendAction(box, leg, revision, action) {
   const legsNow = document.getElementById("legs");
   if (!box || !legsNow || box.dataset.busy) return;
   box.dataset.busy = "true";
-  const [leg, revision] = box.dataset.play.split(" ");
-  const body = new URLSearchParams({ csrf: legsNow.dataset.csrf, leg, revision, square: square.dataset.square });
+  const body = new URLSearchParams({ csrf: legsNow.dataset.csrf, leg, revision, action });
   const id = legsNow.dataset.match;
   try {
-    const reply = await fetch(`/matches/${id}/moves`, { method: "POST", body });
-    const answer = await reply.json();
+    const reply = await fetch(`/matches/${id}/moves`, {
+      method: "POST", body, headers: { Accept: "application/json" },
+    });
+    const answer = await reply.json().catch(() => ({ ok: reply.ok, error: `refused (${reply.status})` }));
     await refreshLegs(id);
     if (!answer.ok) {
       const status = document.querySelector("#legs .status");
@@ -136,6 +138,12 @@ async function playSquare(square) {
   } finally {
     delete box.dataset.busy;
   }
+}
+function playSquare(square) {
+  const box = square.closest("[data-play]");
+  if (!box) return;
+  const [leg, revision] = box.dataset.play.split(" ");
+  sendAction(box, leg, revision, square.dataset.action);
 }
 document.addEventListener("click", (event) => {
   const square = event.target.closest("[data-play] .play");
@@ -147,4 +155,11 @@ document.addEventListener("keydown", (event) => {
     event.preventDefault();
     playSquare(square);
   }
+});
+document.addEventListener("submit", (event) => {
+  const form = event.target.closest("form[data-act]");
+  if (!form) return;
+  event.preventDefault();
+  const fields = new FormData(form);
+  sendAction(form.closest(".actions"), fields.get("leg"), fields.get("revision"), fields.get("action"));
 });

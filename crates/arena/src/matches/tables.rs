@@ -1,7 +1,13 @@
-//! Open tables: a match of a game, variant and number of seats that bots join until it is
-//! full, then starts. A table is a pending match from its opening, so it is stored, replayed
-//! after a restart, expires like a challenge, and is cancelled by its opener (or refused by
-//! any bot seated at it) as a challenge is.
+//! Open tables: a match of a game, variant and number of seats that bots and people join
+//! until it is full, then starts. A table is a pending match from its opening, so it is
+//! stored, replayed after a restart, expires like a challenge, and is cancelled by its opener
+//! (or refused by anyone seated at it) as a challenge is.
+//!
+//! People (participants of kind human, from the web pages) open and join tables through the
+//! same functions as bots and pass the same checks where these mean anything for them: a
+//! person plays every mode (it has no list of variants and no engine report), holds no
+//! stream, and is never judged absent, so only the seat count, the clocks, the limit of
+//! pending matches it opened and the limit of matches at once apply.
 
 use std::sync::atomic::Ordering;
 
@@ -31,8 +37,8 @@ pub struct TableRequest {
 }
 
 impl Matches {
-    /// Opens a table at which `from` takes the first seat. Tables are unrated: who will sit
-    /// at them is not known when they open.
+    /// Opens a table at which `from` (a bot or a person) takes the first seat. Tables are
+    /// unrated: who will sit at them is not known when they open.
     pub(crate) async fn open_table(
         &self,
         from: &Bot,
@@ -56,9 +62,9 @@ impl Matches {
             .time_control
             .validate()
             .map_err(ArenaError::InvalidRequest)?;
-        if !matches!(from.kind, BotKind::Registered | BotKind::Anonymous) {
+        if !sits_at_tables(from.kind) {
             return Err(ArenaError::InvalidRequest(
-                "only bots open tables".to_owned(),
+                "only bots and people open tables".to_owned(),
             ));
         }
         if !from.supports(&format!("{}:{variant}", family.id())) {
@@ -91,15 +97,16 @@ impl Matches {
         self.create(setup, false).await
     }
 
-    /// `bot` takes a seat at table `id`; the match starts when the last seat is taken.
+    /// `bot` (a bot or a person) takes a seat at table `id`; the match starts when the last
+    /// seat is taken.
     pub(crate) async fn join_table(
         &self,
         bot: &Bot,
         id: MatchId,
     ) -> Result<MatchSummary, ArenaError> {
-        if !matches!(bot.kind, BotKind::Registered | BotKind::Anonymous) {
+        if !sits_at_tables(bot.kind) {
             return Err(ArenaError::InvalidRequest(
-                "only bots sit at tables".to_owned(),
+                "only bots and people sit at tables".to_owned(),
             ));
         }
         let table = self.snapshot(id, Reader::SPECTATOR).await?;
@@ -155,4 +162,13 @@ impl Matches {
         }
         tables
     }
+}
+
+/// Whether participants of `kind` may open and join tables: bots that connect to the API and
+/// people on the web pages. House bots only answer challenges; they never sit down on their own.
+fn sits_at_tables(kind: BotKind) -> bool {
+    matches!(
+        kind,
+        BotKind::Registered | BotKind::Anonymous | BotKind::Human
+    )
 }

@@ -55,7 +55,7 @@ async fn bid_high(app: &TestApp, id: i64, token: &str, participant: usize) -> (u
 }
 
 /// The text of the `<dd>` after the `<dt>` named `name` in the first leg.
-fn field<'a>(html: &'a str, name: &str) -> &'a str {
+pub(super) fn field<'a>(html: &'a str, name: &str) -> &'a str {
     let start = html
         .find(&format!("<dt>{name}</dt>"))
         .unwrap_or_else(|| panic!("no field {name}: {html}"));

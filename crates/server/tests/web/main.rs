@@ -14,6 +14,7 @@ use helpers::*;
 
 mod errors;
 mod generic;
+mod tables;
 
 /// One browser: its own cookies, not following redirects so that tests see them.
 struct Browser {
@@ -81,6 +82,19 @@ impl Browser {
         let response = self
             .client
             .post(format!("{}{path}", self.origin))
+            .form(fields)
+            .send()
+            .await
+            .expect("POST");
+        Browser::read(response).await
+    }
+
+    /// Posts a form as a browser without the script does: asking for a page back.
+    async fn submit(&self, path: &str, fields: &[(String, String)]) -> Page {
+        let response = self
+            .client
+            .post(format!("{}{path}", self.origin))
+            .header("accept", "text/html,application/xhtml+xml;q=0.9,*/*;q=0.8")
             .form(fields)
             .send()
             .await
@@ -678,7 +692,7 @@ async fn play_out(app: &TestApp, browser: &Browser, csrf: &str, id: i64, person:
                     ("csrf", csrf),
                     ("leg", "0"),
                     ("revision", &revision),
-                    ("square", &square),
+                    ("action", &square),
                 ],
             )
             .await;
@@ -736,7 +750,7 @@ async fn a_person_plays_a_house_bot_to_the_end_from_the_match_page() {
         ("csrf", csrf.as_str()),
         ("leg", "0"),
         ("revision", "0"),
-        ("square", "0"),
+        ("action", "0"),
     ];
     let refused = browser
         .post(&format!("/matches/{id}/moves"), &illegal)
@@ -747,7 +761,7 @@ async fn a_person_plays_a_house_bot_to_the_end_from_the_match_page() {
         ("csrf", "forged"),
         ("leg", "0"),
         ("revision", "0"),
-        ("square", "19"),
+        ("action", "19"),
     ];
     let forged = browser.post(&format!("/matches/{id}/moves"), &forged).await;
     assert_eq!(forged.status, StatusCode::FORBIDDEN);
@@ -892,7 +906,7 @@ async fn a_registered_bot_plays_a_person_through_the_flipsight_dialect() {
                 ("csrf", csrf.as_str()),
                 ("leg", "0"),
                 ("revision", "0"),
-                ("square", &square),
+                ("action", &square),
             ],
         )
         .await;

@@ -55,9 +55,10 @@ pub(super) struct BotPage {
     chart: Option<String>,
     /// Whether a person may play it now (a house bot, or a registered bot online).
     open_to_people: bool,
-    /// The variants a person may play it in: those of the server's default game that it
-    /// plays (a person's game is the default game).
-    person_variants: Vec<String>,
+    /// The modes a person may play it in, as (key, label): every registered mode of two
+    /// seats that it plays (for a house bot, those of the families with a house player), the
+    /// default mode first.
+    person_variants: Vec<(String, String)>,
     /// The variant XOT openings are for (the default mode's), if the bot plays it.
     xot_variant: Option<String>,
 }
@@ -101,10 +102,21 @@ pub(super) async fn bot_page_for(
         _ => Vec::new(),
     };
     let row = BotRow::of(&state.arena, &bot, state.arena.is_online(bot.id)).await;
+    let house = bot.kind == arbiter_arena::BotKind::House;
     let person_variants = variants
         .iter()
-        .filter(|c| default.is_some_and(|d| d.game == c.game) && row.offers(&c.key))
-        .map(|c| c.key.clone())
+        .filter(|c| row.offers(&c.key))
+        .filter(|c| {
+            games.get(c.game).is_some_and(|family| {
+                // A person challenges one bot, so the game is one of two seats; house bots
+                // play only the families that have a house player.
+                (!house || family.house.is_some())
+                    && family
+                        .variant(c.variant)
+                        .is_some_and(|v| v.seats_allowed(2))
+            })
+        })
+        .map(|c| (c.key.clone(), format!("{} {}", c.game, c.variant)))
         .collect();
     let xot_variant = default
         .map(|mode| variant_key(games, mode))

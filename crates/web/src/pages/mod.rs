@@ -8,6 +8,7 @@ pub(crate) mod home;
 pub(crate) mod leaderboard;
 pub(crate) mod my_bots;
 pub(crate) mod play;
+pub(crate) mod tables;
 
 use askama::Template;
 use axum::http::StatusCode;

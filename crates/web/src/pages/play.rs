@@ -85,6 +85,8 @@ async fn to_the_match(
 pub(crate) struct PlayForm {
     #[serde(default)]
     csrf: String,
+    /// The mode's key (`std`, or `game:variant` where several games have a variant of that
+    /// name); the default mode when empty.
     #[serde(default)]
     variant: String,
     #[serde(default)]
@@ -99,7 +101,8 @@ pub(crate) struct PlayForm {
     colour: String,
 }
 
-/// The seat a person asked for: Black is Othello's first seat.
+/// The seat a person asked for: Black is Othello's first seat, and the first seat in any
+/// game.
 fn seat_of(colour: &str) -> Result<arbiter_arena::SeatChoice, WebError> {
     match colour {
         "" | "black" => Ok(arbiter_arena::SeatChoice::First),
@@ -142,7 +145,7 @@ fn play_terms(
 
 /// The participant the visitor plays as: the account's (made the first time), the guest its
 /// cookie names, or a new guest, with the cookie that will name it.
-async fn person_for(
+pub(crate) async fn person_for(
     state: &WebState,
     visitor: &Visitor,
     client: std::net::IpAddr,
@@ -159,7 +162,7 @@ async fn person_for(
 }
 
 /// `POST /bots/{name}/play`: the visitor (signed in, or as a guest) plays the bot one
-/// unrated game, and is taken to it.
+/// unrated game of any mode it plays, and is taken to it.
 pub(crate) async fn play_bot(
     State(state): State<WebState>,
     visitor: Visitor,
@@ -169,10 +172,21 @@ pub(crate) async fn play_bot(
 ) -> Result<Response, WebError> {
     visitor.check(&form.csrf)?;
     let (time_control, opening, seat) = play_terms(&form)?;
+    let (game, variant) = if form.variant.is_empty() {
+        (None, None)
+    } else {
+        let mode = state
+            .arena
+            .games()
+            .mode_of_key(&form.variant)
+            .map_err(|e| WebError::BadRequest(e.to_string()))?;
+        (Some(mode.game.to_owned()), Some(mode.variant.to_owned()))
+    };
     let (person, jar) = person_for(&state, &visitor, client).await?;
     let challenge = arbiter_arena::PersonChallenge {
         opponent: name.clone(),
-        variant: form.variant,
+        game,
+        variant,
         time_control,
         opening,
         seat,
