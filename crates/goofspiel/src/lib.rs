@@ -10,10 +10,10 @@ pub mod rules;
 use std::time::Instant;
 
 use arbiter_plugin::{
-    ClockPolicy, Family, GenericDecisions, HouseLevel, HousePlayer, JsonCodec, LegRequest,
-    MatchSetup, SeatView, SetupError, VariantSpec,
+    ActionCodec, ClockPolicy, CodecError, Family, GenericDecisions, HouseLevel, HousePlayer,
+    JsonCodec, LegRequest, MatchSetup, SeatView, SetupError, VariantSpec,
 };
-use arbiter_rules::{Erased, Random};
+use arbiter_rules::{DynState, Erased, Random};
 use serde_json::Value;
 
 pub use rules::{Bid, Goofspiel, GoofspielConfig, GoofspielEvent, GoofspielState, GoofspielView};
@@ -25,7 +25,7 @@ pub static RULES: Erased<Goofspiel> = Erased::new();
 pub static FAMILY: Family = Family {
     rules: &RULES,
     setup: &Setup,
-    codec: &JsonCodec,
+    codec: &Codec,
     decisions: &GenericDecisions,
     clock: ClockPolicy::PerPhase,
     house: Some(&House),
@@ -91,6 +91,23 @@ impl MatchSetup for Setup {
     }
 }
 
+/// Bids are sent as the rules spell them (`{"round": 2, "card": 7}`), and written for people
+/// as `bid 7`.
+struct Codec;
+
+impl ActionCodec for Codec {
+    fn parse(&self, state: &dyn DynState, submitted: &Value) -> Result<Value, CodecError> {
+        JsonCodec.parse(state, submitted)
+    }
+
+    fn notation(&self, action: &Value) -> String {
+        match serde_json::from_value::<Bid>(action.clone()) {
+            Ok(bid) => format!("bid {}", bid.card),
+            Err(_) => action.to_string(),
+        }
+    }
+}
+
 struct House;
 
 impl HousePlayer for House {
@@ -153,6 +170,17 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+
+    #[test]
+    fn bids_are_written_as_bids_and_anything_else_as_it_is() {
+        let cases = [
+            (json!({"round": 2, "card": 7}), "bid 7"),
+            (json!({"say": "hi"}), r#"{"say":"hi"}"#),
+        ];
+        for (action, written) in cases {
+            assert_eq!(FAMILY.codec.notation(&action), written);
+        }
+    }
 
     fn leg(variant: &str, seats: usize) -> Result<Vec<Value>, SetupError> {
         let mut rng = ChaCha8Rng::seed_from_u64(1);

@@ -156,7 +156,12 @@ impl DecisionWriter for Decisions {
             return "null".to_owned();
         };
         let context = MatchContext {
-            match_id: context.match_id,
+            // FlipSight shows a match with a person as a room, under minus its number.
+            match_id: if context.room.is_some() {
+                -context.match_id
+            } else {
+                context.match_id
+            },
             leg: context.leg,
             black_participant: context.participants_by_seat.first().copied().unwrap_or(0),
             remaining_ms: u64::try_from(context.remaining_ms).unwrap_or(0),

@@ -58,8 +58,7 @@ impl<'a> SeatView<'a> {
 pub struct DecisionContext<'a> {
     /// The variant.
     pub variant: &'a str,
-    /// The match, as the seat's bot knows it (negative where a dialect shows a person's match
-    /// as a room).
+    /// The match.
     pub match_id: i64,
     /// The leg.
     pub leg: u8,
@@ -82,7 +81,8 @@ pub struct DecisionContext<'a> {
     pub deadline_ms: Option<i64>,
     /// When each action of the leg so far arrived.
     pub move_times_ms: &'a [i64],
-    /// For a match a dialect shows as a game room: its round and creation time.
+    /// For a match with a person in it, which some protocols show as a game room (FlipSight
+    /// numbers rooms apart from bot matches): its round and creation time.
     pub room: Option<(i64, &'a str)>,
 }
 

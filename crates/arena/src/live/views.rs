@@ -77,8 +77,7 @@ fn decision_request(
         (None, _) => Some(now_ms + remaining),
         (Some(_), deadline) => deadline.and_then(|at| i64::try_from(at).ok()),
     };
-    // A match with a person is a room to FlipSight's engines: a negative id, a round and the
-    // room's creation time.
+    // A match with a person is a room to some protocols: it has a round and a creation time.
     let person = setup.has_human();
     let created = person.then(|| crate::clock::utc_datetime(setup.created_ms));
     let by_seat: Vec<u8> = (0..leg.seats())
@@ -96,7 +95,7 @@ fn decision_request(
     let move_times: Vec<i64> = leg.moves.iter().map(|m| m.at_ms).collect();
     let context = DecisionContext {
         variant: &setup.variant,
-        match_id: if person { -setup.id } else { setup.id },
+        match_id: setup.id,
         leg: u8::try_from(i).unwrap_or(0),
         participant: u8::try_from(participant).unwrap_or(0),
         participants_by_seat: &by_seat,
