@@ -14,9 +14,7 @@ use crate::directory::Bot;
 use crate::live::{self, MoveReply, Progress, Setup, UndoPoint};
 use crate::log::{MatchLog, Participants, Reader};
 use crate::matches::MatchContext;
-use crate::snapshot::{
-    Announcement, Decision, MatchResult, MatchSnapshot, MatchSummary, StreamEvent,
-};
+use crate::snapshot::{Announcement, Decision, MatchSnapshot, MatchSummary, StreamEvent};
 
 /// A request to a match.
 pub(crate) enum Command {
@@ -270,14 +268,21 @@ impl Actor {
         if !finishes_rated {
             return self.store(undo, Vec::new()).await;
         }
+        let Some(ranking) = self
+            .progress
+            .result
+            .as_ref()
+            .and_then(|r| r.ranking.clone())
+        else {
+            return self.store(undo, Vec::new()).await;
+        };
         let shared = self.shared.clone();
-        let bots = [self.setup.bots[0].id, self.setup.bots[1].id];
+        let bots: Vec<BotId> = self.setup.bots.iter().map(|bot| bot.id).collect();
         let mode = format!("{}:{}", self.setup.family.id(), self.setup.variant);
-        let winner = self.progress.result.as_ref().and_then(MatchResult::winner);
         let now = self.now();
         shared
             .ratings
-            .apply(bots, &mode, winner, now, async |change| {
+            .apply(&bots, &mode, &ranking, now, async |change| {
                 live::note_ratings(&self.setup, &mut self.progress, &change.summary, now);
                 self.store(undo, change.writes).await
             })

@@ -395,8 +395,8 @@ impl Arena {
 
     /// Creates a challenge from `from` to `request.opponent` and every bot named in `more`:
     /// a match with one seat each, which starts once each of them has accepted (any refusal
-    /// or expiry cancels it). Matches of more than two are unrated for now: their results
-    /// carry every participant's rank, but ratings are still two-sided.
+    /// or expiry cancels it). A rated match of more than two rates every participant by its
+    /// place (see [`arbiter_rating::rate_ranked`]).
     pub async fn challenge_several(
         &self,
         from: &Bot,

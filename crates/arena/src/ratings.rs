@@ -5,14 +5,14 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use arbiter_rating::{Outcome, Rating, RatingConfig, rate};
+use arbiter_rating::{Rating, RatingConfig, rate_ranked};
 use arbiter_store::{BotId, RatingRecord, Write};
 use serde_json::{Value, json};
 
 use crate::ArenaError;
 use crate::context::Context;
 use crate::directory::{Bot, Directory};
-use crate::snapshot::RatingChange;
+use crate::snapshot::{Ranking, RatingChange};
 
 /// One line of a leaderboard.
 #[derive(Clone, Debug)]
@@ -41,7 +41,7 @@ pub(crate) struct Ratings {
 pub(crate) struct Change {
     pub(crate) writes: Vec<Write>,
     pub(crate) summary: RatingChange,
-    kept: [(BotId, Rating); 2],
+    kept: Vec<(BotId, Rating)>,
     mode: String,
 }
 
@@ -98,36 +98,41 @@ impl Ratings {
         rating.provisional(&self.config)
     }
 
-    /// Rates one result between `bots` in `mode` (`winner`: participant 0 or 1, `None` for a
-    /// draw) and stores it with `store`, which must write the returned writes in the same
-    /// batch as the result itself. The table is locked meanwhile, so that two results of the
-    /// same bot are rated one after the other, and changes only if the store succeeds.
+    /// Rates one finished match of `bots` (every participant, in order, each a different bot)
+    /// in `mode` from its `ranking`, and stores it with `store`, which must write the returned
+    /// writes in the same batch as the result itself. The table is locked meanwhile, so that
+    /// two results of the same bot are rated one after the other, and changes only if the
+    /// store succeeds.
     pub(crate) async fn apply<E>(
         &self,
-        bots: [BotId; 2],
+        bots: &[BotId],
         mode: &str,
-        winner: Option<usize>,
+        ranking: &Ranking,
         now_ms: i64,
         store: impl AsyncFnOnce(Change) -> Result<(), E>,
     ) -> Result<(), E> {
         let mut table = self.table.lock().await;
-        let current = bots.map(|bot| {
-            table
-                .get(&(bot, mode.to_owned()))
-                .cloned()
-                .unwrap_or_else(|| Rating::new(&self.config))
-        });
-        let outcome = match winner {
-            Some(0) => Outcome::Win,
-            Some(_) => Outcome::Loss,
-            None => Outcome::Draw,
-        };
-        let (first, second) = rate(&current[0], &current[1], outcome, &self.config);
-        let writes = [(bots[0], &first), (bots[1], &second)]
+        let current: Vec<Rating> = bots
             .iter()
-            .map(|(bot, rating)| {
+            .map(|&bot| {
+                table
+                    .get(&(bot, mode.to_owned()))
+                    .cloned()
+                    .unwrap_or_else(|| Rating::new(&self.config))
+            })
+            .collect();
+        let after = rate_ranked(
+            &current,
+            &ranking.places(bots.len()),
+            ranking.teams.as_deref(),
+            &self.config,
+        );
+        let writes = bots
+            .iter()
+            .zip(&after)
+            .map(|(&bot, rating)| {
                 Write::PutRating(RatingRecord {
-                    bot: *bot,
+                    bot,
                     mode: mode.to_owned(),
                     rating: json!(rating),
                     updated_ms: now_ms,
@@ -136,13 +141,13 @@ impl Ratings {
             .collect();
         let summary = RatingChange {
             mode: mode.to_owned(),
-            rating_before: vec![round(current[0].rating), round(current[1].rating)],
-            rating_after: vec![round(first.rating), round(second.rating)],
+            rating_before: current.iter().map(|r| round(r.rating)).collect(),
+            rating_after: after.iter().map(|r| round(r.rating)).collect(),
         };
         let change = Change {
             writes,
             summary,
-            kept: [(bots[0], first), (bots[1], second)],
+            kept: bots.iter().copied().zip(after).collect(),
             mode: mode.to_owned(),
         };
         let kept = change.kept.clone();

@@ -279,10 +279,6 @@ impl MatchResult {
         }
     }
 
-    /// The sole winner, if there is one.
-    pub fn winner(&self) -> Option<usize> {
-        self.ranking.as_ref().and_then(|r| r.winner)
-    }
 }
 
 /// The standing of every participant in a finished match.
@@ -300,6 +296,20 @@ pub struct Ranking {
     /// Each participant's team, in a team game decided by one leg.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub teams: Option<Vec<Option<u8>>>,
+}
+
+impl Ranking {
+    /// Each of `participants`' places, 1 for first: the ranks where the result has them,
+    /// else from the winner (the others second), else all first (a draw).
+    pub fn places(&self, participants: usize) -> Vec<u8> {
+        match (&self.ranks, self.winner) {
+            (Some(ranks), _) if ranks.len() == participants => ranks.clone(),
+            (_, Some(winner)) => (0..participants)
+                .map(|p| if p == winner { 1 } else { 2 })
+                .collect(),
+            _ => vec![1; participants],
+        }
+    }
 }
 
 /// A rated match's change of ratings, as its result carries it.

@@ -1,11 +1,13 @@
-//! Ratings: Glicko-2 for two-sided results, one rating per bot and game mode, with the record
-//! a bot's profile shows (games, wins, losses, draws, highest rating, streaks) and the
-//! provisional period before a rating counts as official.
+//! Ratings: Glicko-2 for two-sided and ranked results of any number of sides, one rating per
+//! bot and game mode, with the record a bot's profile shows (games, wins, losses, draws,
+//! highest rating, streaks) and the provisional period before a rating counts as official.
 //!
 //! The arithmetic is the `skillratings` crate's Glicko-2; this crate fixes the constants, turns
 //! a match result into a rating change, and keeps the record. A paired match is one result, and
-//! each result is rated at once (a rating period of one game), as live servers do. It does no
-//! I/O: the arena decides which matches count and stores what this returns.
+//! each result is rated at once (a rating period of one game), as live servers do. A result of
+//! more than two sides is rated as the pairwise results it implies, in one rating period (see
+//! [`rate_ranked`]). It does no I/O: the arena decides which matches count and stores what this
+//! returns.
 
 use serde::{Deserialize, Serialize};
 use skillratings::Outcomes;
@@ -191,6 +193,71 @@ pub fn rate_period(
         next = next.after(after, *outcome);
     }
     next
+}
+
+/// Every side's rating after one match of any number of sides, from the sides' ranks (1 is
+/// first; equal ranks tie) and, in a team game, their teams.
+///
+/// Each side is rated, in one rating period, against every side not on its team, as a win
+/// over those ranked below it, a draw with those ranked alike and a loss to those ranked above,
+/// all measured against the ratings as they stood before the match; teammates are never rated
+/// against each other. The record counts the match once: a win for a side ranked first alone
+/// (or only with teammates), a draw for one sharing first place with an opponent, and a loss
+/// otherwise. Two sides without teams are rated exactly as [`rate`] rates them. Ranks or teams
+/// of another length than `sides` count as missing: every side ranked alike, no teams.
+pub fn rate_ranked(
+    sides: &[Rating],
+    ranks: &[u8],
+    teams: Option<&[Option<u8>]>,
+    config: &RatingConfig,
+) -> Vec<Rating> {
+    let rank = |i: usize| {
+        if ranks.len() == sides.len() {
+            ranks[i]
+        } else {
+            1
+        }
+    };
+    let team = |i: usize| {
+        teams
+            .filter(|teams| teams.len() == sides.len())
+            .and_then(|teams| teams[i])
+    };
+    let opponents = |i: usize| {
+        (0..sides.len()).filter(move |&j| j != i && (team(i).is_none() || team(i) != team(j)))
+    };
+    let versus = |i: usize, j: usize| match rank(i).cmp(&rank(j)) {
+        std::cmp::Ordering::Less => Outcome::Win,
+        std::cmp::Ordering::Equal => Outcome::Draw,
+        std::cmp::Ordering::Greater => Outcome::Loss,
+    };
+    if let ([first, second], None) = (sides, teams) {
+        let (a, b) = rate(first, second, versus(0, 1), config);
+        return vec![a, b];
+    }
+    let glicko_config = Glicko2Config {
+        tau: config.tau,
+        ..Glicko2Config::new()
+    };
+    (0..sides.len())
+        .map(|i| {
+            let results: Vec<(Glicko2Rating, Outcomes)> = opponents(i)
+                .map(|j| (sides[j].glicko(), outcomes(versus(i, j))))
+                .collect();
+            if results.is_empty() {
+                return sides[i].clone();
+            }
+            let after = glicko2_rating_period(&sides[i].glicko(), &results, &glicko_config);
+            let record = if rank(i) != 1 {
+                Outcome::Loss
+            } else if opponents(i).any(|j| rank(j) == 1) {
+                Outcome::Draw
+            } else {
+                Outcome::Win
+            };
+            sides[i].after(after, record)
+        })
+        .collect()
 }
 
 fn outcomes(outcome: Outcome) -> Outcomes {

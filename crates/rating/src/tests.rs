@@ -131,3 +131,68 @@ proptest! {
         prop_assert!((x.rating - a.rating).abs() < 1e-9 && (y.rating - a.rating).abs() < 1e-9);
     }
 }
+
+#[test]
+fn two_sides_ranked_are_rated_as_one_result() {
+    let config = RatingConfig::default();
+    let (a, b) = (rating(1500.0, 200.0), rating(1400.0, 80.0));
+    for (ranks, outcome) in [
+        ([1, 2], Outcome::Win),
+        ([2, 1], Outcome::Loss),
+        ([1, 1], Outcome::Draw),
+    ] {
+        let (first, second) = rate(&a, &b, outcome, &config);
+        assert_eq!(
+            rate_ranked(&[a.clone(), b.clone()], &ranks, None, &config),
+            [first, second]
+        );
+    }
+}
+
+#[test]
+fn a_ranked_match_of_four_rates_everyone_once_by_place() {
+    let config = RatingConfig::default();
+    let new = Rating::new(&config);
+    let sides = vec![new.clone(); 4];
+    let after = rate_ranked(&sides, &[1, 2, 3, 4], None, &config);
+    // Equal ratings before, so the order of the places is the order of the ratings after.
+    for pair in after.windows(2) {
+        assert!(pair[0].rating > pair[1].rating, "{after:?}");
+    }
+    assert!(after[0].rating > new.rating && after[3].rating < new.rating);
+    let records: Vec<(u32, u32, u32, u32)> = after
+        .iter()
+        .map(|r| (r.games, r.wins, r.losses, r.draws))
+        .collect();
+    assert_eq!(
+        records,
+        [(1, 1, 0, 0), (1, 0, 1, 0), (1, 0, 1, 0), (1, 0, 1, 0)]
+    );
+    // First place shared by two opponents is a draw for both.
+    let shared = rate_ranked(&sides, &[1, 1, 3, 4], None, &config);
+    assert_eq!((shared[0].draws, shared[1].draws), (1, 1));
+    assert_eq!(shared[0].rating, shared[1].rating);
+}
+
+#[test]
+fn teammates_are_never_rated_against_each_other() {
+    let config = RatingConfig::default();
+    let new = Rating::new(&config);
+    let sides = vec![new.clone(); 4];
+    let teams = [Some(0), Some(1), Some(0), Some(1)];
+    let after = rate_ranked(&sides, &[1, 2, 1, 2], Some(&teams), &config);
+    assert_eq!(after[0], after[2], "one team, one result");
+    assert_eq!(after[1], after[3]);
+    assert!(after[0].rating > new.rating && after[1].rating < new.rating);
+    assert_eq!(
+        (after[0].wins, after[1].losses),
+        (1, 1),
+        "teammates share first place"
+    );
+    // The same two-against-two result, rated as if teammates had played each other, differs.
+    let alone = rate_ranked(&sides, &[1, 2, 1, 2], None, &config);
+    assert_ne!(alone[0], after[0]);
+    // A side whose every other side is a teammate has nobody to be rated against.
+    let one_team = rate_ranked(&sides[..2], &[1, 1], Some(&[Some(0), Some(0)]), &config);
+    assert_eq!(one_team, [new.clone(), new]);
+}

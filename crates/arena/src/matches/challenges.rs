@@ -90,7 +90,6 @@ impl Matches {
         if self.registry.pending_sent(from.id) >= self.context.config.max_pending_challenges {
             return Err(ArenaError::RateLimited { retry_after_s: 10 });
         }
-        let self_play = bots.iter().all(|bot| bot.id == from.id);
         // Nobody has to accept for the house bots or for the challenger itself.
         let immediate = bots[1..]
             .iter()
@@ -102,9 +101,13 @@ impl Matches {
         }
         // A practising bot is trying something out; its results must not move ratings.
         // House bots challenge only through auto-matching, whose games are rated.
+        // Each bot has one rating per mode, so a bot in several seats is not rated.
+        let distinct = bots
+            .iter()
+            .enumerate()
+            .all(|(i, bot)| bots[..i].iter().all(|other| other.id != bot.id));
         let rated = request.rated
-            && seats == 2
-            && !self_play
+            && distinct
             && bots
                 .iter()
                 .all(|bot| bot.kind != BotKind::Anonymous && !bot.practising());

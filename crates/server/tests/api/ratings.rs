@@ -160,3 +160,80 @@ async fn a_result_the_store_cannot_keep_moves_no_rating() {
         "rated once: {board}"
     );
 }
+
+#[tokio::test]
+async fn a_rated_match_of_three_rates_everyone_by_place() {
+    let app = spawn_app().await;
+    let mut tokens = Vec::new();
+    for name in ["Alpha", "Beta", "Gamma"] {
+        let body = json!({"name": name, "supported_variants": ["goofspiel"]});
+        let created = app.post("/admin/bots", Some(ADMIN), body).await.expect(201);
+        tokens.push(created["token"].as_str().expect("token").to_owned());
+    }
+    let body = json!({"opponent": ["Beta", "Gamma"], "game": "goofspiel", "variant": "short"});
+    let id = app
+        .post("/challenges", Some(&tokens[0]), body)
+        .await
+        .expect(201)["id"]
+        .as_i64()
+        .expect("id");
+    for token in &tokens[1..] {
+        app.post(&format!("/challenges/{id}/accept"), Some(token), json!({}))
+            .await
+            .expect(200);
+    }
+    // Alpha bids its lowest card, Gamma its highest and Beta one between, round after round,
+    // so that the places differ.
+    let mut end = app.snapshot(id).await;
+    while end["status"] == "running" {
+        for (i, token) in tokens.iter().enumerate() {
+            for turn in app.turns(id, token).await {
+                let cards = turn["request"]["legal_actions"].as_array().expect("bids");
+                let bid = cards[i * (cards.len() - 1) / 2].clone();
+                let body = json!({"leg": turn["leg"], "revision": turn["revision"], "move": bid});
+                app.post(&format!("/matches/{id}/moves"), Some(token), body)
+                    .await
+                    .expect(200);
+            }
+        }
+        end = app.snapshot(id).await;
+    }
+    let result = &end["result"];
+    assert_eq!(end["rated"], true, "{end}");
+    assert_eq!(result["rating_applied"], true, "{result}");
+    assert_eq!(result["rating_before"], json!([1200.0, 1200.0, 1200.0]));
+    let ranks: Vec<u64> = result["ranks"]
+        .as_array()
+        .expect("ranks")
+        .iter()
+        .filter_map(Value::as_u64)
+        .collect();
+    let after: Vec<f64> = result["rating_after"]
+        .as_array()
+        .expect("ratings after")
+        .iter()
+        .filter_map(Value::as_f64)
+        .collect();
+    assert_eq!((ranks.len(), after.len()), (3, 3), "{result}");
+    assert!(
+        ranks.iter().any(|&r| r != ranks[0]),
+        "the places differ: {result}"
+    );
+    // Everyone started equal, so a better place is a higher rating, and an equal one equal.
+    for i in 0..3 {
+        for j in 0..3 {
+            assert_eq!(
+                ranks[i].cmp(&ranks[j]).reverse(),
+                after[i].total_cmp(&after[j]),
+                "{result}"
+            );
+        }
+    }
+    let board = app
+        .get("/leaderboard?game=goofspiel&variant=short", None)
+        .await
+        .expect(200);
+    let entries = board["entries"].as_array().expect("entries");
+    assert_eq!(entries.len(), 3, "{board}");
+    assert!(entries.iter().all(|e| e["games"] == 1), "{board}");
+}
