@@ -4,7 +4,7 @@
 
 use arbiter_fair::ServerSeed;
 use arbiter_store::{BotId, MatchId, MatchStatus};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::{Matches, participants};
 use crate::ArenaError;
@@ -13,7 +13,8 @@ use crate::directory::Bot;
 use crate::live;
 use crate::log::{self, MatchLog, Participants, Reader};
 use crate::snapshot::{
-    DecisionPage, EventPage, EventView, ExportedEvent, MatchExport, MatchSnapshot,
+    ClosedMatch, DecisionPage, EventPage, EventView, ExportedEvent, MatchExport, MatchSnapshot,
+    ParticipantSummary,
 };
 
 impl Matches {
@@ -237,50 +238,49 @@ impl Matches {
         self.registry.recently_closed_of(bot)
     }
 
-    /// Closed matches, newest first (all, or those of `bot`), at most `limit`: id, status,
-    /// game, variant, both bots' ids, names and kinds, rated, creation and end times, and
-    /// result.
+    /// Closed matches, newest first (all, or those of `bot`), at most `limit`, each with its
+    /// participants as the directory names them and its stored result.
     pub(crate) async fn closed_matches(
         &self,
         bot: Option<BotId>,
         limit: u32,
-    ) -> Result<Vec<Value>, ArenaError> {
+    ) -> Result<Vec<ClosedMatch>, ArenaError> {
         let records = self.context.store.closed_matches(bot, limit).await?;
-        let who = |id: BotId| {
-            let bot = self.identities.directory.get(id);
-            json!({"id": id, "name": bot.as_ref().map(|b| &b.name), "kind": bot.map(|b| b.kind)})
-        };
-        records
-            .iter()
-            .map(|m| {
-                let d = &m.details;
-                let bots = participants(m)?;
-                let mut listed = json!({
-                    "id": m.id,
-                    "status": m.status,
-                    "game": m.game,
-                    "variant": d["variant"],
-                    "rated": d["rated"],
-                    "bot_a": who(bots[0]),
-                    "bot_b": bots.get(1).map(|&bot| who(bot)),
-                    "created_ms": m.created_ms,
-                    "ended_ms": d["ended_ms"],
-                    "result": d["result"],
-                });
-                if bots.len() != 2 {
-                    listed["participants"] = bots
-                        .iter()
-                        .enumerate()
-                        .map(|(i, &id)| {
-                            let mut bot = who(id);
-                            bot["participant"] = json!(i);
-                            bot
-                        })
-                        .collect();
-                }
-                Ok(listed)
-            })
-            .collect()
+        let mut out = Vec::with_capacity(records.len());
+        for m in &records {
+            let d = &m.details;
+            let listed: Option<Vec<ParticipantSummary>> = participants(m)?
+                .iter()
+                .enumerate()
+                .map(|(i, &id)| {
+                    let bot = self.identities.directory.get(id)?;
+                    Some(ParticipantSummary {
+                        participant: Some(i),
+                        ..live::bot_summary(&bot)
+                    })
+                })
+                .collect();
+            // The directory holds every bot ever stored, deleted ones too; a match naming one
+            // it lacks is left out rather than failing the whole list.
+            let Some(listed) = listed else {
+                tracing::warn!(match_id = m.id, "closed match of a bot the directory lacks");
+                continue;
+            };
+            out.push(ClosedMatch {
+                id: m.id,
+                status: m.status,
+                game: m.game.clone(),
+                variant: d["variant"].as_str().unwrap_or_default().to_owned(),
+                rated: d["rated"].as_bool().unwrap_or(false),
+                participants: listed,
+                created_ms: m.created_ms,
+                ended_ms: d["ended_ms"].as_i64(),
+                // A result stored in a form this release cannot read should not hide the
+                // rest of the list: the match is listed without it.
+                result: serde_json::from_value(d["result"].clone()).unwrap_or(None),
+            });
+        }
+        Ok(out)
     }
 
     /// Every running match as a spectator sees it, newest first, at most `limit`.
