@@ -495,13 +495,13 @@ impl Arena {
     }
 
     /// Closed matches, newest first (all, or those of `bot`), at most `limit`: id, status,
-    /// game, variant, both bots' ids, names and kinds, rated, creation and end times, and
-    /// result.
+    /// game, variant, every participant's id, name and kind, rated, creation and end times,
+    /// and result.
     pub async fn closed_matches(
         &self,
         bot: Option<BotId>,
         limit: u32,
-    ) -> Result<Vec<Value>, ArenaError> {
+    ) -> Result<Vec<snapshot::ClosedMatch>, ArenaError> {
         self.matches.closed_matches(bot, limit).await
     }
 

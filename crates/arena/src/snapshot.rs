@@ -43,6 +43,18 @@ pub enum LegStatus {
     Stopped,
 }
 
+impl LegStatus {
+    /// Its name, as it is serialized.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LegStatus::Active => "active",
+            LegStatus::Finished => "finished",
+            LegStatus::Timeout => "timeout",
+            LegStatus::Stopped => "stopped",
+        }
+    }
+}
+
 /// How a leg ended.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct LegEndSummary {
@@ -149,6 +161,69 @@ pub struct LegSnapshot {
     /// In a simultaneous phase, the participants still to act.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pending: Option<Vec<usize>>,
+}
+
+/// A closed match as lists of past matches show it (a bot's history, the recent results).
+///
+/// It serializes as summaries do: `bot_a` and `bot_b` without their indices, and the list of
+/// `participants` only for a match of other than two.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClosedMatch {
+    /// The match.
+    pub id: MatchId,
+    /// How it closed.
+    pub status: MatchStatus,
+    /// Its game, as stored: a game the server no longer runs keeps its name.
+    pub game: String,
+    /// Its variant.
+    pub variant: String,
+    /// Whether it was rated.
+    pub rated: bool,
+    /// Every participant, in order, each with its index.
+    pub participants: Vec<ParticipantSummary>,
+    /// When it was created.
+    pub created_ms: i64,
+    /// When it ended, where the stored details say.
+    pub ended_ms: Option<i64>,
+    /// Its result; `None` for a match closed without one, or whose stored result could not
+    /// be read.
+    pub result: Option<MatchResult>,
+}
+
+impl Serialize for ClosedMatch {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct as _;
+        /// A participant named as `bot_a` or `bot_b`, whose place says its index.
+        #[derive(Serialize)]
+        struct Named<'a> {
+            id: BotId,
+            name: &'a str,
+            kind: BotKind,
+        }
+        let named = |i: usize| {
+            self.participants.get(i).map(|p| Named {
+                id: p.id,
+                name: &p.name,
+                kind: p.kind,
+            })
+        };
+        let listed = self.participants.len() != 2;
+        let mut out = serializer.serialize_struct("ClosedMatch", 10 + usize::from(listed))?;
+        out.serialize_field("id", &self.id)?;
+        out.serialize_field("status", &self.status)?;
+        out.serialize_field("game", &self.game)?;
+        out.serialize_field("variant", &self.variant)?;
+        out.serialize_field("rated", &self.rated)?;
+        out.serialize_field("bot_a", &named(0))?;
+        out.serialize_field("bot_b", &named(1))?;
+        out.serialize_field("created_ms", &self.created_ms)?;
+        out.serialize_field("ended_ms", &self.ended_ms)?;
+        out.serialize_field("result", &self.result)?;
+        if listed {
+            out.serialize_field("participants", &self.participants)?;
+        }
+        out.end()
+    }
 }
 
 /// A match's whole state as one reader may see it.
@@ -466,5 +541,57 @@ impl StreamEvent {
                 snapshot.as_deref()
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn closed(count: usize) -> ClosedMatch {
+        ClosedMatch {
+            id: 7,
+            status: MatchStatus::Finished,
+            game: "cards".to_owned(),
+            variant: "short".to_owned(),
+            rated: true,
+            participants: (0..count)
+                .map(|i| ParticipantSummary {
+                    id: 10 + i as BotId,
+                    name: format!("p{i}"),
+                    kind: BotKind::Registered,
+                    participant: Some(i),
+                })
+                .collect(),
+            created_ms: 1,
+            ended_ms: Some(2),
+            result: Some(MatchResult::closed("aborted")),
+        }
+    }
+
+    #[test]
+    fn a_closed_match_lists_its_participants_only_when_not_two() {
+        let who = |i: i64| json!({"id": 10 + i, "name": format!("p{i}"), "kind": "registered"});
+        let common = |bot_b: Value| {
+            json!({"id": 7, "status": "finished", "game": "cards", "variant": "short",
+                "rated": true, "bot_a": who(0), "bot_b": bot_b, "created_ms": 1, "ended_ms": 2,
+                "result": {"reason": "aborted"}})
+        };
+        assert_eq!(json!(closed(2)), common(who(1)));
+        let mut three = common(who(1));
+        three["participants"] = (0..3)
+            .map(|i| {
+                let mut p = who(i);
+                p["participant"] = json!(i);
+                p
+            })
+            .collect();
+        assert_eq!(json!(closed(3)), three);
+        let mut one = common(Value::Null);
+        one["participants"] =
+            json!([{"id": 10, "name": "p0", "kind": "registered", "participant": 0}]);
+        assert_eq!(json!(closed(1)), one);
     }
 }

@@ -3,6 +3,7 @@
 //!
 //! Everything here is plain text that the templates escape; nothing is written as HTML.
 
+use arbiter_arena::snapshot::EventView;
 use serde_json::Value;
 
 /// One top-level field of a view.
@@ -107,14 +108,18 @@ pub(crate) fn describe(value: &Value) -> String {
 /// A move is shown by the game events it made public, never by its action: in a
 /// simultaneous phase an action is a secret until the rules reveal it, and the arena logs it
 /// for everyone else as an `acted` event without the action.
-pub(crate) fn leg_events(events: &[Value], leg: usize, participants: &[String]) -> Vec<String> {
+pub(crate) fn leg_events(events: &[EventView], leg: usize, participants: &[String]) -> Vec<String> {
     let mut lines = Vec::new();
     for event in events {
-        let data = &event["data"];
+        // The data is the arena's or the game's, so it is read here as JSON; data that does
+        // not parse says nothing about the leg.
+        let Ok(data) = serde_json::from_str::<Value>(event.data.get()) else {
+            continue;
+        };
         if data["leg"].as_u64().and_then(|l| usize::try_from(l).ok()) != Some(leg) {
             continue;
         }
-        match event["type"].as_str().unwrap_or("") {
+        match event.kind.as_str() {
             "move" | "acted" => {
                 let public = data["events"].as_array().map_or(&[][..], Vec::as_slice);
                 if public.is_empty() {
@@ -205,14 +210,32 @@ mod tests {
     #[test]
     fn a_leg_s_events_show_what_the_rules_made_public_and_never_an_action() {
         let names = ["Ann".to_owned(), "Bob".to_owned()];
+        let event = |kind: &str, data: Value| EventView {
+            seq: 0,
+            at_ms: 0,
+            kind: kind.to_owned(),
+            data: serde_json::value::to_raw_value(&data).expect("raw"),
+        };
         let events = [
-            json!({"type": "started", "data": {"legs": []}}),
-            json!({"type": "move", "data": {"leg": 0, "participant": 0, "action": {"round": 1, "card": 5},
-                "events": [{"type": "committed", "round": 1, "seat": 0}]}}),
-            json!({"type": "move", "data": {"leg": 1, "participant": 1, "action": 7, "events": []}}),
-            json!({"type": "move", "data": {"leg": 0, "participant": 1, "action": 19, "events": []}}),
-            json!({"type": "deadline", "data": {"leg": 0, "events": [{"type": "revealed", "bids": [5, 2]}]}}),
-            json!({"type": "leg_finished", "data": {"leg": 0, "reason": "completed"}}),
+            event("started", json!({"legs": []})),
+            event(
+                "move",
+                json!({"leg": 0, "participant": 0, "action": {"round": 1, "card": 5},
+                "events": [{"type": "committed", "round": 1, "seat": 0}]}),
+            ),
+            event(
+                "move",
+                json!({"leg": 1, "participant": 1, "action": 7, "events": []}),
+            ),
+            event(
+                "move",
+                json!({"leg": 0, "participant": 1, "action": 19, "events": []}),
+            ),
+            event(
+                "deadline",
+                json!({"leg": 0, "events": [{"type": "revealed", "bids": [5, 2]}]}),
+            ),
+            event("leg_finished", json!({"leg": 0, "reason": "completed"})),
         ];
         assert_eq!(
             leg_events(&events, 0, &names),

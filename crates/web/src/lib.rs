@@ -8,6 +8,8 @@
 //! without it.
 
 mod error;
+#[cfg(test)]
+mod fixtures;
 mod generic;
 mod matches;
 mod pages;

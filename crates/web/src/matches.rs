@@ -15,7 +15,8 @@ use axum_extra::extract::Form;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use arbiter_arena::{Family, Reader};
+use arbiter_arena::snapshot::{EventView, LegSnapshot, LegStatus};
+use arbiter_arena::{Family, MatchSnapshot, MatchStatus, Reader};
 use arbiter_plugin::{BoardOptions, BoardRenderer};
 
 use crate::WebState;
@@ -24,7 +25,7 @@ use crate::generic::{self, Field};
 use crate::pages::{Page, page, render};
 use crate::paths::filters;
 use crate::session::Visitor;
-use crate::view::{MatchRow, participants};
+use crate::view::MatchRow;
 
 /// A side's clock: what is left, whether it is running, and the text to show first.
 pub(crate) struct ClockView {
@@ -61,7 +62,7 @@ pub(crate) struct SideView {
 /// viewer's view as a list of fields and the leg's public events.
 pub(crate) struct LegPanel {
     pub(crate) number: usize,
-    pub(crate) status: String,
+    pub(crate) status: &'static str,
     /// The seats, in seat order.
     pub(crate) sides: Vec<SideView>,
     /// The board as SVG, for families that draw one.
@@ -96,16 +97,22 @@ pub(crate) struct ActionButton {
 /// draws one, else its codec's). A request that lists no `legal_actions` (a protocol of the
 /// family's own) gives no buttons; a board then takes the visitor's moves.
 fn decision_in(
-    snapshot: &Value,
+    snapshot: &MatchSnapshot,
     index: usize,
     family: Option<&Family>,
 ) -> Option<(u64, Vec<ActionButton>)> {
-    let turn = snapshot["turns"]
-        .as_array()?
+    /// What the page reads of a request: the family writes the rest, which may be anything.
+    #[derive(Deserialize)]
+    struct Request {
+        #[serde(default)]
+        legal_actions: Vec<Value>,
+    }
+    let turn = snapshot
+        .turns
+        .as_ref()?
         .iter()
-        .find(|turn| turn["leg"].as_u64() == u64::try_from(index).ok())?;
-    let request = &turn["request"];
-    let view = &snapshot["legs"][index]["view"];
+        .find(|turn| turn.leg == index)?;
+    let view = &snapshot.legs.get(index)?.view;
     let label = |action: &Value| match family {
         Some(family) => match family.board {
             Some(board) => board.notation(view, action),
@@ -113,73 +120,60 @@ fn decision_in(
         },
         None => generic::describe(action),
     };
-    let actions = request["legal_actions"]
-        .as_array()
-        .into_iter()
-        .flatten()
+    let legal_actions = serde_json::from_str::<Request>(&turn.request)
+        .map(|request| request.legal_actions)
+        .unwrap_or_default();
+    let actions = legal_actions
+        .iter()
         .map(|action| ActionButton {
             action: action.to_string(),
             label: label(action),
         })
         .collect();
-    Some((turn["revision"].as_u64().unwrap_or(0), actions))
+    Some((turn.revision, actions))
 }
 
 /// The participants' names, in participant order.
-fn participant_names(snapshot: &Value) -> Vec<String> {
-    participants(snapshot)
+fn participant_names(snapshot: &MatchSnapshot) -> Vec<String> {
+    snapshot
+        .participants
         .iter()
-        .map(|p| p["name"].as_str().unwrap_or("?").to_owned())
+        .map(|p| p.name.clone())
         .collect()
 }
 
-/// The participant in each seat of `leg`: the leg's own list where the arena gives one,
-/// else the seats rotated from the participant in the first seat.
-fn seat_participants(leg: &Value, count: usize) -> Vec<usize> {
-    if let Some(list) = leg["participants_by_seat"].as_array() {
-        return list
-            .iter()
-            .map(|p| {
-                p.as_u64()
-                    .and_then(|p| usize::try_from(p).ok())
-                    .unwrap_or(0)
-            })
-            .collect();
-    }
-    let first = leg["first_seat_participant"]
-        .as_u64()
-        .and_then(|p| usize::try_from(p).ok())
-        .unwrap_or(0);
+/// The participant in each seat of `leg`, the seats rotated from the participant in the
+/// first seat.
+fn seat_participants(leg: &LegSnapshot, count: usize) -> Vec<usize> {
     (0..count)
-        .map(|seat| (seat + first) % count.max(1))
+        .map(|seat| (seat + leg.first_seat_participant) % count.max(1))
         .collect()
 }
 
 impl LegPanel {
     fn of(
-        snapshot: &Value,
-        leg: &Value,
+        snapshot: &MatchSnapshot,
+        leg: &LegSnapshot,
         index: usize,
-        you: Option<u64>,
+        you: Option<usize>,
         board: Option<&dyn BoardRenderer>,
-        events: &[Value],
+        events: &[EventView],
     ) -> LegPanel {
         let names = participant_names(snapshot);
         let by_seat = seat_participants(leg, names.len());
-        let view = &leg["view"];
-        let active = leg["status"] == "active";
-        let mine = active && you.is_some() && leg["to_move"].as_u64() == you;
-        let mover = leg["to_move"].as_u64();
+        let view = &leg.view;
+        let active = leg.status == LegStatus::Active;
+        let mine = active && you.is_some() && leg.to_move == you;
         let tallies = board.map(|b| b.tallies(view)).unwrap_or_default();
         let sides = by_seat
             .iter()
             .enumerate()
             .map(|(seat, &participant)| {
-                let running = active && mover == u64::try_from(participant).ok();
+                let running = active && leg.to_move == Some(participant);
                 let ms = if running {
-                    leg["remaining_ms"].as_i64().unwrap_or(0)
+                    leg.remaining_ms.unwrap_or(0)
                 } else {
-                    leg["clocks_ms"][seat].as_i64().unwrap_or(0)
+                    leg.clocks_ms.get(seat).copied().unwrap_or(0)
                 };
                 let seat_name = board.and_then(|b| b.seat_names().get(seat).copied());
                 SideView {
@@ -223,7 +217,7 @@ impl LegPanel {
         };
         LegPanel {
             number: index + 1,
-            status: leg["status"].as_str().unwrap_or("").to_owned(),
+            status: leg.status.as_str(),
             sides,
             svg,
             moves,
@@ -231,8 +225,7 @@ impl LegPanel {
             events,
             // A board takes a person's moves by its squares; other games by the buttons
             // `with_decision` adds.
-            play: (mine && board.is_some())
-                .then(|| format!("{index} {}", leg["revision"].as_u64().unwrap_or(0))),
+            play: (mine && board.is_some()).then(|| format!("{index} {}", leg.revision)),
             actions: Vec::new(),
             act_revision: 0,
         }
@@ -241,7 +234,7 @@ impl LegPanel {
     /// The panel with the visitor's pending decision here, if they have one, as buttons.
     fn with_decision(mut self, decision: Option<(u64, Vec<ActionButton>)>) -> LegPanel {
         if let Some((revision, actions)) = decision
-            && self.status == "active"
+            && self.status == LegStatus::Active.as_str()
         {
             self.act_revision = revision;
             self.actions = actions;
@@ -257,7 +250,7 @@ pub(crate) struct LegsFragment {
     pub(crate) id: i64,
     pub(crate) open: bool,
     pub(crate) seq: i64,
-    pub(crate) status: String,
+    pub(crate) status: &'static str,
     pub(crate) result: String,
     pub(crate) legs: Vec<LegPanel>,
     /// The visitor's CSRF value, for the moves it sends.
@@ -275,23 +268,19 @@ impl LegsFragment {
     /// with the match's `events` as the snapshot's reader may see them; with the visitor's
     /// pending decisions as buttons where the snapshot was read as their participant.
     fn of(
-        snapshot: &Value,
+        snapshot: &MatchSnapshot,
         visitor: &Visitor,
         family: Option<&Family>,
-        events: &[Value],
+        events: &[EventView],
     ) -> LegsFragment {
         let board = family.and_then(|family| family.board);
-        let you = visitor.person.as_ref().and_then(|person| {
-            participants(snapshot)
-                .iter()
-                .position(|p| p["id"] == person.id)
-                .map(|p| p as u64)
-        });
-        let status = snapshot["status"].as_str().unwrap_or("").to_owned();
-        let legs: Vec<LegPanel> = snapshot["legs"]
-            .as_array()
-            .into_iter()
-            .flatten()
+        let you = visitor
+            .person
+            .as_ref()
+            .and_then(|person| snapshot.participants.iter().position(|p| p.id == person.id));
+        let legs: Vec<LegPanel> = snapshot
+            .legs
+            .iter()
             .enumerate()
             .map(|(i, leg)| {
                 LegPanel::of(snapshot, leg, i, you, board, events)
@@ -299,18 +288,18 @@ impl LegsFragment {
             })
             .collect();
         let you = you.and_then(|p| {
-            let names = participant_names(snapshot);
-            let seat = seat_participants(&snapshot["legs"][0], names.len())
+            let first = snapshot.legs.first()?;
+            let seat = seat_participants(first, snapshot.participants.len())
                 .iter()
-                .position(|&q| u64::try_from(q).ok() == Some(p))?;
+                .position(|&q| q == p)?;
             legs.first()?.sides.get(seat).map(|side| side.seat.clone())
         });
         LegsFragment {
-            id: snapshot["id"].as_i64().unwrap_or(0),
-            open: matches!(status.as_str(), "pending" | "running"),
-            seq: snapshot["seq"].as_i64().unwrap_or(0),
-            result: MatchRow::of(snapshot).result,
-            status,
+            id: snapshot.id,
+            open: snapshot.status.is_open(),
+            seq: snapshot.seq,
+            result: MatchRow::of_snapshot(snapshot).result,
+            status: snapshot.status.as_str(),
             legs,
             csrf: visitor.csrf.clone(),
             you,
@@ -321,12 +310,13 @@ impl LegsFragment {
 }
 
 /// For an open table whose match has not started, how many of its seats are taken.
-fn waiting_for_players(snapshot: &Value) -> Option<String> {
-    if snapshot["table"] != true || snapshot["status"] != "pending" {
+fn waiting_for_players(snapshot: &MatchSnapshot) -> Option<String> {
+    let table = snapshot.table.filter(|table| table.table)?;
+    if snapshot.status != MatchStatus::Pending {
         return None;
     }
-    let taken = participants(snapshot).len();
-    let seats = snapshot["seats"].as_u64().unwrap_or(0);
+    let taken = snapshot.participants.len();
+    let seats = table.seats;
     Some(format!(
         "Waiting for players: {taken} of {seats} seats taken. The game starts when the last \
          seat is taken."
@@ -334,15 +324,12 @@ fn waiting_for_players(snapshot: &Value) -> Option<String> {
 }
 
 /// The family of `snapshot`'s game.
-fn family_of(state: &WebState, snapshot: &Value) -> Option<&'static Family> {
-    state
-        .arena
-        .games()
-        .get(snapshot["game"].as_str().unwrap_or(""))
+fn family_of(state: &WebState, snapshot: &MatchSnapshot) -> Option<&'static Family> {
+    state.arena.games().get(snapshot.game)
 }
 
 /// The family that draws `snapshot`'s game, if it draws a board.
-fn board_of(state: &WebState, snapshot: &Value) -> Option<&'static dyn BoardRenderer> {
+fn board_of(state: &WebState, snapshot: &MatchSnapshot) -> Option<&'static dyn BoardRenderer> {
     family_of(state, snapshot).and_then(|family| family.board)
 }
 
@@ -350,24 +337,22 @@ fn board_of(state: &WebState, snapshot: &Value) -> Option<&'static dyn BoardRend
 /// list the events); nothing for games with a board.
 async fn leg_log(
     state: &WebState,
-    snapshot: &Value,
+    snapshot: &MatchSnapshot,
     reader: Reader,
-) -> Result<Vec<Value>, WebError> {
+) -> Result<Vec<EventView>, WebError> {
     if board_of(state, snapshot).is_some() {
         return Ok(Vec::new());
     }
-    let id = snapshot["id"].as_i64().unwrap_or(0);
     let mut events = Vec::new();
     let mut since = 0;
     // The arena answers in pages; a bound keeps a corrupt page from looping for ever.
     for _ in 0..1000 {
-        let page = state.arena.events(id, reader, since, 0).await?;
-        let batch: Vec<Value> = page.events.iter().map(|e| json!(e)).collect();
+        let page = state.arena.events(snapshot.id, reader, since, 0).await?;
         let next = page.next_since;
-        if batch.is_empty() || next <= since {
+        if page.events.is_empty() || next <= since {
             break;
         }
-        events.extend(batch);
+        events.extend(page.events);
         since = next;
     }
     Ok(events)
@@ -388,22 +373,22 @@ pub(crate) struct MiniBoard {
 impl MiniBoard {
     /// The first leg of `snapshot`, drawn by `board` when the game has one; a game without
     /// a board shows its participants' names alone.
-    pub(crate) fn of(snapshot: &Value, board: Option<&dyn BoardRenderer>) -> MiniBoard {
-        let row = MatchRow::of(snapshot);
+    pub(crate) fn of(snapshot: &MatchSnapshot, board: Option<&dyn BoardRenderer>) -> MiniBoard {
         MiniBoard {
-            open: matches!(row.status.as_str(), "pending" | "running"),
-            seq: snapshot["seq"].as_i64().unwrap_or(0),
+            row: MatchRow::of_snapshot(snapshot),
+            open: snapshot.status.is_open(),
+            seq: snapshot.seq,
             leg: board.and_then(|board| {
-                snapshot["legs"]
-                    .get(0)
+                snapshot
+                    .legs
+                    .first()
                     .map(|leg| LegPanel::of(snapshot, leg, 0, None, Some(board), &[]))
             }),
-            row,
         }
     }
 
     /// The small board of `snapshot` with the board its family draws.
-    pub(crate) fn of_match(state: &WebState, snapshot: &Value) -> MiniBoard {
+    pub(crate) fn of_match(state: &WebState, snapshot: &MatchSnapshot) -> MiniBoard {
         MiniBoard::of(snapshot, board_of(state, snapshot))
     }
 }
@@ -437,7 +422,7 @@ pub(crate) async fn match_page(
     let events = leg_log(&state, &snapshot, reader).await?;
     render(&MatchPage {
         page: page(&visitor, &format!("Match {id}")),
-        row: MatchRow::of(&snapshot),
+        row: MatchRow::of_snapshot(&snapshot),
         fragment: LegsFragment::of(&snapshot, &visitor, family_of(&state, &snapshot), &events),
     })
 }
@@ -466,21 +451,20 @@ fn reader_of(state: &WebState, visitor: &Visitor, id: i64) -> Reader {
 }
 
 /// Match `id` as a spectator sees it.
-async fn spectate(state: &WebState, id: i64) -> Result<Value, WebError> {
+async fn spectate(state: &WebState, id: i64) -> Result<MatchSnapshot, WebError> {
     read(state, id, Reader::SPECTATOR).await
 }
 
 /// Match `id` as `reader` sees it.
-async fn read(state: &WebState, id: i64, reader: Reader) -> Result<Value, WebError> {
-    let snapshot = state
+async fn read(state: &WebState, id: i64, reader: Reader) -> Result<MatchSnapshot, WebError> {
+    state
         .arena
         .snapshot(id, reader)
         .await
         .map_err(|error| match error {
             arbiter_arena::ArenaError::MatchNotFound(_) => WebError::NotFound,
             other => WebError::Arena(other),
-        })?;
-    Ok(json!(snapshot))
+        })
 }
 
 /// A move a person plays: a square clicked on a board, or an action's button.
@@ -603,7 +587,7 @@ pub(crate) async fn replay(
     Query(query): Query<ReplayQuery>,
 ) -> Result<Html<String>, WebError> {
     let snapshot = spectate(&state, id).await?;
-    let legs = snapshot["legs"].as_array().map_or(0, Vec::len);
+    let legs = snapshot.legs.len();
     let leg = query.leg.unwrap_or(0);
     if leg >= legs {
         return Err(WebError::NotFound);
@@ -627,7 +611,7 @@ pub(crate) async fn replay(
         }
         None => {
             let participants = participant_names(&snapshot);
-            let seats: Vec<String> = seat_participants(&snapshot["legs"][leg], participants.len())
+            let seats: Vec<String> = seat_participants(&snapshot.legs[leg], participants.len())
                 .iter()
                 .map(|&p| participants.get(p).cloned().unwrap_or_default())
                 .collect();
@@ -642,7 +626,7 @@ pub(crate) async fn replay(
         .collect();
     render(&ReplayPage {
         page: page(&visitor, &format!("Replay of match {id}")),
-        row: MatchRow::of(&snapshot),
+        row: MatchRow::of_snapshot(&snapshot),
         leg,
         legs,
         ply,
@@ -657,6 +641,7 @@ pub(crate) async fn replay(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fixtures;
 
     #[test]
     fn clocks_read_as_minutes_and_seconds() {
@@ -674,13 +659,22 @@ mod tests {
 
     #[test]
     fn a_game_without_a_board_is_shown_as_escaped_text() {
-        let snapshot = json!({"id": 3, "status": "running", "seq": 9,
-            "participants": [{"name": "<i>Ann</i>"}, {"name": "Bob"}, {"name": "Cy"}],
-            "legs": [{"status": "active", "first_seat_participant": 1, "clocks_ms": [1000, 2000, 3000],
-                "view": {"note": "<script>alert(1)</script>", "scores": [1, 2, 3]}}]});
-        let events = [json!({"type": "move", "data": {"leg": 0, "participant": 0,
-            "action": {"card": 9}, "events": [{"type": "said", "text": "<b>hi</b>"}]}})];
-        let leg = LegPanel::of(&snapshot, &snapshot["legs"][0], 0, None, None, &events);
+        let view = json!({"note": "<script>alert(1)</script>", "scores": [1, 2, 3]});
+        let mut snapshot = fixtures::snapshot(
+            fixtures::participants(&["<i>Ann</i>", "Bob", "Cy"]),
+            vec![fixtures::leg(1, vec![1000, 2000, 3000], view)],
+        );
+        snapshot.id = 3;
+        snapshot.seq = 9;
+        let events = [EventView {
+            seq: 1,
+            at_ms: 0,
+            kind: "move".to_owned(),
+            data: serde_json::value::to_raw_value(&json!({"leg": 0, "participant": 0,
+                "action": {"card": 9}, "events": [{"type": "said", "text": "<b>hi</b>"}]}))
+            .expect("raw"),
+        }];
+        let leg = LegPanel::of(&snapshot, &snapshot.legs[0], 0, None, None, &events);
         let seats: Vec<&str> = leg.sides.iter().map(|s| s.name.as_str()).collect();
         assert_eq!(
             seats,
@@ -691,7 +685,7 @@ mod tests {
             id: 3,
             open: true,
             seq: 9,
-            status: "running".to_owned(),
+            status: "running",
             result: String::new(),
             legs: vec![leg],
             csrf: String::new(),

@@ -1,9 +1,9 @@
 //! What the templates show, prepared from the arena's bots, ratings and matches.
 
-use arbiter_arena::{Arena, Bot, Games, Mode};
+use arbiter_arena::snapshot::{ClosedMatch, ParticipantSummary};
+use arbiter_arena::{Arena, Bot, BotKind, Games, MatchResult, MatchSnapshot, MatchStatus, Mode};
 
 use crate::paths::bot_path;
-use serde_json::Value;
 
 /// A variant a page offers, from the families the server runs, in registration order.
 pub(crate) struct VariantChoice {
@@ -165,15 +165,6 @@ pub(crate) struct Player {
     pub(crate) winner: bool,
 }
 
-/// The participants of a match or a summary, in participant order: its `participants` list
-/// when it has one, else `bot_a` and `bot_b` (summaries of two-seat matches).
-pub(crate) fn participants(m: &Value) -> Vec<&Value> {
-    match m["participants"].as_array() {
-        Some(list) => list.iter().collect(),
-        None => vec![&m["bot_a"], &m["bot_b"]],
-    }
-}
-
 /// One match in a list.
 pub(crate) struct MatchRow {
     pub(crate) id: i64,
@@ -182,39 +173,73 @@ pub(crate) struct MatchRow {
     /// The game (`othello`).
     pub(crate) game: String,
     pub(crate) variant: String,
-    pub(crate) status: String,
+    pub(crate) status: &'static str,
     /// How it ended, in words, or empty while it runs.
     pub(crate) result: String,
     pub(crate) rated: bool,
 }
 
 impl MatchRow {
-    /// From a closed match's listing or a snapshot: its participants (`participants`, or
-    /// `bot_a`/`bot_b` with names) and its result.
-    pub(crate) fn of(m: &Value) -> MatchRow {
-        let result = &m["result"];
-        let players: Vec<Player> = participants(m)
+    /// A match as one of its readers sees it.
+    pub(crate) fn of_snapshot(m: &MatchSnapshot) -> MatchRow {
+        MatchRow::new(
+            m.id,
+            &m.participants,
+            m.game,
+            &m.variant,
+            m.status,
+            m.result.as_ref(),
+            m.rated,
+        )
+    }
+
+    /// A match from a list of closed matches.
+    pub(crate) fn of_closed(m: &ClosedMatch) -> MatchRow {
+        MatchRow::new(
+            m.id,
+            &m.participants,
+            &m.game,
+            &m.variant,
+            m.status,
+            m.result.as_ref(),
+            m.rated,
+        )
+    }
+
+    /// A match's participants, in participant order, with their totals and the result in
+    /// words once it has one.
+    fn new(
+        id: i64,
+        participants: &[ParticipantSummary],
+        game: &str,
+        variant: &str,
+        status: MatchStatus,
+        result: Option<&MatchResult>,
+        rated: bool,
+    ) -> MatchRow {
+        let ranking = result.and_then(|r| r.ranking.as_ref());
+        let players: Vec<Player> = participants
             .iter()
             .enumerate()
             .map(|(i, p)| Player {
-                name: p["name"].as_str().unwrap_or("?").to_owned(),
-                bot: p["kind"] != "human",
-                total: result["totals"][i]
-                    .as_i64()
+                name: p.name.clone(),
+                bot: p.kind != BotKind::Human,
+                total: ranking
+                    .and_then(|r| r.totals.get(i))
                     .map(|t| t.to_string())
                     .unwrap_or_default(),
-                winner: result["winner"].as_u64() == u64::try_from(i).ok(),
+                winner: ranking.is_some_and(|r| r.winner == Some(i)),
             })
             .collect();
         let names: Vec<String> = players.iter().map(|p| p.name.clone()).collect();
         MatchRow {
-            id: m["id"].as_i64().unwrap_or(0),
-            result: describe_result(result, &names),
+            id,
+            result: result.map_or_else(String::new, |r| describe_result(r, &names)),
             players,
-            game: m["game"].as_str().unwrap_or("").to_owned(),
-            variant: m["variant"].as_str().unwrap_or("").to_owned(),
-            status: m["status"].as_str().unwrap_or("").to_owned(),
-            rated: m["rated"].as_bool().unwrap_or(false),
+            game: game.to_owned(),
+            variant: variant.to_owned(),
+            status: status.as_str(),
+            rated,
         }
     }
 
@@ -229,31 +254,26 @@ impl MatchRow {
 }
 
 /// A result in words: the totals, who won and why.
-fn describe_result(result: &Value, names: &[String]) -> String {
-    if result.is_null() {
-        return String::new();
-    }
-    let reason = result["reason"].as_str().unwrap_or("");
-    let totals = result["totals"]
-        .as_array()
-        .map(|t| {
-            t.iter()
-                .map(|v| v.as_i64().unwrap_or(0).to_string())
+fn describe_result(result: &MatchResult, names: &[String]) -> String {
+    let totals = result
+        .ranking
+        .as_ref()
+        .map(|r| {
+            r.totals
+                .iter()
+                .map(i64::to_string)
                 .collect::<Vec<_>>()
                 .join("–")
         })
         .unwrap_or_default();
-    let winner = match result["winner"]
-        .as_u64()
-        .and_then(|w| usize::try_from(w).ok())
-    {
+    let winner = match result.winner() {
         Some(w) => format!("{} wins", names.get(w).map_or("?", String::as_str)),
         None => "draw".to_owned(),
     };
     [
         totals.as_str(),
         winner.as_str(),
-        reason.replace('_', " ").as_str(),
+        result.reason.replace('_', " ").as_str(),
     ]
     .iter()
     .filter(|s| !s.is_empty())
@@ -287,13 +307,14 @@ impl Standing {
 
 /// A bot's rating in `mode` after each of its rated matches, oldest first, from its closed
 /// matches (newest first, as the arena lists them).
-pub(crate) fn rating_history(matches: &[Value], bot: i64, mode: Mode) -> Vec<f64> {
+pub(crate) fn rating_history(matches: &[ClosedMatch], bot: i64, mode: Mode) -> Vec<f64> {
     let mut points: Vec<f64> = matches
         .iter()
-        .filter(|m| m["variant"] == mode.variant && m["game"] == mode.game)
+        .filter(|m| m.variant == mode.variant && m.game == mode.game)
         .filter_map(|m| {
-            let seat = participants(m).iter().position(|p| p["id"] == bot)?;
-            m["result"]["rating_after"][seat].as_f64()
+            let seat = m.participants.iter().position(|p| p.id == bot)?;
+            let ratings = m.result.as_ref()?.ratings.as_ref()?;
+            ratings.rating_after.get(seat).copied()
         })
         .collect();
     points.reverse();
@@ -332,23 +353,70 @@ pub(crate) fn rating_chart(points: &[f64]) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use serde_json::json;
+    use arbiter_arena::snapshot::{Ranking, ResultRatings};
 
     use super::*;
+    use crate::fixtures;
+
+    /// A finished match's result: `totals`, won by `winner`, rated with `after` when given.
+    fn result(totals: &[i64], winner: Option<usize>, after: Option<Vec<f64>>) -> MatchResult {
+        MatchResult {
+            reason: "completed".to_owned(),
+            ranking: Some(Ranking {
+                winner,
+                totals: totals.to_vec(),
+                rated: after.is_some(),
+                ranks: None,
+                teams: None,
+            }),
+            ratings: after.map(|rating_after| ResultRatings {
+                rating_applied: true,
+                rating_before: vec![1200.0; rating_after.len()],
+                rating_after,
+            }),
+        }
+    }
+
+    /// Participants with the ids `ids`.
+    fn with_ids(ids: &[i64]) -> Vec<ParticipantSummary> {
+        let mut list = fixtures::participants(&vec!["x"; ids.len()]);
+        for (p, &id) in list.iter_mut().zip(ids) {
+            p.id = id;
+        }
+        list
+    }
 
     #[test]
     fn the_rating_history_follows_the_bot_through_its_rated_matches() {
-        let m = |a: i64, after: [f64; 2], variant: &str| json!({"bot_a": {"id": a}, "bot_b": {"id": 10 - a}, "game": "othello", "variant": variant, "result": {"rating_after": after}});
+        let m = |a: i64, after: [f64; 2], variant: &str| {
+            let result = result(&[0, 0], None, Some(after.to_vec()));
+            fixtures::closed(with_ids(&[a, 10 - a]), "othello", variant, Some(result))
+        };
         // Newest first, as listed: bot 7 played as participant 1, then 0; one match was anti,
-        // one unrated (no rating_after).
+        // one unrated (no rating change).
         let matches = [
             m(3, [1190.0, 1230.0], "std"),
             m(7, [1215.0, 1185.0], "std"),
             m(7, [1300.0, 1100.0], "anti"),
-            json!({"bot_a": {"id": 7}, "game": "othello", "variant": "std", "result": {"rating_after": [null, null]}}),
-            // A match of three, listed with its participants; bot 7 is participant 2.
-            json!({"participants": [{"id": 1}, {"id": 2}, {"id": 7}], "game": "othello", "variant": "std", "result": {"rating_after": [1.0, 2.0, 1190.0]}}),
-            json!({"bot_a": {"id": 7}, "game": "cards", "variant": "std", "result": {"rating_after": [1.0, 2.0]}}),
+            fixtures::closed(
+                with_ids(&[7, 3]),
+                "othello",
+                "std",
+                Some(result(&[0, 0], None, None)),
+            ),
+            // A match of three; bot 7 is participant 2.
+            fixtures::closed(
+                with_ids(&[1, 2, 7]),
+                "othello",
+                "std",
+                Some(result(&[0, 0, 0], None, Some(vec![1.0, 2.0, 1190.0]))),
+            ),
+            fixtures::closed(
+                with_ids(&[7, 3]),
+                "cards",
+                "std",
+                Some(result(&[0, 0], None, Some(vec![1.0, 2.0]))),
+            ),
         ];
         let std = Mode {
             game: "othello",
@@ -371,28 +439,34 @@ mod tests {
 
     #[test]
     fn rows_list_every_participant_with_its_total() {
-        let listing = json!({"id": 4, "game": "othello", "variant": "std", "status": "finished",
-            "bot_a": {"id": 1, "name": "A", "kind": "registered"}, "bot_b": {"id": 2, "name": "B", "kind": "human"},
-            "result": {"totals": [40, 24], "winner": 0, "reason": "completed"}});
-        let snapshot = json!({"id": 5, "game": "goofspiel", "variant": "short", "status": "finished",
-            "participants": [{"id": 1, "name": "A", "kind": "registered"}, {"id": 2, "name": "B", "kind": "registered"}, {"id": 3, "name": "C", "kind": "house"}],
-            "result": {"totals": [5, 7, 3], "winner": 1, "reason": "completed"}});
-        let cases: [(&Value, &[&str], &[&str], &str); 2] = [
+        let mut two = fixtures::participants(&["A", "B"]);
+        two[1].kind = BotKind::Human;
+        let listing = fixtures::closed(
+            two,
+            "othello",
+            "std",
+            Some(result(&[40, 24], Some(0), None)),
+        );
+        let mut three = fixtures::participants(&["A", "B", "C"]);
+        three[2].kind = BotKind::House;
+        let mut snapshot = fixtures::snapshot(three, Vec::new());
+        snapshot.status = MatchStatus::Finished;
+        snapshot.result = Some(result(&[5, 7, 3], Some(1), None));
+        let cases: [(MatchRow, &[&str], &[&str], &str); 2] = [
             (
-                &listing,
+                MatchRow::of_closed(&listing),
                 &["A", "B"],
                 &["40", "24"],
                 "40–24, A wins, completed",
             ),
             (
-                &snapshot,
+                MatchRow::of_snapshot(&snapshot),
                 &["A", "B", "C"],
                 &["5", "7", "3"],
                 "5–7–3, B wins, completed",
             ),
         ];
-        for (m, names, totals, result) in cases {
-            let row = MatchRow::of(m);
+        for (row, names, totals, result) in cases {
             let got: Vec<&str> = row.players.iter().map(|p| p.name.as_str()).collect();
             assert_eq!(got, names);
             let got: Vec<&str> = row.players.iter().map(|p| p.total.as_str()).collect();
@@ -400,9 +474,9 @@ mod tests {
             assert_eq!(row.result, result);
         }
         assert!(
-            !MatchRow::of(&listing).players[1].bot,
+            !MatchRow::of_closed(&listing).players[1].bot,
             "people have no page"
         );
-        assert!(MatchRow::of(&snapshot).players[1].winner);
+        assert!(MatchRow::of_snapshot(&snapshot).players[1].winner);
     }
 }

@@ -4,7 +4,7 @@
 
 use arbiter_fair::ServerSeed;
 use arbiter_store::{BotId, MatchId, MatchStatus};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::{Matches, participants};
 use crate::ArenaError;
@@ -13,7 +13,8 @@ use crate::directory::Bot;
 use crate::live;
 use crate::log::{self, MatchLog, Participants, Reader};
 use crate::snapshot::{
-    DecisionPage, EventPage, EventView, ExportedEvent, MatchExport, MatchSnapshot,
+    ClosedMatch, DecisionPage, EventPage, EventView, ExportedEvent, MatchExport, MatchSnapshot,
+    ParticipantSummary,
 };
 
 impl Matches {
@@ -237,50 +238,49 @@ impl Matches {
         self.registry.recently_closed_of(bot)
     }
 
-    /// Closed matches, newest first (all, or those of `bot`), at most `limit`: id, status,
-    /// game, variant, both bots' ids, names and kinds, rated, creation and end times, and
-    /// result.
+    /// Closed matches, newest first (all, or those of `bot`), at most `limit`, each with its
+    /// participants as the directory names them and its stored result.
     pub(crate) async fn closed_matches(
         &self,
         bot: Option<BotId>,
         limit: u32,
-    ) -> Result<Vec<Value>, ArenaError> {
+    ) -> Result<Vec<ClosedMatch>, ArenaError> {
         let records = self.context.store.closed_matches(bot, limit).await?;
-        let who = |id: BotId| {
-            let bot = self.identities.directory.get(id);
-            json!({"id": id, "name": bot.as_ref().map(|b| &b.name), "kind": bot.map(|b| b.kind)})
-        };
-        records
-            .iter()
-            .map(|m| {
-                let d = &m.details;
-                let bots = participants(m)?;
-                let mut listed = json!({
-                    "id": m.id,
-                    "status": m.status,
-                    "game": m.game,
-                    "variant": d["variant"],
-                    "rated": d["rated"],
-                    "bot_a": who(bots[0]),
-                    "bot_b": bots.get(1).map(|&bot| who(bot)),
-                    "created_ms": m.created_ms,
-                    "ended_ms": d["ended_ms"],
-                    "result": d["result"],
-                });
-                if bots.len() != 2 {
-                    listed["participants"] = bots
-                        .iter()
-                        .enumerate()
-                        .map(|(i, &id)| {
-                            let mut bot = who(id);
-                            bot["participant"] = json!(i);
-                            bot
-                        })
-                        .collect();
-                }
-                Ok(listed)
-            })
-            .collect()
+        let mut out = Vec::with_capacity(records.len());
+        for m in &records {
+            let d = &m.details;
+            let listed: Option<Vec<ParticipantSummary>> = participants(m)?
+                .iter()
+                .enumerate()
+                .map(|(i, &id)| {
+                    let bot = self.identities.directory.get(id)?;
+                    Some(ParticipantSummary {
+                        participant: Some(i),
+                        ..live::bot_summary(&bot)
+                    })
+                })
+                .collect();
+            // The directory holds every bot ever stored, deleted ones too; a match naming one
+            // it lacks is left out rather than failing the whole list.
+            let Some(listed) = listed else {
+                tracing::warn!(match_id = m.id, "closed match of a bot the directory lacks");
+                continue;
+            };
+            out.push(ClosedMatch {
+                id: m.id,
+                status: m.status,
+                game: m.game.clone(),
+                variant: d["variant"].as_str().unwrap_or_default().to_owned(),
+                rated: d["rated"].as_bool().unwrap_or(false),
+                participants: listed,
+                created_ms: m.created_ms,
+                ended_ms: d["ended_ms"].as_i64(),
+                // A result stored in a form this release cannot read should not hide the
+                // rest of the list: the match is listed without it.
+                result: serde_json::from_value(d["result"].clone()).unwrap_or(None),
+            });
+        }
+        Ok(out)
     }
 
     /// Every running match as a spectator sees it, newest first, at most `limit`.
@@ -311,5 +311,94 @@ fn event_page(id: MatchId, since: i64, page: log::Page, status: MatchStatus) -> 
                 data: e.payload.clone(),
             })
             .collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use arbiter_store::{BotKind, BotRecord, MatchRecord, Store, Write};
+    use serde_json::json;
+
+    use super::*;
+    use crate::{Arena, ArenaConfig, Games, ManualClock};
+
+    fn bot(id: BotId, name: &str) -> BotRecord {
+        BotRecord {
+            id,
+            name: name.to_owned(),
+            kind: BotKind::Registered,
+            token_hash: Some(format!("hash-{id}")),
+            token_prefix: Some("arbb_x".to_owned()),
+            created_ms: 1_000,
+            last_seen_ms: 0,
+            disabled: false,
+            deleted: false,
+            profile: json!({}),
+        }
+    }
+
+    fn closed(id: MatchId, participants: Vec<BotId>, result: Value) -> Write {
+        Write::PutMatch(MatchRecord {
+            id,
+            participants,
+            game: "board".to_owned(),
+            status: MatchStatus::Finished,
+            created_ms: 5_000 + id,
+            seed: format!("seed-{id}"),
+            details: json!({"variant": "main", "rated": true, "ended_ms": 9_000 + id,
+                "result": result}),
+        })
+    }
+
+    #[tokio::test]
+    async fn closed_matches_are_listed_even_when_a_stored_result_does_not_parse() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let store = arbiter_store_sqlite::SqliteStore::open(&dir.path().join("a.sqlite"))
+            .await
+            .expect("store");
+        let result = json!({"reason": "completed", "winner": 1, "totals": [3, 5], "rated": true,
+            "rating_applied": true, "rating_before": [1200.0, 1200.0],
+            "rating_after": [1190.0, 1210.0]});
+        store
+            .write_batch(&[
+                Write::PutBot(bot(1, "ann")),
+                Write::PutBot(bot(2, "bob")),
+                Write::PutBot(bot(3, "cy")),
+                closed(1, vec![1, 2], result),
+                closed(2, vec![2, 1], json!({"reason": 5})),
+                closed(3, vec![1, 2, 3], Value::Null),
+            ])
+            .await
+            .expect("written");
+        let arena = Arena::start(
+            ArenaConfig::default(),
+            Games::new().with(&arbiter_goofspiel::FAMILY),
+            Arc::new(ManualClock::new(10_000)),
+            Arc::new(store),
+            None,
+        )
+        .await
+        .expect("the arena starts");
+        let listed = arena.closed_matches(None, 10).await.expect("listed");
+        let ids: Vec<MatchId> = listed.iter().map(|m| m.id).collect();
+        assert_eq!(ids, [3, 2, 1], "newest first");
+        let first = &listed[2];
+        assert_eq!(first.variant, "main");
+        assert!(first.rated);
+        assert_eq!(first.ended_ms, Some(9_001));
+        let names: Vec<&str> = first.participants.iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(names, ["ann", "bob"]);
+        let result = first.result.as_ref().expect("a result");
+        assert_eq!(result.winner(), Some(1));
+        assert_eq!(
+            result.ratings.as_ref().map(|r| r.rating_after.clone()),
+            Some(vec![1190.0, 1210.0])
+        );
+        assert_eq!(listed[1].result, None, "a result that does not parse");
+        assert_eq!(listed[0].result, None, "no result");
+        assert_eq!(listed[0].participants[2].participant, Some(2));
+        arena.shutdown().await;
     }
 }

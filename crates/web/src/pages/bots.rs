@@ -125,7 +125,7 @@ pub(super) async fn bot_page_for(
         page: page(visitor, &bot.name),
         bot: row,
         mine,
-        matches: matches.iter().map(MatchRow::of).collect(),
+        matches: matches.iter().map(MatchRow::of_closed).collect(),
         variants,
         message,
         challengers,

@@ -48,7 +48,7 @@ impl LiveFragment {
             live: running
                 .iter()
                 .take(LIVE_BOARDS)
-                .map(|m| MiniBoard::of_match(state, &serde_json::json!(m)))
+                .map(|m| MiniBoard::of_match(state, m))
                 .collect(),
             more: running.len().saturating_sub(LIVE_BOARDS),
         }
@@ -68,7 +68,7 @@ pub(crate) async fn home(
         quick_game: state.arena.games().default_mode().map_or("", |m| m.game),
         live,
         more,
-        recent: recent.iter().map(MatchRow::of).collect(),
+        recent: recent.iter().map(MatchRow::of_closed).collect(),
     })
 }
 
