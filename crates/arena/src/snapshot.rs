@@ -353,7 +353,6 @@ impl MatchResult {
             ratings: None,
         }
     }
-
 }
 
 /// The standing of every participant in a finished match.
