@@ -353,6 +353,11 @@ impl MatchResult {
             ratings: None,
         }
     }
+
+    /// The sole winner, if there is one.
+    pub fn winner(&self) -> Option<usize> {
+        self.ranking.as_ref().and_then(|r| r.winner)
+    }
 }
 
 /// The standing of every participant in a finished match.

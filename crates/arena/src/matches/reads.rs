@@ -391,7 +391,7 @@ mod tests {
         let names: Vec<&str> = first.participants.iter().map(|p| p.name.as_str()).collect();
         assert_eq!(names, ["ann", "bob"]);
         let result = first.result.as_ref().expect("a result");
-        assert_eq!(result.ranking.as_ref().and_then(|r| r.winner), Some(1));
+        assert_eq!(result.winner(), Some(1));
         assert_eq!(
             result.ratings.as_ref().map(|r| r.rating_after.clone()),
             Some(vec![1190.0, 1210.0])
