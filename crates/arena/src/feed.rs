@@ -2,6 +2,7 @@
 
 use std::collections::HashMap;
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use arbiter_store::BotId;
 use tokio::sync::mpsc;
@@ -40,6 +41,9 @@ struct Inner {
 #[derive(Default)]
 pub struct Feeds {
     inner: Mutex<Inner>,
+    /// How many open streams asked for snapshots: while there are none, which is the usual
+    /// case, asking whether a bot wants them takes no lock on the hot path.
+    snapshot_streams: AtomicUsize,
 }
 
 impl Feeds {
@@ -59,6 +63,9 @@ impl Feeds {
         snapshots: bool,
     ) -> (Subscription, mpsc::Sender<StreamEvent>) {
         let (sender, events) = mpsc::channel(QUEUE);
+        if snapshots {
+            self.snapshot_streams.fetch_add(1, Ordering::Relaxed);
+        }
         let mut inner = self.lock();
         inner.next += 1;
         let id = inner.next;
@@ -74,7 +81,7 @@ impl Feeds {
     pub fn unsubscribe(&self, bot: BotId, id: u64) {
         let mut inner = self.lock();
         if let Some(list) = inner.streams.get_mut(&bot) {
-            list.retain(|open| open.id != id);
+            list.retain(|open| self.keep(open, open.id != id));
             if list.is_empty() {
                 inner.streams.remove(&bot);
             }
@@ -86,7 +93,7 @@ impl Feeds {
     pub fn send(&self, bot: BotId, event: &StreamEvent) {
         let mut inner = self.lock();
         if let Some(list) = inner.streams.get_mut(&bot) {
-            list.retain(|open| open.sender.try_send(event.clone()).is_ok());
+            list.retain(|open| self.keep(open, open.sender.try_send(event.clone()).is_ok()));
             if list.is_empty() {
                 inner.streams.remove(&bot);
             }
@@ -95,11 +102,26 @@ impl Feeds {
 
     /// Ends every stream of `bot` (its credentials changed: they must connect again).
     pub fn close(&self, bot: BotId) {
-        self.lock().streams.remove(&bot);
+        let closed = self.lock().streams.remove(&bot);
+        for open in closed.iter().flatten() {
+            self.keep(open, false);
+        }
+    }
+
+    /// Whether `open` stays, as `kept` says; a stream that asked for snapshots and goes is
+    /// no longer counted.
+    fn keep(&self, open: &Open, kept: bool) -> bool {
+        if !kept && open.snapshots {
+            self.snapshot_streams.fetch_sub(1, Ordering::Relaxed);
+        }
+        kept
     }
 
     /// Whether one of `bot`'s streams asked for snapshots.
     pub fn wants_snapshots(&self, bot: BotId) -> bool {
+        if self.snapshot_streams.load(Ordering::Relaxed) == 0 {
+            return false;
+        }
         self.lock()
             .streams
             .get(&bot)
@@ -149,6 +171,15 @@ mod tests {
         assert!(!feeds.has_stream(2), "a stream that never reads is dropped");
         feeds.unsubscribe(1, b.id);
         assert!(!feeds.wants_snapshots(1), "the stream that asked has gone");
+        assert_eq!(feeds.snapshot_streams.load(Ordering::Relaxed), 0);
+        let (_, _) = feeds.subscribe(3, true);
+        assert!(feeds.wants_snapshots(3));
+        feeds.close(3);
+        assert_eq!(
+            feeds.snapshot_streams.load(Ordering::Relaxed),
+            0,
+            "closed streams go"
+        );
         feeds.unsubscribe(1, a.id);
         assert!(!feeds.has_stream(1));
     }
