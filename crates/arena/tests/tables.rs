@@ -28,6 +28,17 @@ async fn arena(path: &Path) -> Arena {
     .expect("the arena starts")
 }
 
+/// A table of short Goofspiel for three.
+fn three_seats() -> TableRequest {
+    TableRequest {
+        game: "goofspiel".to_owned(),
+        variant: Some("short".to_owned()),
+        seats: 3,
+        format: Format::Single,
+        time_control: TimeControl::default(),
+    }
+}
+
 #[tokio::test]
 async fn an_open_table_survives_a_restart_and_starts_when_full() {
     let dir = tempfile::tempdir().expect("temp dir");
@@ -39,16 +50,7 @@ async fn an_open_table_survives_a_restart_and_starts_when_full() {
         .await
         .expect("bot");
     let table = first
-        .open_table(
-            &opener,
-            TableRequest {
-                game: "goofspiel".to_owned(),
-                variant: Some("short".to_owned()),
-                seats: 3,
-                format: Format::Single,
-                time_control: TimeControl::default(),
-            },
-        )
+        .open_table(&opener, three_seats())
         .await
         .expect("a table");
     let id = table.id;
@@ -90,16 +92,7 @@ async fn people_open_and_join_tables_as_bots_do_and_house_bots_do_not() {
         .await
         .expect("bot");
     let table = arena
-        .open_table(
-            &opener,
-            TableRequest {
-                game: "goofspiel".to_owned(),
-                variant: Some("short".to_owned()),
-                seats: 3,
-                format: Format::Single,
-                time_control: TimeControl::default(),
-            },
-        )
+        .open_table(&opener, three_seats())
         .await
         .expect("a person opens a table");
     let id = table.id;
