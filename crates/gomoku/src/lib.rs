@@ -1,0 +1,10 @@
+//! Gomoku and Renju: five in a row on a 15×15, 19×19 or 20×20 board.
+//!
+//! `board.rs` holds the board and its line patterns, Renju's forbidden points among them.
+//! The rule sets are freestyle (five or more wins), standard (exactly five wins) and Renju
+//! (White wins with five or more; Black only with exactly five, and Black may not make an
+//! overline, a double four or a double three).
+
+pub mod board;
+
+pub use board::{Board, Cell, Color, Foul, MAX_SIZE, RuleSet};
