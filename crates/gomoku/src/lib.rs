@@ -6,5 +6,10 @@
 //! overline, a double four or a double three).
 
 pub mod board;
+pub mod rules;
 
 pub use board::{Board, Cell, Color, Foul, MAX_SIZE, RuleSet};
+pub use rules::{
+    FoulPolicy, Gomoku, GomokuAction, GomokuConfig, GomokuEvent, GomokuState, GomokuView,
+    OpeningRule, Phase, Played, Swap2Choice,
+};
