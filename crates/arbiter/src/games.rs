@@ -9,6 +9,7 @@ pub(crate) fn games() -> Games {
     Games::new()
         .with(&arbiter_othello_plugin::FAMILY)
         .with(&arbiter_goofspiel::FAMILY)
+        .with(&arbiter_gomoku::FAMILY)
 }
 
 /// The dialects the server speaks besides its native API, each with the game it serves:

@@ -151,10 +151,26 @@ async fn the_openapi_document_describes_the_api() {
     assert_eq!(
         schemas["VariantName"]["enum"],
         json!([
-            "std", "anti", "grand", "octagon", "reversi", "standard", "short"
-        ])
+            "std",
+            "anti",
+            "grand",
+            "octagon",
+            "reversi",
+            "standard",
+            "short",
+            "freestyle",
+            "renju",
+            "swap2",
+            "renju-swap2",
+            "freestyle-19",
+            "freestyle-20"
+        ]),
+        "a name two families share is listed once"
     );
-    assert_eq!(schemas["GameName"]["enum"], json!(["othello", "goofspiel"]));
+    assert_eq!(
+        schemas["GameName"]["enum"],
+        json!(["othello", "goofspiel", "gomoku"])
+    );
     assert_eq!(schemas["MatchFormat"]["enum"], json!(["paired", "single"]));
     assert_eq!(
         schemas["ChallengeBody"]["properties"]["opponent"]["$ref"],

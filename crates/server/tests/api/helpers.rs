@@ -418,6 +418,7 @@ pub(crate) fn games() -> arbiter_arena::Games {
     arbiter_arena::Games::new()
         .with(&arbiter_othello_plugin::FAMILY)
         .with(&arbiter_goofspiel::FAMILY)
+        .with(&arbiter_gomoku::FAMILY)
 }
 
 /// The dialects test servers speak, as the binary sets them: FlipSight's serves Othello.

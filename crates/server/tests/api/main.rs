@@ -5,6 +5,7 @@ mod automatch;
 mod environment;
 mod errors;
 mod flipsight;
+mod gomoku;
 mod helpers;
 mod identity;
 mod lifecycle;

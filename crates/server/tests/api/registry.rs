@@ -134,6 +134,6 @@ fn flipsight_serves_only_a_game_the_server_runs() {
         .expect_err("an unknown game");
     assert_eq!(
         refused.to_string(),
-        "FlipSight's dialect cannot serve \"chess\": this server runs othello, goofspiel"
+        "FlipSight's dialect cannot serve \"chess\": this server runs othello, goofspiel, gomoku"
     );
 }

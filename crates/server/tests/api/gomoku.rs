@@ -1,0 +1,82 @@
+//! Gomoku through the native API, as the family's registration alone brings it: a Renju
+//! match whose forbidden point is refused with the rule that forbids it, then won by five.
+
+use serde_json::{Value, json};
+
+use crate::helpers::*;
+
+/// Registers a bot that plays Gomoku; returns its token.
+async fn gomoku_bot(app: &TestApp, name: &str) -> String {
+    let body = json!({"name": name, "supported_variants": ["gomoku"]});
+    let created = app.post("/admin/bots", Some(ADMIN), body).await.expect(201);
+    created["token"].as_str().expect("token").to_owned()
+}
+
+/// Places a stone for `token`, whose turn it is; returns the reply.
+async fn place(app: &TestApp, id: i64, token: &str, x: u8, y: u8) -> Reply {
+    let turn = app.turns(id, token).await.remove(0);
+    let body = json!({"leg": 0, "revision": turn["revision"], "move": {"x": x, "y": y}});
+    app.post(&format!("/matches/{id}/moves"), Some(token), body)
+        .await
+}
+
+#[tokio::test]
+async fn a_renju_match_refuses_a_double_three_and_ends_with_five() {
+    let app = spawn_app().await;
+    let black = gomoku_bot(&app, "Alpha").await;
+    let white = gomoku_bot(&app, "Beta").await;
+    let body =
+        json!({"opponent": "Beta", "game": "gomoku", "variant": "renju", "format": "single"});
+    let id = app
+        .post("/challenges", Some(&black), body)
+        .await
+        .expect(201)["id"]
+        .as_i64()
+        .expect("id");
+    app.post(&format!("/challenges/{id}/accept"), Some(&white), json!({}))
+        .await
+        .expect(200);
+    let turn = app.turns(id, &black).await.remove(0);
+    assert_eq!(turn["request"]["game"], "gomoku");
+    assert_eq!(
+        turn["request"]["legal_actions"].as_array().map(Vec::len),
+        Some(225)
+    );
+
+    // Black builds two open threes that meet at (7, 7); White plays far away.
+    for (b, w) in [
+        ((5, 7), (0, 0)),
+        ((6, 7), (0, 2)),
+        ((7, 8), (0, 4)),
+        ((7, 9), (0, 6)),
+    ] {
+        place(&app, id, &black, b.0, b.1).await.expect(200);
+        place(&app, id, &white, w.0, w.1).await.expect(200);
+    }
+    let refused = place(&app, id, &black, 7, 7)
+        .await
+        .expect_error(409, "illegal_move");
+    let message = refused["message"].as_str().unwrap_or_default().to_owned();
+    assert!(message.contains("double three"), "{refused}");
+    let view = &app.snapshot(id).await["legs"][0]["view"];
+    assert!(
+        view["forbidden"]
+            .as_array()
+            .is_some_and(|f| f.contains(&json!([7, 7]))),
+        "{view}"
+    );
+
+    // Five down column 12 instead, White answering far away.
+    for (y, w) in [(2, (0, 8)), (3, (0, 10)), (4, (0, 12)), (5, (2, 14))] {
+        place(&app, id, &black, 12, y).await.expect(200);
+        place(&app, id, &white, w.0, w.1).await.expect(200);
+    }
+    let end: Value = place(&app, id, &black, 12, 6).await.expect(200);
+    assert_eq!(end["status"], "finished", "{end}");
+    let result = &app.snapshot(id).await["result"];
+    assert_eq!(
+        (&result["reason"], &result["winner"]),
+        (&json!("five"), &json!(0)),
+        "{result}"
+    );
+}
