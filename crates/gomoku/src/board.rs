@@ -269,6 +269,22 @@ impl Board {
         }
     }
 
+    /// How many black stones lie within four points of (`x`, `y`) along `d`, on either side,
+    /// before a white stone or the edge: the only ones a pattern through the point can use.
+    fn black_near(&self, x: i32, y: i32, (dx, dy): (i32, i32)) -> usize {
+        let mut count = 0;
+        for sign in [1, -1] {
+            for step in 1..=4 {
+                match self.at(x + sign * step * dx, y + sign * step * dy) {
+                    Some(Cell::Black) => count += 1,
+                    Some(Cell::Empty) => {}
+                    _ => break,
+                }
+            }
+        }
+        count
+    }
+
     /// Whether Black's stone at (`x`, `y`) makes a real three along `d`: some empty point on
     /// the line turns it into a straight four through the stone, without making a five, and
     /// that point is not itself forbidden.
@@ -309,6 +325,13 @@ impl Board {
         if depth > 6 {
             return None;
         }
+        // Every foul needs black stones near the point on its lines: four at least (a
+        // double three of two twos, or `X.X?X.X`). Most points have fewer, and this is what
+        // makes checking every point of a board cheap.
+        let near = DIRECTIONS.map(|d| self.black_near(x, y, d));
+        if near.iter().sum::<usize>() < 4 {
+            return None;
+        }
         let (ux, uy) = (x as usize, y as usize);
         self.set(ux, uy, Cell::Black);
         let foul = if self.makes_five(ux, uy, Color::Black, RuleSet::Renju) {
@@ -316,11 +339,18 @@ impl Board {
         } else if self.makes_overline(x, y, Color::Black) {
             Some(Foul::Overline)
         } else {
-            let fours = DIRECTIONS.map(|d| self.fours_on_line(x, y, d));
+            // A four needs three other stones on its line, a three two.
+            let fours = [0, 1, 2, 3].map(|i| {
+                if near[i] >= 3 {
+                    self.fours_on_line(x, y, DIRECTIONS[i])
+                } else {
+                    0
+                }
+            });
             if fours.iter().sum::<usize>() >= 2 {
                 Some(Foul::DoubleFour)
             } else {
-                self.double_three(x, y, &fours, depth)
+                self.double_three(x, y, &fours, &near, depth)
             }
         };
         self.set(ux, uy, Cell::Empty);
@@ -329,10 +359,17 @@ impl Board {
 
     /// Whether Black's stone at (`x`, `y`) makes two real threes, on lines that hold no
     /// four through it (`fours`, per direction): a line with a four is not a three.
-    fn double_three(&mut self, x: i32, y: i32, fours: &[usize; 4], depth: u8) -> Option<Foul> {
+    fn double_three(
+        &mut self,
+        x: i32,
+        y: i32,
+        fours: &[usize; 4],
+        near: &[usize; 4],
+        depth: u8,
+    ) -> Option<Foul> {
         let mut threes = 0;
-        for (d, fours) in DIRECTIONS.into_iter().zip(fours) {
-            if *fours == 0 && self.real_three(x, y, d, depth) {
+        for i in 0..4 {
+            if fours[i] == 0 && near[i] >= 2 && self.real_three(x, y, DIRECTIONS[i], depth) {
                 threes += 1;
                 if threes == 2 {
                     return Some(Foul::DoubleThree);

@@ -287,3 +287,34 @@ fn configs_are_checked() {
         assert!(Gomoku::start(&config, &mut ctx).is_err(), "{config:?}");
     }
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(24))]
+
+    /// Random Renju games near the centre: the points the view says are forbidden are never
+    /// among Black's legal stones, every legal stone is accepted, and a game that ends was
+    /// won by an exact five, never by a foul.
+    #[test]
+    fn renju_games_keep_their_rules(picks in proptest::collection::vec(0..10_000usize, 1..80)) {
+        let mut state = started(renju(FoulPolicy::Illegal));
+        for pick in picks {
+            if Gomoku::outcome(&state).is_some() {
+                break;
+            }
+            let seat = state.to_move;
+            let legal: Vec<GomokuAction> = Gomoku::legal_actions(&state, Seat(seat))
+                .into_iter()
+                .filter(|a| matches!(a, GomokuAction::Place { x, y } if (4..11).contains(x) && (4..11).contains(y)))
+                .collect();
+            let view = Gomoku::view(&state, Viewer::Spectator);
+            for &(x, y) in &view.forbidden {
+                proptest::prop_assert!(!legal.contains(&at(x, y)));
+            }
+            let Some(&action) = legal.get(pick % legal.len().max(1)) else { break };
+            proptest::prop_assert!(play(&mut state, seat, action).is_ok());
+        }
+        if let Some(outcome) = Gomoku::outcome(&state) {
+            proptest::prop_assert_ne!(outcome.reason.as_str(), "foul");
+        }
+    }
+}
