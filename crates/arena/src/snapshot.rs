@@ -528,15 +528,6 @@ pub enum StreamEvent {
 }
 
 impl StreamEvent {
-    /// The match the event is about, if any.
-    pub fn match_id(&self) -> Option<MatchId> {
-        match self {
-            StreamEvent::Hello { .. } => None,
-            StreamEvent::Match { summary, .. } => Some(summary.id),
-            StreamEvent::Decision { decision, .. } => Some(decision.match_id),
-        }
-    }
-
     /// The match as the bot saw it when the event happened, for streams that asked for it.
     pub fn snapshot(&self) -> Option<&MatchSnapshot> {
         match self {

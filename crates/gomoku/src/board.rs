@@ -114,8 +114,9 @@ impl Board {
     }
 
     /// A board drawn as text, one row per line from the top: `X` black, `O` white, `.` or `_`
-    /// empty; spaces are ignored. For tests and fixed openings.
-    pub fn from_rows(rows: &[&str]) -> Board {
+    /// empty; spaces are ignored.
+    #[cfg(test)]
+    fn from_rows(rows: &[&str]) -> Board {
         let mut board = Board::new(rows.len());
         for (y, row) in rows.iter().enumerate() {
             for (x, c) in row.chars().filter(|c| !c.is_whitespace()).enumerate() {

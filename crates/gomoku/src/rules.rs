@@ -196,26 +196,6 @@ pub struct GomokuView {
 }
 
 impl GomokuState {
-    /// The board.
-    pub fn board(&self) -> &Board {
-        &self.board
-    }
-
-    /// The configuration.
-    pub fn config(&self) -> &GomokuConfig {
-        &self.config
-    }
-
-    /// The colour of the next stone.
-    pub fn next_color(&self) -> Color {
-        self.next
-    }
-
-    /// Where the game stands.
-    pub fn phase(&self) -> Phase {
-        self.phase
-    }
-
     /// Whether a stone of the colour to play may go at (`x`, `y`): an empty point, and not a
     /// forbidden one when forbidden stones are refused.
     fn check_place(&mut self, x: u8, y: u8) -> Result<Option<Foul>, RuleError> {
