@@ -23,6 +23,7 @@ pub static FAMILY: Family = Family {
     clock: ClockPolicy::PerAction,
     house: None,
     board: None,
+    points: None,
 };
 
 /// Each variant: its name, board side, rule set and opening, and its line for people.

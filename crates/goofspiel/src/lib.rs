@@ -30,6 +30,7 @@ pub static FAMILY: Family = Family {
     clock: ClockPolicy::PerPhase,
     house: Some(&House),
     board: None,
+    points: None,
 };
 
 /// The variants: the full thirteen-card game, and a five-card one that ends in five rounds.

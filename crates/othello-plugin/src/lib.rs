@@ -33,6 +33,7 @@ pub static FAMILY: Family = Family {
     clock: ClockPolicy::PerAction,
     house: Some(&House),
     board: Some(&board::Board),
+    points: None,
 };
 
 /// The variants, the default (`std`) first; every one is for two players.

@@ -19,6 +19,7 @@ mod clock;
 mod codec;
 mod decision;
 mod house;
+mod points;
 mod registry;
 mod render;
 mod setup;
@@ -27,6 +28,7 @@ pub use clock::ClockPolicy;
 pub use codec::{ActionCodec, CodecError, JsonCodec};
 pub use decision::{DecisionContext, DecisionWriter, GENERIC_PROTOCOL, GenericDecisions, SeatView};
 pub use house::{HouseLevel, HousePlayer};
+pub use points::{Point, PointBoard, PointRefusal, Stone};
 pub use registry::{Games, Mode, UnknownMode};
 pub use render::{BoardOptions, BoardRenderer};
 pub use setup::{Format, LegRequest, MatchSetup, Opening, SetupError, VariantSpec};
@@ -53,6 +55,9 @@ pub struct Family {
     /// The board the web pages draw, for families that have one; other games get a generic
     /// rendering of their public view.
     pub board: Option<&'static dyn BoardRenderer>,
+    /// The game seen as stones on the points of a square board, for families whose games
+    /// are played so; dialects that speak of points serve only such games.
+    pub points: Option<&'static dyn PointBoard>,
 }
 
 impl Family {
@@ -64,6 +69,11 @@ impl Family {
     /// The variant called `name`.
     pub fn variant(&self, name: &str) -> Option<&'static VariantSpec> {
         self.setup.variants().iter().find(|v| v.name == name)
+    }
+
+    /// The game seen as stones on the points of a square board, if it is played so.
+    pub fn point_board(&self) -> Option<&'static dyn PointBoard> {
+        self.points
     }
 
     /// The default variant: the first the family lists.

@@ -235,6 +235,7 @@ mod tests {
             clock: ClockPolicy::PerAction,
             house: None,
             board: None,
+            points: None,
         }
     }
 

@@ -6,6 +6,7 @@
 //! (`{"error", "message"}`), bodies are limited to [`BODY_LIMIT`] bytes (413 beyond), unknown
 //! request fields are ignored, and every write needs `Authorization: Bearer`.
 
+mod bgp;
 pub mod dto;
 pub mod error;
 mod extract;
@@ -53,9 +54,13 @@ pub use limits::ServeLimits;
 /// discs and colours), but the server names no game: whoever starts it says which registered
 /// game each dialect serves, as it registers the families. A dialect with no game answers
 /// 404 on its routes, in its own error shape.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Dialects {
     flipsight: Option<&'static Family>,
+    /// The game the Board Game Protocol's matches are in when a request names none.
+    bgp: Option<&'static Family>,
+    /// The address the server is reached at, for the links dialects hand out.
+    public_url: Option<std::sync::Arc<str>>,
 }
 
 /// A dialect was given a game the server does not run.
@@ -85,12 +90,56 @@ impl Dialects {
         })?;
         Ok(Dialects {
             flipsight: Some(family),
+            ..self
         })
+    }
+
+    /// These dialects, with the Board Game Protocol's spoken: it serves every game of
+    /// `games` (the arena's games) whose family plays on the points of a square board, and
+    /// `default_game`, one of them, when a request names none.
+    pub fn with_bgp(self, games: &Games, default_game: &str) -> Result<Dialects, UnknownGame> {
+        let served = |family: &Family| family.point_board().is_some();
+        let family = games
+            .get(default_game)
+            .filter(|family| served(family))
+            .ok_or_else(|| UnknownGame {
+                dialect: "The Board Game Protocol",
+                game: default_game.to_owned(),
+                runs: games
+                    .families()
+                    .filter(|family| served(family))
+                    .map(Family::id)
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            })?;
+        Ok(Dialects {
+            bgp: Some(family),
+            ..self
+        })
+    }
+
+    /// These dialects, with `url` (`https://host[:port]`) as the server's public address in
+    /// the links they hand out, instead of the address it listens on.
+    pub fn with_public_url(self, url: &str) -> Dialects {
+        Dialects {
+            public_url: Some(url.trim_end_matches('/').into()),
+            ..self
+        }
     }
 
     /// The family whose game FlipSight's dialect serves, if it is spoken.
     pub fn flipsight(&self) -> Option<&'static Family> {
         self.flipsight
+    }
+
+    /// The family of the Board Game Protocol's default game, if it is spoken.
+    pub fn bgp_default(&self) -> Option<&'static Family> {
+        self.bgp
+    }
+
+    /// The server's public address, if one was given.
+    pub fn public_url(&self) -> Option<&str> {
+        self.public_url.as_deref()
     }
 }
 
@@ -170,6 +219,12 @@ pub fn app_with(arena: Arena, dialects: Dialects, limits: ServeLimits) -> Router
     let (router, api) = router(arena.games());
     let document = api.to_pretty_json().unwrap_or_default();
     let pages = arbiter_web::router(arena.clone());
+    // The Board Game Protocol's routes exist only where it is spoken.
+    let router = if state.dialects.bgp_default().is_some() {
+        router.merge(bgp::router())
+    } else {
+        router
+    };
     router
         .route(
             "/api/v1/openapi.json",
@@ -231,6 +286,11 @@ pub async fn serve_with(
     connection
         .timer(TokioTimer::new())
         .header_read_timeout(limits.header_read);
+    // Links handed out name the address the server listens on unless told otherwise.
+    let dialects = match (dialects.public_url(), listener.local_addr()) {
+        (None, Ok(address)) => dialects.with_public_url(&format!("http://{address}")),
+        _ => dialects,
+    };
     let router = app_with(arena.clone(), dialects, limits);
     let graceful = GracefulShutdown::new();
     let mut shutdown = std::pin::pin!(shutdown);

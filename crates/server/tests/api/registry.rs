@@ -22,6 +22,7 @@ fn goofspiel_without_house() -> &'static Family {
         clock: family.clock,
         house: None,
         board: family.board,
+        points: family.points,
     }))
 }
 

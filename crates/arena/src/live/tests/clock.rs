@@ -154,6 +154,7 @@ static STEPS: Family = Family {
     clock: ClockPolicy::PerTurn,
     house: None,
     board: None,
+    points: None,
 };
 
 fn steps_match() -> (Setup, Progress) {

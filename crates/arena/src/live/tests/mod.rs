@@ -648,6 +648,7 @@ pub(super) static GOOFSPIEL: Family = Family {
     clock: arbiter_plugin::ClockPolicy::PerPhase,
     house: None,
     board: None,
+    points: None,
 };
 
 #[test]

@@ -606,6 +606,7 @@ static RELAY: Family = Family {
     clock: arbiter_plugin::ClockPolicy::PerAction,
     house: None,
     board: None,
+    points: None,
 };
 
 #[test]
