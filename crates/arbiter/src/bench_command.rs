@@ -47,12 +47,14 @@ pub(crate) struct BenchArgs {
     fdatasync_samples: usize,
 }
 
-const ADMIN: &str = "bench-admin-token";
+/// The administrator token of the servers the harness starts.
+pub(crate) const ADMIN: &str = "bench-admin-token";
 
 /// The server under test: a child process.
-struct Server {
-    child: Child,
-    base: String,
+pub(crate) struct Server {
+    pub(crate) child: Child,
+    /// The native API's address (`http://127.0.0.1:PORT/api/v1`).
+    pub(crate) base: String,
     _dir: tempfile::TempDir,
 }
 
@@ -66,7 +68,7 @@ impl Drop for Server {
 impl Server {
     /// Starts a server on a fresh database in a new folder under `parent` (default: the
     /// system's temporary folder).
-    fn start(parent: Option<&Path>) -> anyhow::Result<Server> {
+    pub(crate) fn start(parent: Option<&Path>) -> anyhow::Result<Server> {
         let dir = match parent {
             Some(parent) => tempfile::tempdir_in(parent)
                 .with_context(|| format!("making a folder in {}", parent.display()))?,
@@ -268,7 +270,7 @@ impl Connection {
 }
 
 /// Where `needle` first occurs in `haystack`.
-fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+pub(crate) fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
     haystack.windows(needle.len()).position(|w| w == needle)
 }
 

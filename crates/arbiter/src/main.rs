@@ -7,6 +7,7 @@ mod games;
 mod open_files;
 mod perft_command;
 mod serve_command;
+mod watch_bench_command;
 mod xot_command;
 
 use clap::{Parser, Subcommand};
@@ -34,6 +35,8 @@ enum Command {
     Perft(perft_command::PerftArgs),
     /// Load-test a server: simulated bots play paired matches over HTTP.
     Bench(bench_command::BenchArgs),
+    /// Measure how fast spectators waiting on a match's event long-poll hear of a move.
+    BenchWatch(watch_bench_command::WatchBenchArgs),
     /// Connect an engine to a server and play the bot's matches (token from ARBITER_TOKEN).
     Bot(Box<bot_command::BotArgs>),
     /// Make the list of balanced 8-move openings XOT games start from (printed).
@@ -64,6 +67,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Serve(args) => runtime()?.block_on(serve_command::run(args)),
         Command::Bots(args) => runtime()?.block_on(bots_command::run(args)),
         Command::Bench(args) => runtime()?.block_on(bench_command::run(args)),
+        Command::BenchWatch(args) => runtime()?.block_on(watch_bench_command::run(args)),
         Command::Bot(args) => {
             let code = runtime()?.block_on(bot_command::run(*args))?;
             // The runtime is gone by now, and with it every engine process.
