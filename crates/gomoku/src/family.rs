@@ -22,7 +22,7 @@ pub static FAMILY: Family = Family {
     decisions: &GenericDecisions,
     clock: ClockPolicy::PerAction,
     house: None,
-    board: None,
+    board: Some(&crate::board_svg::Board),
     points: None,
 };
 

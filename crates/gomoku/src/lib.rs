@@ -7,6 +7,7 @@
 //! overline, a double four or a double three).
 
 pub mod board;
+mod board_svg;
 mod family;
 pub mod rules;
 
