@@ -68,6 +68,16 @@ pub struct ArenaConfig {
     pub anonymous_mint_window_ms: i64,
     /// An anonymous bot unused this long expires.
     pub anonymous_idle_ms: i64,
+    /// Bots one IP address may register per window through a door whose registration is
+    /// open to anyone (needs no administrator token or account).
+    pub open_registrations_per_window: usize,
+    /// The window of the limit above.
+    pub open_registration_window_ms: i64,
+    /// Matches one IP address may open per window through a door that limits openings per
+    /// address.
+    pub openings_per_window: usize,
+    /// The window of the limit above.
+    pub opening_window_ms: i64,
     /// Variant (non-`std`) matches the house bots play at once.
     pub house_variant_matches: usize,
     /// Pending challenges one bot may have out at once.
@@ -112,6 +122,10 @@ impl Default for ArenaConfig {
             anonymous_mints_per_window: 5,
             anonymous_mint_window_ms: 3_600_000,
             anonymous_idle_ms: 24 * 3_600_000,
+            open_registrations_per_window: 5,
+            open_registration_window_ms: 3_600_000,
+            openings_per_window: 30,
+            opening_window_ms: 600_000,
             house_variant_matches: 2,
             max_pending_challenges: 10,
             ping_ms: 10_000,

@@ -36,7 +36,19 @@ pub struct BotProfile {
     pub owner: Option<arbiter_store::AccountId>,
     /// When the bot's picture was last uploaded, if it has one; names its version in URLs.
     pub photo_ms: Option<i64>,
+    /// The name a door shows for the bot where it has room for more than the bot's name
+    /// (at most [`DISPLAY_NAME_MAX_CHARS`] characters); public.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub display_name: Option<String>,
+    /// What the bot's owner says about it (at most [`BIO_MAX_CHARS`] characters); public.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bio: Option<String>,
 }
+
+/// The most characters a bot's display name has.
+pub const DISPLAY_NAME_MAX_CHARS: usize = 64;
+/// The most characters a bot's bio has.
+pub const BIO_MAX_CHARS: usize = 280;
 
 /// The longest `engine`, `cpu` or `os` text an environment report may carry, in characters.
 pub const ENVIRONMENT_TEXT_MAX: usize = 120;
@@ -294,12 +306,44 @@ pub const CONCURRENCY_MAX: u32 = 16;
 impl BotProfile {
     /// Checks the settings a registration or a change asks for, whatever door it came
     /// through: every variant must be among `known` and at least one must be named (repeats
-    /// are dropped), and a concurrency, if set, lies between 1 and [`CONCURRENCY_MAX`].
+    /// are dropped), a concurrency, if set, lies between 1 and [`CONCURRENCY_MAX`], and a
+    /// display name or bio is trimmed (an empty one counts as absent), has no control
+    /// characters and is at most [`DISPLAY_NAME_MAX_CHARS`] or [`BIO_MAX_CHARS`] long.
     pub fn checked(mut self, known: &[impl AsRef<str>]) -> Result<BotProfile, ArenaError> {
         self.supported_variants = check_variants(&self.supported_variants, known)?;
         check_concurrency(self.concurrency)?;
+        self.display_name = check_text(
+            "display_name",
+            self.display_name.take(),
+            DISPLAY_NAME_MAX_CHARS,
+        )?;
+        self.bio = check_text("bio", self.bio.take(), BIO_MAX_CHARS)?;
         Ok(self)
     }
+}
+
+/// A public text of a profile, trimmed; `None` when absent or empty. Line breaks are allowed
+/// (a bio may have paragraphs), other control characters are not.
+fn check_text(
+    field: &str,
+    value: Option<String>,
+    max_chars: usize,
+) -> Result<Option<String>, ArenaError> {
+    let Some(value) = value else {
+        return Ok(None);
+    };
+    let value = value.trim();
+    if value.chars().count() > max_chars {
+        return Err(ArenaError::InvalidRequest(format!(
+            "{field} is longer than {max_chars} characters"
+        )));
+    }
+    if value.chars().any(|c| c.is_control() && c != '\n') {
+        return Err(ArenaError::InvalidRequest(format!(
+            "{field} may not contain control characters"
+        )));
+    }
+    Ok((!value.is_empty()).then(|| value.to_owned()))
 }
 
 /// Checks a list of variants a bot plays: each among `known`, at least one; repeats dropped.
@@ -396,6 +440,19 @@ impl Directory {
     /// Reserves a name for a bot about to be created.
     pub fn reserve_name(&self, name: &str) -> Result<(), ArenaError> {
         let mut inner = self.lock();
+        let k = Self::free_key(&inner, name)?;
+        inner.reserved.push(k);
+        Ok(())
+    }
+
+    /// Refuses a name that is taken, too like a taken one, or being created now, as
+    /// [`Directory::reserve_name`] would, without reserving it.
+    pub fn check_name_free(&self, name: &str) -> Result<(), ArenaError> {
+        Self::free_key(&self.lock(), name).map(drop)
+    }
+
+    /// The key of `name` if no bot has or is being given a name with that key.
+    fn free_key(inner: &Inner, name: &str) -> Result<String, ArenaError> {
         let k = name_key(name);
         if let Some(taken) = inner.keys.get(&k) {
             return Err(if key(taken) == key(name) {
@@ -410,8 +467,7 @@ impl Directory {
         if inner.reserved.contains(&k) {
             return Err(ArenaError::NameTaken(name.to_owned()));
         }
-        inner.reserved.push(k);
-        Ok(())
+        Ok(k)
     }
 
     /// Gives a reserved name back (the creation failed or completed).

@@ -2,19 +2,20 @@
 //! the administrator's, registration and anonymous mints, profile changes, environment
 //! reports, presence, and each bot's stream lines (the [`Feeds`]).
 
-use std::collections::{HashMap, VecDeque};
 use std::net::IpAddr;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use arbiter_store::{BotId, BotKind, BotRecord, Write};
 use serde_json::Value;
 
-use crate::context::{Context, lock};
+use crate::context::Context;
 use crate::directory::{self, ANONYMOUS_PREFIX, Bot, BotProfile, Directory, Environment};
 use crate::directory::{HOUSE_PREFIX, Presence};
 use crate::feed::Feeds;
 use crate::humans::is_person;
 use crate::matches::Registry;
+use crate::quota::AddressQuota;
+use crate::token::Spelling;
 use crate::{ArenaError, HouseLevel, names, token};
 
 /// The identities service.
@@ -25,7 +26,11 @@ pub(crate) struct Identities {
     pub(crate) directory: Arc<Directory>,
     pub(crate) feeds: Arc<Feeds>,
     /// Recent mints (anonymous bots and guests), by address.
-    mints: Mutex<HashMap<IpAddr, VecDeque<i64>>>,
+    mints: AddressQuota,
+    /// Recent registrations through doors open to anyone, by address.
+    open_registrations: AddressQuota,
+    /// Recent match openings through doors that limit them, by address.
+    openings: AddressQuota,
     admin_hash: Option<String>,
 }
 
@@ -42,12 +47,24 @@ impl Identities {
             context.config.presence_ms,
             context.games.default_mode().map_or("", |mode| mode.variant),
         );
+        let config = &context.config;
+        let mints = AddressQuota::new(
+            config.anonymous_mints_per_window,
+            config.anonymous_mint_window_ms,
+        );
+        let open_registrations = AddressQuota::new(
+            config.open_registrations_per_window,
+            config.open_registration_window_ms,
+        );
+        let openings = AddressQuota::new(config.openings_per_window, config.opening_window_ms);
         Identities {
             context,
             registry,
             directory: Arc::new(directory),
             feeds: Arc::new(Feeds::default()),
-            mints: Mutex::new(HashMap::new()),
+            mints,
+            open_registrations,
+            openings,
             admin_hash: admin_token.filter(|t| !t.is_empty()).map(token::hash),
         }
     }
@@ -132,7 +149,8 @@ impl Identities {
             .is_some_and(|hash| token::hashes_match(hash, &token::hash(secret)))
     }
 
-    /// Creates a bot or person with a new token; returns it and the token.
+    /// Creates a bot or person with a new token spelled as its kind's are; returns it and
+    /// the token.
     pub(crate) async fn create(
         &self,
         id: BotId,
@@ -140,7 +158,20 @@ impl Identities {
         kind: BotKind,
         profile: BotProfile,
     ) -> Result<(Bot, String), ArenaError> {
-        let new = token::generate(token::prefix_of(kind))
+        self.create_spelled(id, name, kind, profile, Spelling::of(kind))
+            .await
+    }
+
+    /// Creates a bot or person with a new token spelled `spelling`; returns it and the token.
+    async fn create_spelled(
+        &self,
+        id: BotId,
+        name: String,
+        kind: BotKind,
+        profile: BotProfile,
+        spelling: Spelling,
+    ) -> Result<(Bot, String), ArenaError> {
+        let new = token::generate(spelling.prefix())
             .map_err(|e| ArenaError::Unavailable(e.to_string()))?;
         self.directory.reserve_name(&name)?;
         let now = self.now();
@@ -187,28 +218,35 @@ impl Identities {
         self.create(id, name, BotKind::Registered, profile).await
     }
 
+    /// Registers a bot for a client at `ip` through a door open to anyone, with its token
+    /// spelled `spelling`; limited per address. The checks are [`Identities::register_bot`]'s,
+    /// and a registration they refuse is not counted, so that a client can correct a name.
+    pub(crate) async fn register_open(
+        &self,
+        ip: IpAddr,
+        name: &str,
+        profile: BotProfile,
+        spelling: Spelling,
+    ) -> Result<(Bot, String), ArenaError> {
+        let name = names::check_bot_name(name)?;
+        let profile = profile.checked(&self.context.known_keys())?;
+        self.directory.check_name_free(&name)?;
+        self.open_registrations.count(ip, self.now())?;
+        let id = self.directory.next_id();
+        self.create_spelled(id, name, BotKind::Registered, profile, spelling)
+            .await
+    }
+
     /// Counts one more identity made for a client at `ip` (an anonymous bot or a guest), or
     /// refuses it beyond the limit per address and window.
     pub(crate) fn count_mint(&self, ip: IpAddr) -> Result<(), ArenaError> {
-        let now = self.now();
-        let config = &self.context.config;
-        let mut mints = lock(&self.mints);
-        let recent = mints.entry(ip).or_default();
-        while recent
-            .front()
-            .is_some_and(|&at| at <= now - config.anonymous_mint_window_ms)
-        {
-            recent.pop_front();
-        }
-        if recent.len() >= config.anonymous_mints_per_window {
-            let oldest = recent.front().copied().unwrap_or(now);
-            let wait_ms = oldest + config.anonymous_mint_window_ms - now;
-            return Err(ArenaError::RateLimited {
-                retry_after_s: u64::try_from((wait_ms + 999) / 1_000).unwrap_or(1).max(1),
-            });
-        }
-        recent.push_back(now);
-        Ok(())
+        self.mints.count(ip, self.now())
+    }
+
+    /// Counts one more match opened by a client at `ip`, or refuses it beyond the limit per
+    /// address and window ([`crate::ArenaConfig::openings_per_window`]).
+    pub(crate) fn count_opening(&self, ip: IpAddr) -> Result<(), ArenaError> {
+        self.openings.count(ip, self.now())
     }
 
     /// Mints an anonymous bot for a client at `ip`, optionally labelled, playing the variants
@@ -242,14 +280,20 @@ impl Identities {
         self.create(id, name, BotKind::Anonymous, profile).await
     }
 
-    /// Issues a new token for a bot; the old one stops working at once.
-    pub(crate) async fn rotate_token(&self, id: BotId) -> Result<(Bot, String), ArenaError> {
+    /// Issues a new token for a bot, spelled `spelling` (its kind's usual one when `None`);
+    /// the old one stops working at once.
+    pub(crate) async fn rotate_token(
+        &self,
+        id: BotId,
+        spelling: Option<Spelling>,
+    ) -> Result<(Bot, String), ArenaError> {
         let kind = self
             .directory
             .record(id)
             .ok_or_else(|| ArenaError::BotNotFound(id.to_string()))?
             .kind;
-        let new = token::generate(token::prefix_of(kind))
+        let spelling = spelling.unwrap_or(Spelling::of(kind));
+        let new = token::generate(spelling.prefix())
             .map_err(|e| ArenaError::Unavailable(e.to_string()))?;
         let (hash, display) = (new.hash, new.display);
         let bot = self

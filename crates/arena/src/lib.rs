@@ -29,6 +29,7 @@ mod live;
 pub mod log;
 mod matches;
 pub mod names;
+mod quota;
 mod ratings;
 pub mod snapshot;
 pub mod token;
@@ -309,9 +310,43 @@ impl Arena {
             .await
     }
 
+    /// Registers a bot for a client at `ip` through a door open to anyone (no administrator
+    /// token, no account), with its token spelled `spelling`; returns it and its token, which
+    /// is never shown again. At most [`ArenaConfig::open_registrations_per_window`] per
+    /// address and window; the checks are [`Arena::register_bot`]'s, and a registration they
+    /// refuse is not counted.
+    pub async fn register_open(
+        &self,
+        ip: IpAddr,
+        name: &str,
+        profile: BotProfile,
+        spelling: token::Spelling,
+    ) -> Result<(Bot, String), ArenaError> {
+        self.identities
+            .register_open(ip, name, profile, spelling)
+            .await
+    }
+
     /// Issues a new token for a bot; the old one stops working at once.
     pub async fn rotate_token(&self, id: BotId) -> Result<(Bot, String), ArenaError> {
-        self.identities.rotate_token(id).await
+        self.identities.rotate_token(id, None).await
+    }
+
+    /// Issues a new token for a bot spelled `spelling`, for a door that spells tokens its own
+    /// way; the old one stops working at once.
+    pub async fn rotate_token_spelled(
+        &self,
+        id: BotId,
+        spelling: token::Spelling,
+    ) -> Result<(Bot, String), ArenaError> {
+        self.identities.rotate_token(id, Some(spelling)).await
+    }
+
+    /// Counts one more match opened by a client at `ip`, for a door that limits openings per
+    /// address; refused with [`ArenaError::RateLimited`] beyond
+    /// [`ArenaConfig::openings_per_window`] in the window.
+    pub fn count_opening(&self, ip: IpAddr) -> Result<(), ArenaError> {
+        self.identities.count_opening(ip)
     }
 
     /// Disables or re-enables a bot (administrator).

@@ -24,7 +24,47 @@ pub fn prefix_of(kind: arbiter_store::BotKind) -> &'static str {
 }
 
 /// How many characters of a token may be shown (the kind prefix and a few random ones).
-const DISPLAY_CHARS: usize = 12;
+pub const DISPLAY_CHARS: usize = 12;
+
+/// The longest prefix a token may be spelled with: shorter than [`DISPLAY_CHARS`], so that
+/// the part of a token that may be shown always has a random character to tell tokens apart.
+pub const SPELLING_MAX: usize = DISPLAY_CHARS - 1;
+
+/// The prefix a token is spelled with. Each kind of principal has its own ([`prefix_of`]);
+/// a door that hands out tokens in a protocol of its own may spell them its protocol's way
+/// instead. The spelling is only how the secret reads: a token is found by the hash of the
+/// whole secret, so a token works through every door whatever its prefix.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Spelling(&'static str);
+
+impl Spelling {
+    /// A spelling with `prefix`: 1 to [`SPELLING_MAX`] ASCII letters, digits or `_`, so that
+    /// a token reads as one word and never needs escaping in a header. `None` for any other.
+    pub const fn new(prefix: &'static str) -> Option<Spelling> {
+        let bytes = prefix.as_bytes();
+        if bytes.is_empty() || bytes.len() > SPELLING_MAX {
+            return None;
+        }
+        let mut i = 0;
+        while i < bytes.len() {
+            if !(bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
+                return None;
+            }
+            i += 1;
+        }
+        Some(Spelling(prefix))
+    }
+
+    /// The usual spelling of a kind of principal's tokens.
+    pub fn of(kind: arbiter_store::BotKind) -> Spelling {
+        Spelling(prefix_of(kind))
+    }
+
+    /// The prefix.
+    pub fn prefix(self) -> &'static str {
+        self.0
+    }
+}
 
 /// A freshly generated token; the only time the secret exists in the clear.
 pub struct NewToken {
@@ -100,5 +140,31 @@ mod tests {
         assert!(hashes_match(&a.hash, &hash(&a.secret)));
         assert!(!hashes_match(&a.hash, &b.hash));
         assert!(!hashes_match(&a.hash, "short"));
+    }
+
+    #[test]
+    fn spellings_are_short_words() {
+        for (prefix, valid) in [
+            ("ck_live_", true),
+            ("arbb_", true),
+            ("x", true),
+            ("abcdefghijk", true),
+            ("", false),
+            ("abcdefghijkl", false),
+            ("ck-live", false),
+            ("ck live", false),
+            ("ключ_", false),
+        ] {
+            assert_eq!(Spelling::new(prefix).is_some(), valid, "{prefix:?}");
+        }
+    }
+
+    #[test]
+    fn a_spelled_token_shows_a_random_character() {
+        let spelling = Spelling::new("abcdefghijk").expect("valid");
+        let a = generate(spelling.prefix()).expect("entropy");
+        assert_eq!(a.display.len(), DISPLAY_CHARS);
+        assert!(a.display.starts_with("abcdefghijk"));
+        assert_eq!(a.secret.len(), 11 + 43);
     }
 }

@@ -273,3 +273,60 @@ fn presence_from_streams_and_requests() {
         vec![(directory.get(1).expect("bot"), false)]
     );
 }
+
+#[test]
+fn profile_texts_are_trimmed_or_refused() {
+    let long = |n: usize| "é".repeat(n);
+    let some = |text: &str| Some(text.to_owned());
+    type Expected = Result<(Option<String>, Option<String>), &'static str>;
+    let table: [(Option<String>, Option<String>, Expected); 7] = [
+        (None, None, Ok((None, None))),
+        (
+            some(" Alice "),
+            some(" plays fast\nand loose "),
+            Ok((some("Alice"), some("plays fast\nand loose"))),
+        ),
+        (some("   "), Some(String::new()), Ok((None, None))),
+        (
+            Some(long(64)),
+            Some(long(280)),
+            Ok((Some(long(64)), Some(long(280)))),
+        ),
+        (
+            Some(long(65)),
+            None,
+            Err("display_name is longer than 64 characters"),
+        ),
+        (
+            None,
+            Some(long(281)),
+            Err("bio is longer than 280 characters"),
+        ),
+        (
+            Some("a\u{7}b".to_owned()),
+            None,
+            Err("display_name may not contain control characters"),
+        ),
+    ];
+    for (display_name, bio, expected) in table {
+        let asked = BotProfile {
+            supported_variants: vec!["std".to_owned()],
+            display_name,
+            bio,
+            ..BotProfile::default()
+        };
+        let got = asked.clone().checked(&KNOWN);
+        match expected {
+            Ok((display_name, bio)) => {
+                let got = got.expect("accepted");
+                assert_eq!(got.display_name, display_name, "{asked:?}");
+                assert_eq!(got.bio, bio, "{asked:?}");
+            }
+            Err(text) => {
+                let error = got.expect_err("refused");
+                assert_eq!(error.code(), "invalid_request");
+                assert_eq!(error.to_string(), text);
+            }
+        }
+    }
+}
