@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use arbiter_store::{
     AccountRecord, Audience, BotKind, BotRecord, EventRecord, MatchRecord, MatchStatus, MaxIds,
-    PhotoRecord, RatingRecord, SessionRecord, Store, StoreError, StoreFuture, Write,
+    NoteRecord, PhotoRecord, RatingRecord, SessionRecord, Store, StoreError, StoreFuture, Write,
 };
 use serde_json::Value;
 use sqlx::sqlite::{
@@ -271,6 +271,19 @@ fn batch_query(writes: &[Write]) -> QueryBuilder<Sqlite> {
                 query.push(
                     ") ON CONFLICT (bot_id) DO UPDATE SET png = excluded.png, updated_ms = excluded.updated_ms;\n",
                 );
+            }
+            Write::AddNote(note) => {
+                query.push(
+                    "INSERT INTO match_notes (match_id, participant, kind, data, at_ms) VALUES (",
+                );
+                query
+                    .separated(", ")
+                    .push_bind(note.match_id)
+                    .push_bind(note.participant.map(i64::from))
+                    .push_bind(&note.kind)
+                    .push_bind(note.data.to_string())
+                    .push_bind(note.at_ms);
+                query.push(");\n");
             }
         }
     }
@@ -616,6 +629,34 @@ impl Store for SqliteStore {
                 })
             })
             .transpose()
+        })
+    }
+
+    fn notes(&self, id: i64) -> StoreFuture<'_, Vec<NoteRecord>> {
+        Box::pin(async move {
+            let rows = sqlx::query(
+                "SELECT participant, kind, data, at_ms FROM match_notes WHERE match_id = $1 ORDER BY id",
+            )
+            .bind(id)
+            .fetch_all(&self.reader)
+            .await
+            .map_err(unavailable)?;
+            rows.iter()
+                .map(|row| {
+                    let participant: Option<i64> =
+                        row.try_get("participant").map_err(corrupt_field)?;
+                    let participant = participant
+                        .map(|p| u8::try_from(p).map_err(|_| corrupt("a note's participant")))
+                        .transpose()?;
+                    Ok(NoteRecord {
+                        match_id: id,
+                        participant,
+                        kind: row.try_get("kind").map_err(corrupt_field)?,
+                        data: json(&row.try_get::<String, _>("data").map_err(corrupt_field)?)?,
+                        at_ms: row.try_get("at_ms").map_err(corrupt_field)?,
+                    })
+                })
+                .collect()
         })
     }
 

@@ -6,7 +6,7 @@ use serde_json::json;
 
 use crate::{
     AccountRecord, Audience, BotKind, BotRecord, EventRecord, MatchRecord, MatchStatus, MaxIds,
-    PhotoRecord, RatingRecord, SessionRecord, Store, Write, Writer,
+    NoteRecord, PhotoRecord, RatingRecord, SessionRecord, Store, Write, Writer,
 };
 
 fn bot(id: i64, name: &str) -> BotRecord {
@@ -70,7 +70,48 @@ pub async fn check_all(store: Arc<dyn Store>) {
     accounts_sessions_and_photos_round_trip(store.as_ref()).await;
     accounts_change_and_are_deleted(store.as_ref()).await;
     batches_are_atomic(store.as_ref()).await;
+    notes_are_kept_per_match_in_order(store.as_ref()).await;
     the_writer_commits_in_order(store).await;
+}
+
+async fn notes_are_kept_per_match_in_order(store: &dyn Store) {
+    let note = |match_id, participant, kind: &str, n: i64| NoteRecord {
+        match_id,
+        participant,
+        kind: kind.to_owned(),
+        data: json!({"n": n, "text": "a \"quoted\" note"}),
+        at_ms: 30_000 - n,
+    };
+    assert!(store.notes(40).await.expect("notes").is_empty());
+    let notes = [
+        note(40, Some(1), "second-kind", 1),
+        note(41, None, "first-kind", 2),
+        note(40, None, "first-kind", 3),
+        note(40, Some(0), "first-kind", 4),
+    ];
+    // Added over two batches: the order is the order of adding, not of time or kind.
+    store
+        .write_batch(&[Write::AddNote(notes[0].clone())])
+        .await
+        .expect("first note");
+    store
+        .write_batch(
+            &notes[1..]
+                .iter()
+                .cloned()
+                .map(Write::AddNote)
+                .collect::<Vec<_>>(),
+        )
+        .await
+        .expect("more notes");
+    assert_eq!(
+        store.notes(40).await.expect("notes"),
+        vec![notes[0].clone(), notes[2].clone(), notes[3].clone()]
+    );
+    assert_eq!(
+        store.notes(41).await.expect("notes"),
+        vec![notes[1].clone()]
+    );
 }
 
 async fn round_trips(store: &dyn Store) {

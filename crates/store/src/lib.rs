@@ -252,6 +252,23 @@ impl PartialEq for EventRecord {
 
 impl Eq for EventRecord {}
 
+/// A note about a match for the server's operator alone (where a seat's player came from, a
+/// suspicion about its play): never shown to players or spectators. Notes are only added,
+/// never changed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NoteRecord {
+    /// The match.
+    pub match_id: MatchId,
+    /// The participant it is about (an index into [`MatchRecord::participants`]), if any.
+    pub participant: Option<u8>,
+    /// What kind of note it is; opaque to the store.
+    pub kind: String,
+    /// The note, as JSON.
+    pub data: Value,
+    /// When it was added, milliseconds since the Unix epoch.
+    pub at_ms: i64,
+}
+
 /// One write. A batch of writes is applied in order, atomically.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Write {
@@ -285,6 +302,8 @@ pub enum Write {
     DeleteAccount(AccountId),
     /// Insert a bot's picture, or replace the one it had.
     PutPhoto(std::sync::Arc<PhotoRecord>),
+    /// Add a note about a match for the operator (after the match's other notes).
+    AddNote(NoteRecord),
 }
 
 /// One bot's rating in one game mode. The rating itself is the rating system's business; the
@@ -363,4 +382,6 @@ pub trait Store: Send + Sync + 'static {
     fn sessions(&self, now_ms: i64) -> StoreFuture<'_, Vec<SessionRecord>>;
     /// A bot's picture, if it has one.
     fn photo(&self, bot: BotId) -> StoreFuture<'_, Option<PhotoRecord>>;
+    /// A match's operator notes, in the order they were added.
+    fn notes(&self, id: MatchId) -> StoreFuture<'_, Vec<NoteRecord>>;
 }

@@ -411,6 +411,10 @@ impl Store for FlakyStore {
     fn photo(&self, bot: i64) -> StoreFuture<'_, Option<arbiter_store::PhotoRecord>> {
         self.inner.photo(bot)
     }
+
+    fn notes(&self, id: MatchId) -> StoreFuture<'_, Vec<arbiter_store::NoteRecord>> {
+        self.inner.notes(id)
+    }
 }
 
 /// The game families the tests' servers run, as the binary registers them.
