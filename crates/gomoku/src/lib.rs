@@ -9,6 +9,7 @@
 pub mod board;
 mod board_svg;
 mod family;
+mod house;
 pub mod rules;
 
 pub use board::{Board, Cell, Color, Foul, MAX_SIZE, RuleSet};
