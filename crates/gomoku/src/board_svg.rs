@@ -2,7 +2,7 @@
 //! with its star points and the coordinates the notation uses, the stones (numbered in order
 //! where no hints are drawn, as on a replay), a ring on the last stone, Renju's forbidden
 //! points for Black as small red crosses, and, for a person to play, every point they may
-//! take as a button.
+//! take as a button (the swap2 choices are the pages' buttons under the board).
 //!
 //! Seats are not colours in Gomoku: swap2 lets the second seat take Black. The pages name
 //! seats by fixed words, so the seats are named by the order in which they start (`First`,
@@ -62,6 +62,14 @@ impl BoardRenderer for Board {
             // Nothing from an unknown action is echoed: the label would be shown as it is.
             Err(_) => "?".to_owned(),
         }
+    }
+
+    fn played_on_board(&self, action: &Value) -> bool {
+        // Stones are played on their points; the swap2 choices keep their buttons.
+        matches!(
+            serde_json::from_value::<GomokuAction>(action.clone()),
+            Ok(GomokuAction::Place { .. })
+        )
     }
 }
 

@@ -37,4 +37,12 @@ pub trait BoardRenderer: Send + Sync {
 
     /// An action in the notation the pages show (`d3`, `pass`).
     fn notation(&self, view: &Value, action: &Value) -> String;
+
+    /// Whether `action`, one a decision's request lists as legal, is played on the board
+    /// rather than by a button of its own under it. The pages give such actions no button:
+    /// a game of hundreds of points would otherwise list every one of them again. By
+    /// default none is, so every listed action gets its button.
+    fn played_on_board(&self, _action: &Value) -> bool {
+        false
+    }
 }

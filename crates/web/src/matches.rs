@@ -94,7 +94,7 @@ pub(crate) struct ActionButton {
 /// The visitor's pending decision in leg `index`, from the `turns` of a snapshot read as
 /// their participant (nobody else's decisions are in it): the revision it was asked at and
 /// its legal actions, each labelled in the family's notation (the board's where the family
-/// draws one, else its codec's). A request that lists no `legal_actions` (a protocol of the
+/// draws one, else its codec's), but for those its board takes. A request that lists no `legal_actions` (a protocol of the
 /// family's own) gives no buttons; a board then takes the visitor's moves.
 fn decision_in(
     snapshot: &MatchSnapshot,
@@ -123,8 +123,14 @@ fn decision_in(
     let legal_actions = serde_json::from_str::<Request>(&turn.request)
         .map(|request| request.legal_actions)
         .unwrap_or_default();
+    let on_board = |action: &Value| {
+        family
+            .and_then(|family| family.board)
+            .is_some_and(|board| board.played_on_board(action))
+    };
     let actions = legal_actions
         .iter()
+        .filter(|action| !on_board(action))
         .map(|action| ActionButton {
             action: action.to_string(),
             label: label(action),

@@ -225,6 +225,15 @@ fn swap2_draws_no_buttons_while_a_choice_is_pending() {
         labels,
         ["Take Black", "Take White", "Place two more stones"]
     );
+    // The choices keep the pages' buttons; stones are played on the board alone.
+    let cases = [
+        (json!({"swap2": "more"}), false),
+        (json!({"x": 7, "y": 7}), true),
+        (json!("7,7"), false),
+    ];
+    for (action, on_board) in cases {
+        assert_eq!(Board.played_on_board(&action), on_board, "{action}");
+    }
 }
 
 #[test]
