@@ -21,13 +21,22 @@ pub static FAMILY: Family = Family {
     codec: &Codec,
     decisions: &GenericDecisions,
     clock: ClockPolicy::PerAction,
-    house: Some(&crate::house::House),
+    house: None,
     board: Some(&crate::board_svg::Board),
     points: None,
 };
 
-/// Each variant: its name, board side, rule set and opening, and its line for people.
-const VARIANTS: &[(VariantSpec, u8, RuleSet, OpeningRule)] = &[
+/// One variant: its line for people and the rules it is played by.
+struct Variant {
+    spec: VariantSpec,
+    size: u8,
+    rule: RuleSet,
+    opening: OpeningRule,
+    foul: FoulPolicy,
+}
+
+/// The variants, in the order people see them.
+const VARIANTS: &[Variant] = &[
     variant(
         "freestyle",
         15,
@@ -49,6 +58,16 @@ const VARIANTS: &[(VariantSpec, u8, RuleSet, OpeningRule)] = &[
         OpeningRule::Free,
         "15x15, Renju: Black may not make an overline, a double four or a double three.",
     ),
+    Variant {
+        foul: FoulPolicy::Loss,
+        ..variant(
+            "renju-foul",
+            15,
+            RuleSet::Renju,
+            OpeningRule::Free,
+            "15x15 Renju as in tournaments: a forbidden stone by Black loses the game.",
+        )
+    },
     variant(
         "swap2",
         15,
@@ -79,28 +98,35 @@ const VARIANTS: &[(VariantSpec, u8, RuleSet, OpeningRule)] = &[
     ),
 ];
 
+/// A variant of two seats whose forbidden stones, under Renju, are refused.
 const fn variant(
     name: &'static str,
     size: u8,
     rule: RuleSet,
     opening: OpeningRule,
     summary: &'static str,
-) -> (VariantSpec, u8, RuleSet, OpeningRule) {
+) -> Variant {
     let spec = VariantSpec {
         name,
         min_seats: 2,
         max_seats: 2,
         summary,
     };
-    (spec, size, rule, opening)
+    Variant {
+        spec,
+        size,
+        rule,
+        opening,
+        foul: FoulPolicy::Illegal,
+    }
 }
 
 /// The variants' specs, in order.
 static SPECS: [VariantSpec; VARIANTS.len()] = {
-    let mut specs = [VARIANTS[0].0; VARIANTS.len()];
+    let mut specs = [VARIANTS[0].spec; VARIANTS.len()];
     let mut i = 0;
     while i < VARIANTS.len() {
-        specs[i] = VARIANTS[i].0;
+        specs[i] = VARIANTS[i].spec;
         i += 1;
     }
     specs
@@ -116,11 +142,11 @@ impl MatchSetup for Setup {
     fn leg_configs(
         &self,
         request: &LegRequest<'_>,
-        _rng: &mut dyn Random,
+        rng: &mut dyn Random,
     ) -> Result<Vec<Value>, SetupError> {
-        let &(_, size, rule, opening) = VARIANTS
+        let variant = VARIANTS
             .iter()
-            .find(|(spec, ..)| spec.name == request.variant)
+            .find(|variant| variant.spec.name == request.variant)
             .ok_or_else(|| {
                 SetupError::UnknownVariant(format!("gomoku has no variant {:?}", request.variant))
             })?;
@@ -130,14 +156,36 @@ impl MatchSetup for Setup {
                 request.seats
             )));
         }
-        // A forbidden stone is refused, as most servers do; every leg starts empty, and the
+        // A balanced match starts from one of Renju's three-stone openings, drawn once so
+        // that the paired legs share it; any other starts from an empty board. Either way the
         // paired legs swap who moves first.
+        let stones = match request.opening {
+            arbiter_plugin::Opening::Random | arbiter_plugin::Opening::Start => Vec::new(),
+            arbiter_plugin::Opening::Balanced if variant.opening == OpeningRule::Swap2 => {
+                return Err(SetupError::Unsupported(format!(
+                    "{} makes its own opening by swap2; balanced openings are for the other \
+                     variants",
+                    variant.spec.name
+                )));
+            }
+            arbiter_plugin::Opening::Balanced => {
+                let list = crate::openings::openings();
+                let count = u32::try_from(list.len()).unwrap_or(u32::MAX);
+                let index = arbiter_rules::random::below(rng, count);
+                let opening = list
+                    .get(usize::try_from(index).unwrap_or(0))
+                    .ok_or_else(|| {
+                        SetupError::Unsupported("no balanced opening is available".to_owned())
+                    })?;
+                crate::openings::placed(opening, variant.size)
+            }
+        };
         let config = GomokuConfig {
-            size,
-            rule,
-            foul: FoulPolicy::Illegal,
-            opening,
-            stones: Vec::new(),
+            size: variant.size,
+            rule: variant.rule,
+            foul: variant.foul,
+            opening: variant.opening,
+            stones,
         };
         let value =
             serde_json::to_value(&config).map_err(|e| SetupError::Unsupported(e.to_string()))?;
@@ -213,6 +261,119 @@ mod tests {
         }
         assert!(matches!(legs("renju", 3), Err(SetupError::Unsupported(_))));
         assert!(matches!(legs("go", 2), Err(SetupError::UnknownVariant(_))));
+    }
+
+    /// The legs' configurations of a paired match of `variant` from `opening`, drawn with
+    /// the seed `seed`.
+    fn configs_from(
+        variant: &str,
+        opening: Opening,
+        seed: u64,
+    ) -> Result<Vec<GomokuConfig>, SetupError> {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let request = LegRequest {
+            variant,
+            seats: 2,
+            legs: 2,
+            opening,
+        };
+        let configs = FAMILY.setup.leg_configs(&request, &mut rng)?;
+        Ok(configs
+            .into_iter()
+            .map(|config| serde_json::from_value(config).expect("a config"))
+            .collect())
+    }
+
+    #[test]
+    fn variants_set_the_board_the_rules_and_the_foul() {
+        // Variant, side, rule set, opening rule and what a forbidden stone does.
+        let cases = [
+            (
+                "freestyle",
+                15,
+                RuleSet::Freestyle,
+                OpeningRule::Free,
+                FoulPolicy::Illegal,
+            ),
+            (
+                "renju",
+                15,
+                RuleSet::Renju,
+                OpeningRule::Free,
+                FoulPolicy::Illegal,
+            ),
+            (
+                "renju-foul",
+                15,
+                RuleSet::Renju,
+                OpeningRule::Free,
+                FoulPolicy::Loss,
+            ),
+            (
+                "renju-swap2",
+                15,
+                RuleSet::Renju,
+                OpeningRule::Swap2,
+                FoulPolicy::Illegal,
+            ),
+            (
+                "freestyle-20",
+                20,
+                RuleSet::Freestyle,
+                OpeningRule::Free,
+                FoulPolicy::Illegal,
+            ),
+        ];
+        for (variant, size, rule, opening, foul) in cases {
+            let config = &configs_from(variant, Opening::Start, 1).expect(variant)[0];
+            assert_eq!(
+                (config.size, config.rule, config.opening, config.foul),
+                (size, rule, opening, foul),
+                "{variant}"
+            );
+            assert!(config.stones.is_empty(), "{variant}");
+        }
+    }
+
+    #[test]
+    fn a_balanced_match_draws_one_renju_opening_for_both_legs() {
+        let list = crate::openings::openings();
+        let mut drawn = std::collections::BTreeSet::new();
+        for seed in 0..40 {
+            for variant in [
+                "renju",
+                "renju-foul",
+                "freestyle",
+                "standard",
+                "freestyle-19",
+            ] {
+                let configs = configs_from(variant, Opening::Balanced, seed).expect(variant);
+                assert_eq!(configs[0], configs[1], "both legs start alike: {variant}");
+                let size = configs[0].size;
+                assert!(
+                    list.iter()
+                        .any(|o| crate::openings::placed(o, size) == configs[0].stones),
+                    "{variant}: {:?}",
+                    configs[0].stones
+                );
+                if variant == "renju" {
+                    drawn.insert(configs[0].stones.clone());
+                }
+            }
+        }
+        assert!(
+            drawn.len() > 10,
+            "the seed chooses among the openings: {drawn:?}"
+        );
+        for variant in ["swap2", "renju-swap2"] {
+            assert!(
+                matches!(
+                    configs_from(variant, Opening::Balanced, 1),
+                    Err(SetupError::Unsupported(_))
+                ),
+                "{variant}"
+            );
+        }
     }
 
     #[test]

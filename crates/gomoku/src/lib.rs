@@ -9,7 +9,7 @@
 pub mod board;
 mod board_svg;
 mod family;
-mod house;
+mod openings;
 pub mod rules;
 
 pub use board::{Board, Cell, Color, Foul, MAX_SIZE, RuleSet};
