@@ -21,7 +21,7 @@ pub static FAMILY: Family = Family {
     codec: &Codec,
     decisions: &GenericDecisions,
     clock: ClockPolicy::PerAction,
-    house: None,
+    house: Some(&crate::house::House),
     board: Some(&crate::board_svg::Board),
     points: None,
 };

@@ -9,6 +9,7 @@
 pub mod board;
 mod board_svg;
 mod family;
+mod house;
 mod openings;
 pub mod rules;
 
