@@ -27,6 +27,35 @@ pub struct Standing {
     pub provisional: bool,
 }
 
+/// A bot's record summed over several game modes: the rated games it played there, and how
+/// many it won, lost and drew.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Tally {
+    /// Rated games played.
+    pub games: u32,
+    /// Games won.
+    pub wins: u32,
+    /// Games lost.
+    pub losses: u32,
+    /// Games drawn.
+    pub draws: u32,
+}
+
+impl Tally {
+    fn add(&mut self, rating: &Rating) {
+        self.games += rating.games;
+        self.wins += rating.wins;
+        self.losses += rating.losses;
+        self.draws += rating.draws;
+    }
+}
+
+/// Whether a mode key (`game:variant`) is one of `games`' modes.
+fn in_games(mode: &str, games: &[&str]) -> bool {
+    mode.split_once(':')
+        .is_some_and(|(game, _)| games.contains(&game))
+}
+
 /// The ratings, by bot and game mode.
 pub(crate) struct Ratings {
     /// For the game modes there are.
@@ -240,6 +269,30 @@ impl Ratings {
         Ok(json!({"mode": format!("{game}:{variant}"), "entries": entries}))
     }
 
+    /// Every bot's record summed over the modes of `games`, for the bots rated in any of
+    /// them.
+    pub(crate) async fn tallies(&self, games: &[&str]) -> HashMap<BotId, Tally> {
+        let table = self.table.lock().await;
+        let mut tallies: HashMap<BotId, Tally> = HashMap::new();
+        for ((bot, mode), rating) in table.iter() {
+            if in_games(mode, games) {
+                tallies.entry(*bot).or_default().add(rating);
+            }
+        }
+        tallies
+    }
+
+    /// One bot's record summed over the modes of `games` (all zero where it has not played).
+    pub(crate) async fn tally_of(&self, bot: BotId, games: &[&str]) -> Tally {
+        let mut tally = Tally::default();
+        for (mode, rating) in self.of(bot).await {
+            if in_games(&mode, games) {
+                tally.add(&rating);
+            }
+        }
+        tally
+    }
+
     /// A bot's ratings, by game mode (`game:variant`), in the modes it has been rated in.
     pub(crate) async fn ratings_of(&self, bot: BotId) -> Value {
         let mut out = serde_json::Map::new();
@@ -253,4 +306,47 @@ impl Ratings {
 /// Ratings are shown to two decimals.
 fn round(value: f64) -> f64 {
     (value * 100.0).round() / 100.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_tally_sums_the_modes_of_the_games_asked_for() {
+        let config = RatingConfig::default();
+        let record = |games, wins, losses, draws| Rating {
+            games,
+            wins,
+            losses,
+            draws,
+            ..Rating::new(&config)
+        };
+        let ratings = [
+            ("alpha:one", record(3, 2, 1, 0)),
+            ("alpha:two", record(4, 1, 1, 2)),
+            ("beta:one", record(9, 9, 0, 0)),
+            ("alphabet:one", record(5, 5, 0, 0)),
+        ];
+        let mut tally = Tally::default();
+        for (mode, rating) in &ratings {
+            if in_games(mode, &["alpha"]) {
+                tally.add(rating);
+            }
+        }
+        assert_eq!(
+            tally,
+            Tally {
+                games: 7,
+                wins: 3,
+                losses: 2,
+                draws: 2
+            }
+        );
+        assert!(in_games("beta:one", &["alpha", "beta"]));
+        assert!(
+            !in_games("alpha", &["alpha"]),
+            "a key without a variant is no mode"
+        );
+    }
 }
