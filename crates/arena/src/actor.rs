@@ -22,6 +22,8 @@ pub(crate) enum Command {
     Join {
         /// Boxed: a bot is large, and every other command is small.
         bot: Box<Bot>,
+        /// The SHA-256 (hex) of the key that claims the seat, if the door gave one.
+        seat_key: Option<String>,
         reply: oneshot::Sender<Result<MatchSummary, ArenaError>>,
     },
     Accept {
@@ -40,6 +42,8 @@ pub(crate) enum Command {
         leg: u8,
         revision: u64,
         submitted: Value,
+        /// What the mover says about the move, stored with it.
+        note: Option<Box<live::MoveNote>>,
         reply: oneshot::Sender<Result<MoveReply, ArenaError>>,
     },
     HouseMove {
@@ -57,6 +61,11 @@ pub(crate) enum Command {
     Snapshot {
         reader: Reader,
         reply: oneshot::Sender<MatchSnapshot>,
+    },
+    /// The participant whose seat key hashes to `hash`, if any.
+    SeatHolder {
+        hash: String,
+        reply: oneshot::Sender<Option<usize>>,
     },
     /// The status, after bringing the match up to date with the clock.
     Status { reply: oneshot::Sender<MatchStatus> },
@@ -235,11 +244,16 @@ impl Actor {
 
     /// Seats `bot` at the open table like [`Actor::step`] runs a change; the seat is given
     /// back when it cannot be stored.
-    async fn join(&mut self, bot: Bot) -> Result<(), ArenaError> {
+    async fn join(&mut self, bot: Bot, seat_key: Option<String>) -> Result<(), ArenaError> {
         self.advance().await;
         let now = self.now();
         let undo = self.progress.undo_point();
         let seated = self.setup.bots.len();
+        let (rated, keys) = (self.setup.rated, self.setup.terms.seat_keys.clone());
+        if seat_key.is_some() {
+            self.setup.terms.seat_keys.resize(seated, None);
+            self.setup.terms.seat_keys.push(seat_key);
+        }
         let result = match live::join(&mut self.setup, &mut self.progress, bot, now) {
             // A failed commit has already gone back to `undo`.
             Ok(()) => self.commit(undo).await,
@@ -250,6 +264,8 @@ impl Actor {
         };
         if result.is_err() {
             self.setup.bots.truncate(seated);
+            self.setup.rated = rated;
+            self.setup.terms.seat_keys = keys;
         } else {
             let bots: Vec<BotId> = self.setup.bots.iter().map(|bot| bot.id).collect();
             self.shared
@@ -485,8 +501,12 @@ impl Actor {
 
     async fn handle(&mut self, command: Command) {
         match command {
-            Command::Join { bot, reply } => {
-                let result = self.join(*bot).await;
+            Command::Join {
+                bot,
+                seat_key,
+                reply,
+            } => {
+                let result = self.join(*bot, seat_key).await;
                 let _ = reply.send(result.map(|()| self.summary()));
             }
             Command::Accept {
@@ -508,11 +528,17 @@ impl Actor {
                 leg,
                 revision,
                 submitted,
+                note,
                 reply,
             } => {
                 let result = self
                     .step(|setup, progress, now| {
-                        live::submit(setup, progress, bot, leg, revision, &submitted, now)
+                        let reply =
+                            live::submit(setup, progress, bot, leg, revision, &submitted, now)?;
+                        if let Some(note) = &note {
+                            live::note_move(setup, progress, bot, &reply, note, now);
+                        }
+                        Ok(reply)
                     })
                     .await;
                 let _ = reply.send(result);
@@ -554,6 +580,9 @@ impl Actor {
                     reader,
                     self.now(),
                 ));
+            }
+            Command::SeatHolder { hash, reply } => {
+                let _ = reply.send(self.setup.terms.holder(&hash));
             }
             Command::Status { reply } => {
                 self.advance().await;

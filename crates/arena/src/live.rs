@@ -38,6 +38,7 @@ mod results;
 mod views;
 
 pub(crate) use clocks::*;
+pub use play::MoveNote;
 pub(crate) use play::*;
 pub(crate) use presence::*;
 pub(crate) use replay::*;
@@ -84,6 +85,42 @@ pub(crate) struct Setup {
     pub(crate) created_ms: i64,
     pub(crate) seed: ServerSeed,
     pub(crate) config: ArenaConfig,
+    /// The terms an open table was opened with beyond its game and clocks.
+    pub(crate) terms: TableTerms,
+}
+
+/// What an open table may be opened with beyond its game, seats and clocks: how long it
+/// waits for its seats, whether its players poll, and keys that claim its seats.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TableTerms {
+    /// How long the table waits for its seats to be taken; the arena's challenge
+    /// lifetime when `None`.
+    pub wait_ms: Option<i64>,
+    /// Whether its players poll instead of holding a stream: then nobody is judged absent
+    /// and a missing first move aborts nothing; only the clocks decide.
+    pub polled: bool,
+    /// Whether the match is rated once its seats are taken, if every seat is taken by a
+    /// different registered bot (a table is otherwise unrated: who will sit is not known
+    /// when it opens).
+    pub rated: bool,
+    /// The SHA-256 (hex) of each seat's key, by participant: a secret its holder presents
+    /// to act for that seat in a door that speaks of seats rather than of bots.
+    pub seat_keys: Vec<Option<String>>,
+}
+
+impl TableTerms {
+    /// The participant whose seat key hashes to `hash`, compared in constant time.
+    pub(crate) fn holder(&self, hash: &str) -> Option<usize> {
+        let mut found = None;
+        for (participant, key) in self.seat_keys.iter().enumerate() {
+            if let Some(key) = key
+                && crate::token::hashes_match(key, hash)
+            {
+                found = Some(participant);
+            }
+        }
+        found
+    }
 }
 
 impl Setup {
@@ -178,6 +215,18 @@ impl Setup {
         if self.table {
             details["table"] = json!(true);
             details["seats"] = json!(self.seat_count);
+        }
+        if let Some(wait_ms) = self.terms.wait_ms {
+            details["wait_ms"] = json!(wait_ms);
+        }
+        if self.terms.rated {
+            details["rated_if_registered"] = json!(true);
+        }
+        if self.terms.polled {
+            details["polled"] = json!(true);
+        }
+        if self.terms.seat_keys.iter().any(Option::is_some) {
+            details["seat_keys"] = json!(self.terms.seat_keys);
         }
         details
     }

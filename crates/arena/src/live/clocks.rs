@@ -54,6 +54,8 @@ fn due(
             }
             // A participant that left is judged no more.
             let judged = |p: &usize| !progress.gone.contains(*p);
+            // Players who poll are judged by the clocks alone.
+            let judged = |p: &usize| judged(p) && !setup.terms.polled;
             for participant in (0..setup.seats())
                 .filter(|&p| !setup.is_human(p))
                 .filter(judged)

@@ -26,7 +26,7 @@ struct MovePayload<'a> {
 pub(crate) fn challenge(setup: &Setup, now_ms: i64) -> Progress {
     let mut progress = Progress {
         status: MatchStatus::Pending,
-        expires_ms: now_ms + setup.config.challenge_ttl_ms,
+        expires_ms: now_ms + setup.terms.wait_ms.unwrap_or(setup.config.challenge_ttl_ms),
         started_ms: None,
         ended_ms: None,
         legs: Vec::new(),
@@ -92,6 +92,12 @@ pub(crate) fn join(
     progress.row_changed = true;
     progress.emit(setup, now_ms, Audience::Everyone, "joined", payload);
     if setup.seats_free() == 0 {
+        let ids: Vec<BotId> = setup.bots.iter().map(|b| b.id).collect();
+        let distinct = ids.iter().enumerate().all(|(i, id)| !ids[..i].contains(id));
+        if setup.terms.rated && distinct && setup.bots.iter().all(|b| b.kind == BotKind::Registered)
+        {
+            setup.rated = true;
+        }
         start(setup, progress, now_ms)
     } else {
         Ok(())
@@ -637,4 +643,55 @@ pub(super) fn split_events(
         }
     }
     (public, private)
+}
+
+/// What a mover says about its move, stored with it: a part everyone may read and a part
+/// for the mover alone (a player's own analysis, say). Each is the door's JSON, opaque here.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MoveNote {
+    /// For everyone.
+    pub public: Option<Value>,
+    /// For the mover's participant alone.
+    pub private: Option<Value>,
+}
+
+/// Stores `note` about the move `reply` acknowledged, as `note` events right after it (one
+/// for everyone, one for the mover alone), in the same write. A repeated move, answered
+/// with its earlier reply, gets no second note.
+pub(crate) fn note_move(
+    setup: &Setup,
+    progress: &mut Progress,
+    bot: BotId,
+    reply: &MoveReply,
+    note: &MoveNote,
+    now_ms: i64,
+) {
+    if !progress.fresh.iter().any(|event| event.seq == reply.seq) {
+        return;
+    }
+    let mover = progress
+        .legs
+        .get(reply.leg)
+        .and_then(|leg| leg.moves.iter().rev().find(|m| m.reply.seq == reply.seq))
+        .map(|m| m.participant)
+        .or_else(|| setup.participants_of(bot).iter(setup.seats()).next());
+    let Some(mover) = mover else { return };
+    let parts = [
+        (Audience::Everyone, &note.public),
+        (
+            Audience::Participant(u8::try_from(mover).unwrap_or(u8::MAX)),
+            &note.private,
+        ),
+    ];
+    for (audience, part) in parts {
+        if let Some(part) = part {
+            let payload = json!({
+                "leg": reply.leg,
+                "move_seq": reply.seq,
+                "note": part,
+                "participant": mover,
+            });
+            progress.emit(setup, now_ms, audience, "note", payload);
+        }
+    }
 }

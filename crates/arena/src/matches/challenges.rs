@@ -129,6 +129,7 @@ impl Matches {
             created_ms: now,
             seed,
             config: self.context.config.clone(),
+            terms: Default::default(),
         };
         self.create(setup, immediate).await
     }
@@ -247,6 +248,7 @@ impl Matches {
         leg: u8,
         revision: u64,
         submitted: Value,
+        note: Option<live::MoveNote>,
     ) -> Result<MoveReply, ArenaError> {
         match self
             .ask(id, |reply| Command::Submit {
@@ -254,6 +256,7 @@ impl Matches {
                 leg,
                 revision,
                 submitted,
+                note: note.map(Box::new),
                 reply,
             })
             .await

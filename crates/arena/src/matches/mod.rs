@@ -189,6 +189,12 @@ impl Matches {
             created_ms: record.created_ms,
             seed: ServerSeed::from_revealed(&record.seed),
             config: self.context.config.clone(),
+            terms: live::TableTerms {
+                wait_ms: details["wait_ms"].as_i64(),
+                polled: details["polled"].as_bool().unwrap_or(false),
+                rated: details["rated_if_registered"].as_bool().unwrap_or(false),
+                seat_keys: serde_json::from_value(details["seat_keys"].clone()).unwrap_or_default(),
+            },
         })
     }
 

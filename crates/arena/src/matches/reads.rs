@@ -174,7 +174,14 @@ impl Matches {
                 .to_owned(),
             seed: ended.then_some(record.seed),
             participants: bots,
-            details: record.details,
+            // Seat keys are secrets' hashes, for the arena alone.
+            details: {
+                let mut details = record.details;
+                if let Some(details) = details.as_object_mut() {
+                    details.remove("seat_keys");
+                }
+                details
+            },
             events: events
                 .iter()
                 .map(|e| ExportedEvent {

@@ -43,6 +43,7 @@ impl Matches {
         &self,
         from: &Bot,
         request: TableRequest,
+        terms: live::TableTerms,
     ) -> Result<MatchSummary, ArenaError> {
         let family = self.context.family(&request.game)?;
         let variant = self
@@ -76,6 +77,14 @@ impl Matches {
         if self.registry.pending_sent(from.id) >= self.context.config.max_pending_challenges {
             return Err(ArenaError::RateLimited { retry_after_s: 10 });
         }
+        if terms
+            .wait_ms
+            .is_some_and(|ms| !(1_000..=7 * 24 * 3_600_000).contains(&ms))
+        {
+            return Err(ArenaError::InvalidRequest(
+                "a table waits between a second and a week for its seats".to_owned(),
+            ));
+        }
         let seed = ServerSeed::generate().map_err(|e| ArenaError::Unavailable(e.to_string()))?;
         let setup = live::Setup {
             id: self.next_match.fetch_add(1, Ordering::SeqCst) + 1,
@@ -93,6 +102,7 @@ impl Matches {
             created_ms: self.now(),
             seed,
             config: self.context.config.clone(),
+            terms,
         };
         self.create(setup, false).await
     }
@@ -103,6 +113,7 @@ impl Matches {
         &self,
         bot: &Bot,
         id: MatchId,
+        seat_key: Option<String>,
     ) -> Result<MatchSummary, ArenaError> {
         if !sits_at_tables(bot.kind) {
             return Err(ArenaError::InvalidRequest(
@@ -131,9 +142,21 @@ impl Matches {
         }
         self.ask(id, |reply| Command::Join {
             bot: Box::new(bot.clone()),
+            seat_key,
             reply,
         })
         .await?
+    }
+
+    /// The participant of match `id` whose seat key is `key`, if any.
+    pub(crate) async fn seat_holder(
+        &self,
+        id: MatchId,
+        key: &str,
+    ) -> Result<Option<usize>, ArenaError> {
+        let hash = crate::token::hash(key);
+        self.ask(id, |reply| Command::SeatHolder { hash, reply })
+            .await
     }
 
     /// The open tables with a free seat, newest first, at most `limit`.

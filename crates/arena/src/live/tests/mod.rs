@@ -45,6 +45,7 @@ pub(super) fn setup(format: Format, time_control: TimeControl) -> Setup {
         created_ms: T0,
         seed: ServerSeed::from_revealed("a-test-seed"),
         config: ArenaConfig::default(),
+        terms: Default::default(),
     }
 }
 
