@@ -29,6 +29,7 @@ mod live;
 pub mod log;
 mod matches;
 pub mod names;
+pub mod notes;
 mod quota;
 mod ratings;
 mod seats;
@@ -43,18 +44,18 @@ use serde_json::Value;
 
 pub use accounts::{Account, PASSWORD_MIN, SESSION_MS};
 pub use arbiter_plugin::{Family, Format, Games, HouseLevel, Mode, Opening};
-pub use arbiter_store::{BotKind, MatchStatus};
+pub use arbiter_store::{BotKind, MatchStatus, NoteRecord};
 pub use clock::{Clock, ManualClock, SystemClock, utc_datetime};
 pub use config::{ArenaConfig, TimeControl};
 pub use directory::{Bot, BotProfile, Environment};
 pub use error::{ArenaError, ErrorClass};
 pub use humans::{PERSON_PREFIX, PersonChallenge, QuickMatch, ROOM_ROUND};
 pub use live::{MoveNote, MoveReply, SeatChoice, TableTerms};
-pub use seats::{GUEST_NAME_MAX_CHARS, table_guest_name};
 pub use log::{Participants, Reader};
 pub use matches::{BotStream, ChallengeRequest, TableRequest};
 pub use names::{BOT_NAME_RULE, NAME_MAX_CHARS, NAME_MIN_CHARS, NAME_RULE};
-pub use ratings::Standing;
+pub use ratings::{Standing, Tally};
+pub use seats::{GUEST_NAME_MAX_CHARS, table_guest_name};
 pub use snapshot::{
     Announcement, Decision, DecisionPage, EventPage, MatchExport, MatchResult, MatchSnapshot,
     MatchSummary, StreamEvent,
@@ -544,6 +545,25 @@ impl Arena {
         self.matches.closed_matches(bot, limit).await
     }
 
+    /// Adds a note of `kind` about match `id` (and one of its participants, if given) for the
+    /// operator alone, durably: notes are never part of a snapshot, an event, a stream or an
+    /// export, so a door shows them only to the administrator. At most
+    /// [`notes::NOTE_MAX_BYTES`] of JSON.
+    pub async fn add_note(
+        &self,
+        id: MatchId,
+        participant: Option<u8>,
+        kind: &str,
+        data: Value,
+    ) -> Result<(), ArenaError> {
+        notes::add(&self.context, id, participant, kind, data).await
+    }
+
+    /// The operator's notes about match `id`, in the order they were added.
+    pub async fn notes(&self, id: MatchId) -> Result<Vec<NoteRecord>, ArenaError> {
+        notes::of(&self.context, id).await
+    }
+
     /// Every running match as a spectator sees it, newest first, at most `limit`.
     pub async fn running_matches(&self, limit: usize) -> Vec<MatchSnapshot> {
         self.matches.running_matches(limit).await
@@ -601,6 +621,18 @@ impl Arena {
     /// A bot's ratings, by game mode (`game:variant`), in the modes it has been rated in.
     pub async fn ratings_of(&self, bot: BotId) -> Value {
         self.ratings.ratings_of(bot).await
+    }
+
+    /// Every bot's record (rated games, wins, losses, draws) summed over every mode of
+    /// `games`, for the bots rated in any of them; deleted bots included, for the caller to
+    /// leave out.
+    pub async fn tallies(&self, games: &[&str]) -> std::collections::HashMap<BotId, Tally> {
+        self.ratings.tallies(games).await
+    }
+
+    /// One bot's record summed over every mode of `games` (all zero where it has not played).
+    pub async fn tally_of(&self, bot: BotId, games: &[&str]) -> Tally {
+        self.ratings.tally_of(bot, games).await
     }
 
     // ----- accounts -----
