@@ -2,6 +2,7 @@
 //! injected clock, so every timeout is reached by moving the clock, never by sleeping.
 
 mod automatch;
+mod bgp;
 mod environment;
 mod errors;
 mod flipsight;
