@@ -23,7 +23,7 @@ pub static FAMILY: Family = Family {
     clock: ClockPolicy::PerAction,
     house: Some(&crate::house::House),
     board: Some(&crate::board_svg::Board),
-    points: None,
+    points: Some(&crate::points::Points),
 };
 
 /// One variant: its line for people and the rules it is played by.

@@ -11,6 +11,7 @@ mod board_svg;
 mod family;
 mod house;
 mod openings;
+mod points;
 pub mod rules;
 
 pub use board::{Board, Cell, Color, Foul, MAX_SIZE, RuleSet};
