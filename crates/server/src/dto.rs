@@ -1,6 +1,6 @@
 //! The request and response bodies of the native API, with their OpenAPI schemas.
 
-use arbiter_arena::{Bot, BotProfile, Environment, Format, Games, TimeControl};
+use arbiter_arena::{Bot, BotProfile, Environment, Format, Games, Opening, TimeControl};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::openapi::RefOr;
@@ -392,6 +392,34 @@ pub struct ChallengeBody {
     /// bots, never in self-play).
     #[serde(default = "yes")]
     pub rated: bool,
+    /// Where the legs start (default `random`); paired legs share the start.
+    #[serde(default)]
+    pub opening: MatchOpening,
+}
+
+/// Where a match's legs start; what each choice means is the game's.
+#[derive(Clone, Copy, Debug, Default, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum MatchOpening {
+    /// A random start drawn from the match seed, or the game's own start where it has no
+    /// random ones.
+    #[default]
+    Random,
+    /// The game's own start.
+    Start,
+    /// A start from the game's list of balanced openings, for the games and variants that
+    /// have one (others refuse the match when it starts).
+    Balanced,
+}
+
+impl From<MatchOpening> for Opening {
+    fn from(opening: MatchOpening) -> Opening {
+        match opening {
+            MatchOpening::Random => Opening::Random,
+            MatchOpening::Start => Opening::Start,
+            MatchOpening::Balanced => Opening::Balanced,
+        }
+    }
 }
 
 /// Opening a table.

@@ -306,7 +306,7 @@ pub(crate) async fn create_challenge(
         time_control: body.time_control.into(),
         rated: body.rated,
         auto: false,
-        opening: Default::default(),
+        opening: body.opening.into(),
     };
     let created = state.arena.challenge_several(&bot, request, more).await?;
     if query.format == OutputFormat::Text {

@@ -160,6 +160,7 @@ async fn the_openapi_document_describes_the_api() {
             "short",
             "freestyle",
             "renju",
+            "renju-foul",
             "swap2",
             "renju-swap2",
             "freestyle-19",

@@ -80,3 +80,139 @@ async fn a_renju_match_refuses_a_double_three_and_ends_with_five() {
         "{result}"
     );
 }
+
+#[tokio::test]
+async fn a_balanced_renju_match_starts_both_legs_from_one_standard_opening() {
+    let app = spawn_app().await;
+    let alpha = gomoku_bot(&app, "Alpha").await;
+    let beta = gomoku_bot(&app, "Beta").await;
+    let body = json!({"opponent": "Beta", "game": "gomoku", "variant": "renju",
+        "opening": "balanced"});
+    let id = app
+        .post("/challenges", Some(&alpha), body)
+        .await
+        .expect(201)["id"]
+        .as_i64()
+        .expect("id");
+    app.post(&format!("/challenges/{id}/accept"), Some(&beta), json!({}))
+        .await
+        .expect(200);
+    let snapshot = app.snapshot(id).await;
+    let legs = snapshot["legs"].as_array().expect("legs");
+    assert_eq!(legs.len(), 2, "{snapshot}");
+    let boards: Vec<&Value> = legs.iter().map(|leg| &leg["view"]["board"]).collect();
+    assert_eq!(boards[0], boards[1], "both legs start alike: {snapshot}");
+    let stones = |board: &Value, stone: char| -> Vec<(usize, usize)> {
+        let rows = board.as_array().expect("rows");
+        rows.iter()
+            .enumerate()
+            .flat_map(|(y, row)| {
+                let row = row.as_str().expect("a row").to_owned();
+                row.char_indices()
+                    .filter(move |&(_, c)| c == stone)
+                    .map(move |(x, _)| (x, y))
+                    .collect::<Vec<_>>()
+            })
+            .collect()
+    };
+    let (black, white) = (stones(boards[0], 'X'), stones(boards[0], 'O'));
+    assert_eq!((black.len(), white.len()), (2, 1), "{snapshot}");
+    assert!(
+        black.contains(&(7, 7)),
+        "Black's first stone is on the centre"
+    );
+    let (wx, wy) = white[0];
+    assert!(
+        wx.abs_diff(7) <= 1 && wy.abs_diff(7) <= 1,
+        "White's is beside it"
+    );
+    assert!(
+        black
+            .iter()
+            .all(|&(x, y)| x.abs_diff(7) <= 2 && y.abs_diff(7) <= 2),
+        "within the central 5x5: {black:?}"
+    );
+    for leg in legs {
+        let view = &leg["view"];
+        assert_eq!(view["next"], "white", "{view}");
+        assert_eq!(view["to_move"], 1, "the second seat plays White: {view}");
+        assert_eq!(view["history"], json!([]), "{view}");
+    }
+    // Each bot is White, and to move, in one of the legs.
+    let mut legs_to_play = Vec::new();
+    for token in [&alpha, &beta] {
+        let turns = app.turns(id, token).await;
+        assert_eq!(turns.len(), 1, "{turns:?}");
+        legs_to_play.push(turns[0]["leg"].as_i64().expect("a leg"));
+    }
+    legs_to_play.sort_unstable();
+    assert_eq!(legs_to_play, [0, 1]);
+}
+
+#[tokio::test]
+async fn a_swap2_match_refuses_a_balanced_opening() {
+    let app = spawn_app().await;
+    let alpha = gomoku_bot(&app, "Alpha").await;
+    let beta = gomoku_bot(&app, "Beta").await;
+    let body = json!({"opponent": "Beta", "game": "gomoku", "variant": "swap2",
+        "opening": "balanced", "format": "single"});
+    let id = app
+        .post("/challenges", Some(&alpha), body)
+        .await
+        .expect(201)["id"]
+        .as_i64()
+        .expect("id");
+    let refused = app
+        .post(&format!("/challenges/{id}/accept"), Some(&beta), json!({}))
+        .await;
+    let answer = refused.expect_error(409, "unsupported_variant");
+    assert!(
+        answer["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("swap2")),
+        "the refusal says why: {answer}"
+    );
+    assert_ne!(app.snapshot(id).await["status"], "running");
+}
+
+#[tokio::test]
+async fn under_renju_foul_a_forbidden_stone_loses_the_game() {
+    let app = spawn_app().await;
+    let black = gomoku_bot(&app, "Alpha").await;
+    let white = gomoku_bot(&app, "Beta").await;
+    let body =
+        json!({"opponent": "Beta", "game": "gomoku", "variant": "renju-foul", "format": "single"});
+    let id = app
+        .post("/challenges", Some(&black), body)
+        .await
+        .expect(201)["id"]
+        .as_i64()
+        .expect("id");
+    app.post(&format!("/challenges/{id}/accept"), Some(&white), json!({}))
+        .await
+        .expect(200);
+    for (b, w) in [
+        ((5, 7), (0, 0)),
+        ((6, 7), (0, 2)),
+        ((7, 8), (0, 4)),
+        ((7, 9), (0, 6)),
+    ] {
+        place(&app, id, &black, b.0, b.1).await.expect(200);
+        place(&app, id, &white, w.0, w.1).await.expect(200);
+    }
+    let turn = app.turns(id, &black).await.remove(0);
+    assert!(
+        turn["request"]["legal_actions"]
+            .as_array()
+            .is_some_and(|legal| legal.contains(&json!({"x": 7, "y": 7}))),
+        "a foul may be played: {turn}"
+    );
+    let end: Value = place(&app, id, &black, 7, 7).await.expect(200);
+    assert_eq!(end["status"], "finished", "{end}");
+    let result = &app.snapshot(id).await["result"];
+    assert_eq!(
+        (&result["reason"], &result["winner"]),
+        (&json!("foul"), &json!(1)),
+        "{result}"
+    );
+}
