@@ -43,11 +43,11 @@ impl PointBoard for Points {
         view["size"].as_u64().and_then(|s| u32::try_from(s).ok())
     }
 
-    fn place(&self, point: Point) -> Value {
+    fn place(&self, _size: u32, point: Point) -> Value {
         json!({"x": point.x, "y": point.y})
     }
 
-    fn point_of(&self, action: &Value) -> Option<Point> {
+    fn point_of(&self, _size: u32, action: &Value) -> Option<Point> {
         let coordinate = |key: &str| action[key].as_u64().and_then(|v| u32::try_from(v).ok());
         Some(Point {
             x: coordinate("x")?,
@@ -144,8 +144,8 @@ mod tests {
             .rules
             .start(&config, &mut Ctx::new(0, &mut rng))
             .expect("a game");
-        let stone = Points.place(Point { x: 7, y: 3 });
-        assert_eq!(Points.point_of(&stone), Some(Point { x: 7, y: 3 }));
+        let stone = Points.place(15, Point { x: 7, y: 3 });
+        assert_eq!(Points.point_of(15, &stone), Some(Point { x: 7, y: 3 }));
         state
             .apply(Seat(0), &stone, &mut Ctx::new(1, &mut rng))
             .expect("a legal stone");

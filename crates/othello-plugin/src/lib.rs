@@ -5,6 +5,7 @@
 //! board the web pages draw (`board.rs`).
 
 mod board;
+mod points;
 
 use std::time::Instant;
 
@@ -33,7 +34,7 @@ pub static FAMILY: Family = Family {
     clock: ClockPolicy::PerAction,
     house: Some(&House),
     board: Some(&board::Board),
-    points: None,
+    points: Some(&points::Points),
 };
 
 /// The variants, the default (`std`) first; every one is for two players.

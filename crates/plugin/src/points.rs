@@ -41,6 +41,9 @@ pub enum PointRefusal {
 ///
 /// Every method that reads a view reads it as the rules serialize it for some viewer, so it
 /// can tell nothing the viewer may not see.
+///
+/// Turns alternate between the two seats, a pass being a move: a door may say whose turn
+/// follows a move without asking the rules.
 pub trait PointBoard: Send + Sync {
     /// The board's side in `variant`, `None` for a variant the family does not have.
     fn size_of_variant(&self, variant: &str) -> Option<u32>;
@@ -48,16 +51,18 @@ pub trait PointBoard: Send + Sync {
     /// The board's side, read from a leg's view.
     fn size(&self, view: &Value) -> Option<u32>;
 
-    /// The rules' action that plays at `point`, in the form the family's codec reads.
-    fn place(&self, point: Point) -> Value;
+    /// The rules' action that plays at `point` (on the board, whose side is `size`), in the
+    /// form the family's codec reads.
+    fn place(&self, size: u32, point: Point) -> Value;
 
     /// The rules' action that passes, for games that have one.
     fn pass(&self) -> Option<Value> {
         None
     }
 
-    /// The point an action played at, `None` for a pass or an action of another kind.
-    fn point_of(&self, action: &Value) -> Option<Point>;
+    /// The point an action (as the rules store it) played at on a board whose side is
+    /// `size`, `None` for a pass or an action of another kind.
+    fn point_of(&self, size: u32, action: &Value) -> Option<Point>;
 
     /// The stones on the board of a leg's view, in any order.
     fn stones(&self, view: &Value) -> Vec<Stone>;
