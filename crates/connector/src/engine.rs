@@ -1,11 +1,13 @@
 //! The engine adapters: each turns a decision into a move. Othello's decisions are FlipSight's
 //! engine request, for any of the adapters; every other game's are the generic protocol's
-//! request, for the `--engine` command (`generic.rs`).
+//! request, for the `--engine` command (`generic.rs`), or, for Gomoku, a Gomocup brain's
+//! commands (`gomocup.rs`).
 
 mod depth;
 mod egaroucid;
 mod generic;
 mod ggf;
+pub(crate) mod gomocup;
 mod json;
 mod nboard;
 
@@ -16,6 +18,7 @@ use arbiter_othello::{Move, Variant};
 use serde_json::Value;
 
 use generic::{ActionError, GenericEngine, GenericRequest};
+use gomocup::{BrainPool, GomocupEngine, GomocupError};
 pub use nboard::find_edax_eval;
 
 use crate::EngineSpec;
@@ -66,6 +69,9 @@ pub(crate) enum Failure {
     /// A generic protocol's answer was malformed, empty or not a legal action.
     #[error("{0}")]
     Action(#[from] ActionError),
+    /// A Gomocup brain's reply was malformed, off the board or not a legal action.
+    #[error("{0}")]
+    Gomocup(#[from] GomocupError),
     /// The engine cannot play this game at all; asking again would not help.
     #[error("{0}")]
     Unsupported(String),
@@ -88,6 +94,8 @@ pub(crate) enum Engine {
     Practice,
     Nboard(nboard::NboardEngine),
     Egaroucid(Box<egaroucid::EgaroucidEngine>),
+    /// An adapter whose protocol knows no Othello (Gomocup's).
+    NotOthello(&'static str),
 }
 
 impl Engine {
@@ -128,6 +136,7 @@ impl Engine {
             EngineSpec::Egaroucid { path } => {
                 Engine::Egaroucid(Box::new(egaroucid::EgaroucidEngine::new(path, spare)))
             }
+            EngineSpec::Gomocup { .. } => Engine::NotOthello(spec.adapter_name()),
         }
     }
 
@@ -148,6 +157,9 @@ impl Engine {
                 Some(answered) => Ok(answered),
                 None => engine.decide(request, budget).await,
             },
+            Engine::NotOthello(adapter) => Err(Failure::Unsupported(format!(
+                "{adapter} engines play gomoku only, and this match is othello; the connector does not guess a move"
+            ))),
         }
     }
 
@@ -158,6 +170,7 @@ impl Engine {
             Engine::Practice => None,
             Engine::Nboard(engine) => engine.process.take(),
             Engine::Egaroucid(engine) => engine.process.take(),
+            Engine::NotOthello(_) => None,
         };
         if let Some(process) = process {
             process.stop().await;
@@ -261,18 +274,29 @@ pub(crate) struct Chosen {
 }
 
 /// A leg's engines: the adapter chosen for Othello, and the generic protocol's engine for
-/// every other game, each started at its first decision (a leg uses only one of them).
+/// every other game (or a Gomocup brain for Gomoku), each started at its first decision (a
+/// leg uses only one of them).
 pub(crate) struct LegEngine {
     othello: Engine,
     generic: GenericEngine,
+    gomocup: Option<GomocupEngine>,
 }
 
 impl LegEngine {
-    /// The engines `spec` describes; no process starts yet.
-    pub(crate) fn new(spec: &EngineSpec) -> LegEngine {
+    /// The engines `spec` describes; no process starts yet. A Gomocup brain comes from
+    /// `brains` when one is idle there, and goes back there when the leg ends.
+    pub(crate) fn new(spec: &EngineSpec, brains: &BrainPool) -> LegEngine {
+        let gomocup = match spec {
+            EngineSpec::Gomocup {
+                command,
+                max_memory_mb,
+            } => Some(GomocupEngine::new(command, *max_memory_mb, brains.clone())),
+            _ => None,
+        };
         LegEngine {
             othello: Engine::new(spec),
             generic: GenericEngine::new(spec),
+            gomocup,
         }
     }
 
@@ -295,7 +319,10 @@ impl LegEngine {
                 })
             }
             Decision::Generic(request) => {
-                let (action, at) = self.generic.decide(request, budget).await?;
+                let (action, at) = match &mut self.gomocup {
+                    Some(brain) => brain.decide(request, budget).await?,
+                    None => self.generic.decide(request, budget).await?,
+                };
                 Ok(Chosen {
                     action: Action::Generic(action),
                     at,
@@ -309,12 +336,18 @@ impl LegEngine {
     pub(crate) async fn restart(&mut self) {
         self.othello.restart().await;
         self.generic.restart().await;
+        if let Some(brain) = &mut self.gomocup {
+            brain.restart().await;
+        }
     }
 
-    /// Stops every process, spares included.
+    /// Stops every process, spares included; an idle Gomocup brain is kept for a later leg.
     pub(crate) async fn stop(&mut self) {
         self.othello.stop().await;
         self.generic.restart().await;
+        if let Some(brain) = &mut self.gomocup {
+            brain.retire().await;
+        }
     }
 }
 
@@ -352,7 +385,7 @@ pub(crate) async fn first_answer(spec: &EngineSpec) -> Result<Duration, Failure>
     let process = match &mut engine {
         Engine::Nboard(engine) => engine.process.take(),
         Engine::Egaroucid(engine) => engine.process.take(),
-        Engine::Json(_) | Engine::Practice => None,
+        Engine::Json(_) | Engine::Practice | Engine::NotOthello(_) => None,
     };
     if let Some(process) = process {
         process.quit("quit", QUIT_PATIENCE).await;

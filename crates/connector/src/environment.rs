@@ -2,7 +2,8 @@
 
 use serde_json::{Value, json};
 
-use crate::{EngineSpec, OTHELLO, Options};
+use crate::engine::gomocup::is_swap2;
+use crate::{EngineSpec, GOMOKU, OTHELLO, Options};
 
 /// The longest name reported for the CPU or the engine.
 const MAX_NAME: usize = 120;
@@ -25,7 +26,8 @@ pub(crate) fn report(options: &Options) -> Value {
 
 /// What the engine plays, as the server's keys: the Othello variants `--games` lists, by
 /// their bare names as before games other than Othello existed, and every other game listed
-/// as `game` or `game:variant`. With nothing to report the engine's own Othello list is
+/// as `game` or `game:variant`; for a Gomocup brain that plays no swap2 opening, Gomoku's
+/// other variants one by one. With nothing to report the engine's own Othello list is
 /// reported, since the server takes no empty list; the connector then declines Othello
 /// challenges itself.
 fn reported_variants(options: &Options) -> Vec<String> {
@@ -35,6 +37,25 @@ fn reported_variants(options: &Options) -> Vec<String> {
         .into_iter()
         .map(str::to_owned)
         .collect();
+    if let EngineSpec::Gomocup { .. } = options.engine {
+        for choice in options.games.choices() {
+            match &choice.variant {
+                Some(variant) if options.games.plays(&options.engine, GOMOKU, variant) => {
+                    keys.push(choice.to_string());
+                }
+                Some(_) => {}
+                None if options.games.swap2() => keys.push(choice.to_string()),
+                None => keys.extend(
+                    arbiter_gomoku::FAMILY
+                        .setup
+                        .variants()
+                        .iter()
+                        .filter(|spec| !is_swap2(spec.name))
+                        .map(|spec| format!("{GOMOKU}:{}", spec.name)),
+                ),
+            }
+        }
+    }
     if options.engine.plays_generic() {
         keys.extend(
             options
@@ -123,6 +144,57 @@ mod tests {
         assert_eq!(sent["engine"].as_str().map(str::len), Some(MAX_NAME));
         assert_eq!(sent["cpu"], "Test CPU");
         assert_eq!(sent["variants"], json!(["std"]));
+    }
+
+    #[test]
+    fn a_gomocup_brain_reports_gomoku_without_swap2_unless_it_plays_it() {
+        let gomocup = EngineSpec::Gomocup {
+            command: "brain".to_owned(),
+            max_memory_mb: 350,
+        };
+        // Every variant of the family but those opening with swap2, whatever the family has.
+        let without_swap2: Vec<String> = arbiter_gomoku::FAMILY
+            .setup
+            .variants()
+            .iter()
+            .map(|spec| format!("gomoku:{}", spec.name))
+            .filter(|key| !key.contains("swap2"))
+            .collect();
+        for key in ["gomoku:freestyle", "gomoku:standard", "gomoku:renju"] {
+            assert!(without_swap2.iter().any(|k| k == key), "{without_swap2:?}");
+        }
+        // (--games, swap2 answered, reported)
+        let table: [(Option<&str>, bool, Value); 5] = [
+            (None, true, json!(["gomoku"])),
+            (None, false, json!(without_swap2)),
+            (
+                Some("gomoku:renju,gomoku:swap2"),
+                true,
+                json!(["gomoku:renju", "gomoku:swap2"]),
+            ),
+            (
+                Some("gomoku:renju,gomoku:swap2"),
+                false,
+                json!(["gomoku:renju"]),
+            ),
+            (
+                Some("gomoku:renju-swap2"),
+                true,
+                json!(["gomoku:renju-swap2"]),
+            ),
+        ];
+        for (games, swap2, expected) in table {
+            let mut options = Options::new("http://x", "t", gomocup.clone());
+            if let Some(games) = games {
+                options.games = games.parse().expect("a valid list");
+            }
+            options.games = options.games.with_swap2(swap2);
+            assert_eq!(
+                report(&options)["variants"],
+                expected,
+                "--games {games:?}, swap2 {swap2}"
+            );
+        }
     }
 
     #[test]

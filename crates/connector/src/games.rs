@@ -4,7 +4,9 @@
 //! A list such as `othello,goofspiel:standard` names games (`goofspiel`: every variant of it) or
 //! game-variant pairs (`othello:std`). Othello is played through the adapter chosen for it
 //! (`--engine`, `--nboard`, …) and only in the variants that adapter plays; every other game
-//! speaks the generic engine protocol, so it needs `--engine` (or the practice engine).
+//! speaks the generic engine protocol, so it needs `--engine` (or the practice engine), except
+//! Gomoku, which a Gomocup brain (`--gomocup`) plays too, and only Gomoku: in its swap2
+//! variants only if it answers `SWAP2BOARD`.
 
 use std::fmt;
 use std::str::FromStr;
@@ -12,9 +14,12 @@ use std::str::FromStr;
 use arbiter_othello::Variant;
 
 use crate::EngineSpec;
+use crate::engine::gomocup::is_swap2;
 
 /// The Othello family's game id, the one game whose decisions keep FlipSight's request.
 pub const OTHELLO: &str = "othello";
+/// The Gomoku family's game id, the one game Gomocup brains play.
+pub const GOMOKU: &str = "gomoku";
 
 /// One entry of `--games`: a game, and a variant of it or every variant.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -42,7 +47,11 @@ impl fmt::Display for GameChoice {
 
 /// The games the engine plays (`--games`); by default Othello alone.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Games(Vec<GameChoice>);
+pub struct Games {
+    choices: Vec<GameChoice>,
+    /// Whether a Gomocup brain plays swap2 openings, as the start-up probe found.
+    swap2: bool,
+}
 
 impl Default for Games {
     fn default() -> Games {
@@ -73,6 +82,14 @@ pub enum GamesError {
         adapter: &'static str,
         /// The variant asked for.
         variant: String,
+    },
+    /// A game other than Gomoku with a Gomocup brain.
+    #[error(
+        "--games: Gomocup engines play gomoku only; to play {game}, connect an engine speaking the generic engine protocol with --engine (see docs/engine-protocol.md)"
+    )]
+    GomokuOnly {
+        /// The game asked for.
+        game: String,
     },
     /// A game other than Othello with an adapter that speaks an Othello-only protocol.
     #[error(
@@ -117,7 +134,10 @@ impl FromStr for Games {
         if choices.is_empty() {
             return Err(GamesError::Empty);
         }
-        Ok(Games(choices))
+        Ok(Games {
+            choices,
+            swap2: true,
+        })
     }
 }
 
@@ -133,22 +153,57 @@ fn is_name(text: &str) -> bool {
 impl Games {
     /// Othello in every variant the engine plays: what the connector plays without `--games`.
     pub fn othello_only() -> Games {
-        Games(vec![GameChoice {
-            game: OTHELLO.to_owned(),
-            variant: None,
-        }])
+        Games::only(OTHELLO)
+    }
+
+    /// Every variant of `game`.
+    fn only(game: &str) -> Games {
+        Games {
+            choices: vec![GameChoice {
+                game: game.to_owned(),
+                variant: None,
+            }],
+            swap2: true,
+        }
+    }
+
+    /// What the connector plays without `--games`: Gomoku with a Gomocup brain, Othello with
+    /// any other engine.
+    pub fn default_for(engine: &EngineSpec) -> Games {
+        match engine {
+            EngineSpec::Gomocup { .. } => Games::only(GOMOKU),
+            _ => Games::othello_only(),
+        }
+    }
+
+    /// The same games, with Gomoku's swap2 variants left out for a Gomocup brain that does
+    /// not answer `SWAP2BOARD` (`swap2` false).
+    pub(crate) fn with_swap2(mut self, swap2: bool) -> Games {
+        self.swap2 = swap2;
+        self
+    }
+
+    /// Whether a Gomocup brain plays Gomoku's swap2 variants.
+    pub(crate) fn swap2(&self) -> bool {
+        self.swap2
     }
 
     /// The entries, in the order given.
     pub fn choices(&self) -> &[GameChoice] {
-        &self.0
+        &self.choices
     }
 
-    /// Whether `engine` can play every entry: Othello variants its adapter plays, and other
-    /// games only through the generic protocol.
+    /// Whether `engine` can play every entry: Othello variants its adapter plays, Gomoku only
+    /// for a Gomocup brain, and other games only through the generic protocol.
     pub fn check(&self, engine: &EngineSpec) -> Result<(), GamesError> {
-        for choice in &self.0 {
-            if choice.game == OTHELLO {
+        for choice in &self.choices {
+            if matches!(engine, EngineSpec::Gomocup { .. }) {
+                if choice.game != GOMOKU {
+                    return Err(GamesError::GomokuOnly {
+                        game: choice.game.clone(),
+                    });
+                }
+            } else if choice.game == OTHELLO {
                 if let Some(variant) = &choice.variant
                     && !engine.variants().contains(&variant.as_str())
                 {
@@ -169,13 +224,29 @@ impl Games {
 
     /// Whether a challenge to `game` in `variant` is accepted with `engine`.
     pub fn plays(&self, engine: &EngineSpec, game: &str, variant: &str) -> bool {
-        let listed = self.0.iter().any(|choice| choice.covers(game, variant));
+        self.refusal(engine, game, variant).is_none()
+    }
+
+    /// Why a challenge to `game` in `variant` is declined with `engine`, or `None` when it is
+    /// accepted.
+    pub fn refusal(&self, engine: &EngineSpec, game: &str, variant: &str) -> Option<String> {
+        let listed = self
+            .choices
+            .iter()
+            .any(|choice| choice.covers(game, variant));
         let playable = if game == OTHELLO {
             engine.variants().contains(&variant)
+        } else if let EngineSpec::Gomocup { .. } = engine {
+            if game == GOMOKU && is_swap2(variant) && !self.swap2 {
+                return Some(format!(
+                    "this Gomocup engine does not answer SWAP2BOARD, so it cannot play {game} {variant}, which opens with swap2"
+                ));
+            }
+            game == GOMOKU
         } else {
             engine.plays_generic()
         };
-        listed && playable
+        (!(listed && playable)).then(|| format!("this engine does not play {game} {variant}"))
     }
 
     /// The Othello variants played, in the engine's order; empty when Othello is not listed.
@@ -193,7 +264,7 @@ impl Games {
     /// alone.
     pub(crate) fn describe(&self, engine: &EngineSpec) -> String {
         let othello = self.othello_variants(engine);
-        if self.0.iter().all(|choice| choice.game == OTHELLO) {
+        if self.choices.iter().all(|choice| choice.game == OTHELLO) {
             return othello.join(", ");
         }
         let mut parts: Vec<String> = Vec::new();
@@ -201,10 +272,20 @@ impl Games {
             parts.push(format!("{OTHELLO} ({})", othello.join(", ")));
         }
         parts.extend(
-            self.0
+            self.choices
                 .iter()
                 .filter(|choice| choice.game != OTHELLO)
-                .map(ToString::to_string),
+                .filter_map(|choice| {
+                    let without_swap2 = matches!(engine, EngineSpec::Gomocup { .. })
+                        && choice.game == GOMOKU
+                        && !self.swap2;
+                    match &choice.variant {
+                        _ if !without_swap2 => Some(choice.to_string()),
+                        None => Some(format!("{choice} (but its swap2 variants)")),
+                        Some(variant) if is_swap2(variant) => None,
+                        Some(_) => Some(choice.to_string()),
+                    }
+                }),
         );
         parts.join(", ")
     }
@@ -260,7 +341,7 @@ mod tests {
         ];
         for (text, expected) in table {
             assert_eq!(
-                text.parse::<Games>().map(|games| games.0),
+                text.parse::<Games>().map(|games| games.choices),
                 expected,
                 "{text:?}"
             );
@@ -334,6 +415,63 @@ mod tests {
             let games: Games = list.parse().expect("a valid list");
             assert_eq!(games.check(&engine), expected, "--games {list}");
         }
+    }
+
+    #[test]
+    fn a_gomocup_brain_plays_gomoku_alone_and_swap2_only_when_it_answers_swap2board() {
+        let gomocup = EngineSpec::Gomocup {
+            command: "brain".to_owned(),
+            max_memory_mb: 350,
+        };
+        assert_eq!(
+            Games::default_for(&gomocup).choices(),
+            [GameChoice {
+                game: GOMOKU.to_owned(),
+                variant: None
+            }],
+            "without --games, Gomoku"
+        );
+        let table: [(&str, Result<(), GamesError>); 3] = [
+            ("gomoku", Ok(())),
+            ("gomoku:renju,gomoku:swap2", Ok(())),
+            (
+                "gomoku,othello",
+                Err(GamesError::GomokuOnly {
+                    game: "othello".to_owned(),
+                }),
+            ),
+        ];
+        for (list, expected) in table {
+            let games: Games = list.parse().expect("a valid list");
+            assert_eq!(games.check(&gomocup), expected, "--games {list}");
+        }
+        // (--games, SWAP2BOARD answered, variant, accepted)
+        let table = [
+            ("gomoku", true, "swap2", true),
+            ("gomoku", false, "swap2", false),
+            ("gomoku", false, "renju-swap2", false),
+            ("gomoku", false, "renju", true),
+            ("gomoku", false, "freestyle-20", true),
+            ("gomoku:renju", true, "standard", false),
+        ];
+        for (list, swap2, variant, accepted) in table {
+            let games: Games = list.parse().expect("a valid list");
+            let games = games.with_swap2(swap2);
+            assert_eq!(
+                games.plays(&gomocup, GOMOKU, variant),
+                accepted,
+                "--games {list}, swap2 {swap2}: {variant}"
+            );
+            assert!(!games.plays(&gomocup, OTHELLO, "std"));
+        }
+        let games = Games::default_for(&gomocup).with_swap2(false);
+        assert_eq!(games.describe(&gomocup), "gomoku (but its swap2 variants)");
+        let games: Games = "gomoku:renju,gomoku:swap2".parse().expect("a valid list");
+        assert_eq!(
+            games.with_swap2(false).describe(&gomocup),
+            "gomoku:renju",
+            "a swap2 variant it cannot play is not described"
+        );
     }
 
     #[test]

@@ -9,6 +9,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::MoveTiming;
 use crate::api::{Api, ApiError};
+use crate::engine::gomocup::BrainPool;
 use crate::engine::{Action, Decision, LegEngine};
 
 /// Time kept off the clock for the trip to the server: a budget never reaches past the
@@ -68,6 +69,8 @@ pub(crate) struct LegContext {
     pub(crate) timings: Option<mpsc::UnboundedSender<MoveTiming>>,
     /// Fired when the server no longer accepts the token.
     pub(crate) revoked: CancellationToken,
+    /// Gomocup brains whose leg ended, kept for the next legs.
+    pub(crate) brains: BrainPool,
 }
 
 /// The budget for a decision: the per-move cap, but never past the clock less the margin.
@@ -92,7 +95,7 @@ pub(crate) async fn run(
     stop: CancellationToken,
 ) {
     let mut leg = Leg {
-        engine: LegEngine::new(&context.engine),
+        engine: LegEngine::new(&context.engine, &context.brains),
         context,
         refused: HashSet::new(),
         done: None,
@@ -455,6 +458,7 @@ mod tests {
             max_think: Some(Duration::from_secs(10)),
             timings: None,
             revoked: CancellationToken::new(),
+            brains: BrainPool::default(),
         };
         let turn = Turn::from_json(&goofspiel_turn()).expect("a generic turn");
         let (_turns, receiver) = watch::channel(Some(turn));

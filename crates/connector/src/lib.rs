@@ -7,11 +7,12 @@
 //! checks the answer, and submits it. Each leg of a match gets its own engine process, so both
 //! legs of a paired match are played at once.
 //!
-//! Engines are separate programs behind one of four adapters (see [`EngineSpec`]): FlipSight's
+//! Engines are separate programs behind one of five adapters (see [`EngineSpec`]): FlipSight's
 //! JSON lines (`--engine`), the NBoard protocol (`--nboard`, and `--edax` on top of it),
-//! Egaroucid's console commands (`--egaroucid`), or the built-in practice engine. Games other
-//! than Othello (`--games`) speak the generic engine protocol (`docs/engine-protocol.md`) with the
-//! `--engine` command, one JSON request line per decision and one `{"action": …}` line back;
+//! Egaroucid's console commands (`--egaroucid`), the Gomocup protocol of Gomoku brains
+//! (`--gomocup`), or the built-in practice engine. Games other than Othello (`--games`) speak
+//! the generic engine protocol (`docs/engine-protocol.md`) with the `--engine` command, one JSON
+//! request line per decision and one `{"action": …}` line back, or Gomocup's commands;
 //! their decisions flow through the same legs as Othello's. An engine that
 //! fails (times out, answers garbage, plays an illegal move, dies) is restarted and asked again
 //! while the clock allows, and each decision's failures are reported together on one line; the
@@ -30,12 +31,16 @@ use std::time::{Duration, Instant};
 
 pub use engine::find_edax_eval;
 pub use environment::detect_cpu_name;
-pub use games::{GameChoice, Games, GamesError, OTHELLO};
+pub use games::{GOMOKU, GameChoice, Games, GamesError, OTHELLO};
 
 /// The environment variable holding the bot's token.
 pub const TOKEN_VARIABLE: &str = "ARBITER_TOKEN";
 /// FlipSight's name for the same variable, accepted too so that its instructions work as they are.
 pub const FLIPSIGHT_TOKEN_VARIABLE: &str = "FS_BOT_TOKEN";
+
+/// The memory a Gomocup brain is told it may use (`INFO max_memory`) unless told otherwise:
+/// Gomocup's tournament limit, in MiB.
+pub const DEFAULT_GOMOCUP_MEMORY_MB: u64 = 350;
 
 /// The longest `--max-think-seconds`.
 pub const MAX_THINK_SECONDS: u64 = 300;
@@ -72,12 +77,19 @@ pub enum EngineSpec {
         /// The executable.
         path: PathBuf,
     },
+    /// A Gomoku brain speaking the Gomocup (piskvork) protocol (Gomoku only).
+    Gomocup {
+        /// The command line, run by the system shell.
+        command: String,
+        /// The memory it is told it may use (`INFO max_memory`), in MiB; 0 for no limit.
+        max_memory_mb: u64,
+    },
 }
 
 impl EngineSpec {
     /// The Othello variants the engine can play: NBoard, Edax and Egaroucid know standard 8x8
     /// Othello only; JSON engines and the practice engine receive the server's legal moves and
-    /// so can play every variant.
+    /// so can play every variant; Gomocup brains play no Othello.
     pub fn variants(&self) -> &'static [&'static str] {
         match self {
             EngineSpec::Json { .. } | EngineSpec::Practice => {
@@ -86,6 +98,7 @@ impl EngineSpec {
             EngineSpec::Nboard { .. } | EngineSpec::Edax { .. } | EngineSpec::Egaroucid { .. } => {
                 &["std"]
             }
+            EngineSpec::Gomocup { .. } => &[],
         }
     }
 
@@ -104,15 +117,19 @@ impl EngineSpec {
             EngineSpec::Nboard { .. } => "NBoard",
             EngineSpec::Edax { .. } => "Edax",
             EngineSpec::Egaroucid { .. } => "Egaroucid",
+            EngineSpec::Gomocup { .. } => "Gomocup",
         }
     }
 
     /// Whether one process of the engine is kept from move to move, and so started once at
-    /// start-up to check it (NBoard, Edax, Egaroucid).
+    /// start-up to check it (NBoard, Edax, Egaroucid, Gomocup).
     fn keeps_running(&self) -> bool {
         matches!(
             self,
-            EngineSpec::Nboard { .. } | EngineSpec::Edax { .. } | EngineSpec::Egaroucid { .. }
+            EngineSpec::Nboard { .. }
+                | EngineSpec::Edax { .. }
+                | EngineSpec::Egaroucid { .. }
+                | EngineSpec::Gomocup { .. }
         )
     }
 
@@ -122,7 +139,9 @@ impl EngineSpec {
             EngineSpec::Practice => Some("practice"),
             EngineSpec::Edax { .. } => Some("Edax"),
             EngineSpec::Egaroucid { .. } => Some("Egaroucid"),
-            EngineSpec::Json { .. } | EngineSpec::Nboard { .. } => None,
+            EngineSpec::Json { .. } | EngineSpec::Nboard { .. } | EngineSpec::Gomocup { .. } => {
+                None
+            }
         }
     }
 }
@@ -139,7 +158,8 @@ pub struct Options {
     pub token: String,
     /// The engine.
     pub engine: EngineSpec,
-    /// The games (and variants) the engine plays: challenges for others are declined.
+    /// The games (and variants) the engine plays: challenges for others are declined. By
+    /// default Othello, or Gomoku for a Gomocup brain.
     pub games: Games,
     /// The longest the engine may think about one move; `None` leaves only the clock.
     pub max_think: Option<Duration>,
@@ -169,8 +189,8 @@ impl Options {
             server: server.into(),
             token: token.into(),
             ca_file: None,
+            games: Games::default_for(&engine),
             engine,
-            games: Games::othello_only(),
             max_think: Some(Duration::from_secs(10)),
             engine_name: None,
             cpu_name: None,

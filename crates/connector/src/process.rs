@@ -6,10 +6,11 @@ use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use bytes::{Buf, BytesMut};
 use futures::StreamExt;
 use tokio::io::AsyncWriteExt;
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
-use tokio_util::codec::{FramedRead, LinesCodec};
+use tokio_util::codec::{Decoder, FramedRead, LinesCodec, LinesCodecError};
 
 /// The longest line read from an engine; anything longer is garbage, not an answer.
 const MAX_LINE: usize = 64 * 1024;
@@ -70,6 +71,94 @@ fn shell(line: &str) -> Command {
     command
 }
 
+/// Which bytes end a line the engine writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum LineEndings {
+    /// LF, or CR LF (the CR is dropped): what every JSON, NBoard and console engine writes.
+    Lf,
+    /// LF, CR LF or a lone CR, as the Gomocup protocol allows a brain to write.
+    Any,
+}
+
+/// Lines from an engine's standard output, ended as [`LineEndings`] says.
+pub(crate) struct EngineLines {
+    endings: LineEndings,
+    lf: LinesCodec,
+    /// A CR ended the last line: an LF right after it (even in the next read) is the same end.
+    after_cr: bool,
+}
+
+impl EngineLines {
+    fn new(endings: LineEndings) -> EngineLines {
+        EngineLines {
+            endings,
+            lf: LinesCodec::new_with_max_length(MAX_LINE),
+            after_cr: false,
+        }
+    }
+
+    /// The next line ended by LF, CR LF or CR, if the buffer holds a whole one.
+    fn decode_any(&mut self, buffer: &mut BytesMut) -> Result<Option<String>, LinesCodecError> {
+        if self.after_cr && buffer.first() == Some(&b'\n') {
+            buffer.advance(1);
+        }
+        if !buffer.is_empty() {
+            self.after_cr = false;
+        }
+        let Some(end) = buffer.iter().position(|&b| b == b'\n' || b == b'\r') else {
+            if buffer.len() > MAX_LINE {
+                return Err(LinesCodecError::MaxLineLengthExceeded);
+            }
+            return Ok(None);
+        };
+        if end > MAX_LINE {
+            return Err(LinesCodecError::MaxLineLengthExceeded);
+        }
+        let line = buffer.split_to(end);
+        let ending = buffer[0];
+        buffer.advance(1);
+        if ending == b'\r' {
+            if buffer.first() == Some(&b'\n') {
+                buffer.advance(1);
+            } else {
+                self.after_cr = buffer.is_empty();
+            }
+        }
+        String::from_utf8(line.to_vec()).map(Some).map_err(|e| {
+            LinesCodecError::Io(std::io::Error::new(std::io::ErrorKind::InvalidData, e))
+        })
+    }
+}
+
+impl Decoder for EngineLines {
+    type Item = String;
+    type Error = LinesCodecError;
+
+    fn decode(&mut self, buffer: &mut BytesMut) -> Result<Option<String>, LinesCodecError> {
+        match self.endings {
+            LineEndings::Lf => self.lf.decode(buffer),
+            LineEndings::Any => self.decode_any(buffer),
+        }
+    }
+
+    fn decode_eof(&mut self, buffer: &mut BytesMut) -> Result<Option<String>, LinesCodecError> {
+        match self.endings {
+            LineEndings::Lf => self.lf.decode_eof(buffer),
+            LineEndings::Any => match self.decode_any(buffer)? {
+                Some(line) => Ok(Some(line)),
+                None if buffer.is_empty() => Ok(None),
+                // The last line, unended, as the LF codec gives it too.
+                None => {
+                    let line = buffer.split_to(buffer.len());
+                    String::from_utf8(line.to_vec()).map(Some).map_err(|e| {
+                        LinesCodecError::Io(std::io::Error::new(std::io::ErrorKind::InvalidData, e))
+                    })
+                }
+            },
+        }
+    }
+}
+
 /// How reading a line failed.
 #[derive(Debug)]
 pub(crate) enum ReadError {
@@ -85,15 +174,23 @@ pub(crate) enum ReadError {
 pub(crate) struct EngineProcess {
     child: Child,
     stdin: ChildStdin,
-    stdout: FramedRead<ChildStdout, LinesCodec>,
+    stdout: FramedRead<ChildStdout, EngineLines>,
     stderr: Arc<Mutex<VecDeque<String>>>,
     /// The task draining standard error; it ends when the pipe closes.
     drain: tokio::task::JoinHandle<()>,
 }
 
 impl EngineProcess {
-    /// Starts `program`.
+    /// Starts `program`, whose lines end with LF (or CR LF).
     pub(crate) fn start(program: &Program) -> std::io::Result<EngineProcess> {
+        EngineProcess::start_with(program, LineEndings::Lf)
+    }
+
+    /// Starts `program`, whose lines end as `endings` says.
+    pub(crate) fn start_with(
+        program: &Program,
+        endings: LineEndings,
+    ) -> std::io::Result<EngineProcess> {
         let mut child = program.command().spawn()?;
         let (Some(stdin), Some(stdout), Some(stderr)) =
             (child.stdin.take(), child.stdout.take(), child.stderr.take())
@@ -121,7 +218,7 @@ impl EngineProcess {
         Ok(EngineProcess {
             child,
             stdin,
-            stdout: FramedRead::new(stdout, LinesCodec::new_with_max_length(MAX_LINE)),
+            stdout: FramedRead::new(stdout, EngineLines::new(endings)),
             stderr: tail,
             drain,
         })
@@ -224,4 +321,52 @@ pub(crate) fn parent_dir(path: &Path) -> Option<PathBuf> {
     path.parent()
         .filter(|p| !p.as_os_str().is_empty())
         .map(Path::to_path_buf)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Feeds `chunks` one read at a time, as a pipe may deliver them, then the end of output.
+    fn lines(endings: LineEndings, chunks: &[&str]) -> Vec<String> {
+        let mut codec = EngineLines::new(endings);
+        let mut buffer = BytesMut::new();
+        let mut out = Vec::new();
+        for chunk in chunks {
+            buffer.extend_from_slice(chunk.as_bytes());
+            while let Some(line) = codec.decode(&mut buffer).expect("text") {
+                out.push(line);
+            }
+        }
+        while let Some(line) = codec.decode_eof(&mut buffer).expect("text") {
+            out.push(line);
+        }
+        out
+    }
+
+    #[test]
+    fn lines_end_as_the_protocol_allows() {
+        let table: [(LineEndings, &[&str], &[&str]); 8] = [
+            (LineEndings::Lf, &["OK\n7,7\n"], &["OK", "7,7"]),
+            (LineEndings::Lf, &["OK\r\n7,7\r\n"], &["OK", "7,7"]),
+            // Othello's engines keep the behaviour they always had: a lone CR is no end.
+            (LineEndings::Lf, &["a\rb\n"], &["a\rb"]),
+            (LineEndings::Any, &["OK\r\n7,7\r\n"], &["OK", "7,7"]),
+            (LineEndings::Any, &["OK\r7,7\r"], &["OK", "7,7"]),
+            (LineEndings::Any, &["OK\n7,7"], &["OK", "7,7"]),
+            // A CR LF split between two reads is one end, not an empty line.
+            (LineEndings::Any, &["OK\r", "\n7,7\r", "\n"], &["OK", "7,7"]),
+            (LineEndings::Any, &["\r\n\n", "x\r\r"], &["", "", "x", ""]),
+        ];
+        for (endings, chunks, expected) in table {
+            assert_eq!(lines(endings, chunks), expected, "{endings:?} {chunks:?}");
+        }
+    }
+
+    #[test]
+    fn an_endless_line_is_refused() {
+        let mut codec = EngineLines::new(LineEndings::Any);
+        let mut buffer = BytesMut::from(vec![b'7'; MAX_LINE + 1].as_slice());
+        assert!(codec.decode(&mut buffer).is_err());
+    }
 }

@@ -51,7 +51,7 @@ enum Event {
 }
 
 pub(crate) async fn run(
-    options: Options,
+    mut options: Options,
     shutdown: impl std::future::Future<Output = ()>,
 ) -> Result<Exit, ConnectorError> {
     options.games.check(&options.engine)?;
@@ -99,7 +99,15 @@ pub(crate) async fn run(
     tokio::select! {
         () = &mut shutdown => return Ok(Exit::Normal),
         () = &mut runtime_over => return Ok(Exit::MaxRuntime),
-        () = check_engine(&options) => {}
+        probe = check_engine(&options) => {
+            // A Gomocup brain names itself in ABOUT, and plays swap2 only if it says so.
+            if let Some(probe) = probe {
+                if options.engine_name.is_none() {
+                    options.engine_name = probe.name;
+                }
+                options.games = options.games.clone().with_swap2(probe.swap2);
+            }
+        }
     }
     let my_id = me["id"].as_i64().unwrap_or_default();
     let my_name = me["name"].as_str().unwrap_or("?").to_owned();
@@ -165,6 +173,7 @@ pub(crate) async fn run(
             max_think: options.max_think,
             timings: options.timings.clone(),
             revoked: CancellationToken::new(),
+            brains: crate::engine::gomocup::BrainPool::default(),
         },
         me: my_id,
         games: options.games.clone(),
@@ -207,15 +216,44 @@ pub(crate) async fn run(
 /// Starts an engine that keeps its process running once before anything is accepted, so that
 /// its first start (Edax builds an opening book when it has none) does not eat a match's clock,
 /// and says how it went. JSON engines are not checked: they may be one-shot programs, started
-/// for every decision anyway.
-async fn check_engine(options: &Options) {
+/// for every decision anyway. A Gomocup brain is asked its name and whether it plays swap2
+/// openings instead, which is returned.
+async fn check_engine(options: &Options) -> Option<crate::engine::gomocup::Probe> {
     let name = options
         .engine_name
         .as_deref()
         .or(options.engine.default_name())
         .unwrap_or("the engine");
+    if let crate::EngineSpec::Gomocup {
+        command,
+        max_memory_mb,
+    } = &options.engine
+    {
+        let probe = match crate::engine::gomocup::probe(command, *max_memory_mb).await {
+            Ok(probe) => probe,
+            Err(failure) => {
+                tracing::warn!(
+                    "The Gomocup engine did not answer ABOUT, START 15 and SWAP2BOARD ({failure}); matches are accepted anyway, but not swap2 openings, and a failing engine is restarted at every decision"
+                );
+                crate::engine::gomocup::Probe::default()
+            }
+        };
+        let name = options
+            .engine_name
+            .as_deref()
+            .or(probe.name.as_deref())
+            .unwrap_or("the Gomocup engine");
+        if probe.swap2 {
+            tracing::info!("{name} is ready, and answers SWAP2BOARD: it plays swap2 openings");
+        } else {
+            tracing::info!(
+                "{name} is ready; it does not answer SWAP2BOARD, so swap2 openings are declined"
+            );
+        }
+        return Some(probe);
+    }
     if !options.engine.keeps_running() {
-        return;
+        return None;
     }
     tracing::info!(
         "Starting {name} once before accepting matches, to check that it answers (Edax without an opening book builds one first, which can take a minute)"
@@ -229,6 +267,7 @@ async fn check_engine(options: &Options) {
             "{name} did not answer the start position ({failure}); matches are accepted anyway, and a failing engine is restarted at every decision"
         ),
     }
+    None
 }
 
 /// A match being played.
@@ -328,10 +367,8 @@ impl Session {
             .map_or_else(|| "?".to_owned(), |p| p.name);
         let variant = challenge["variant"].as_str().unwrap_or("std");
         let game = challenge["game"].as_str().unwrap_or(crate::OTHELLO);
-        if reply == Reply::Decline {
-            tracing::info!(
-                "Declining challenge {id} from {challenger}: this engine does not play {game} {variant}"
-            );
+        if let Reply::Decline(why) = reply {
+            tracing::info!("Declining challenge {id} from {challenger}: {why}");
             if let Err(error) = self.context.api.reject(id).await {
                 tracing::warn!("Could not decline challenge {id}: {error}");
             }
@@ -423,14 +460,16 @@ impl Session {
         drop(self.matches);
         self.legs.close();
         self.legs.wait().await;
+        self.context.brains.close().await;
     }
 }
 
 /// How the connector answers a challenge.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 enum Reply {
     Accept,
-    Decline,
+    /// Declined, and why.
+    Decline(String),
 }
 
 /// The reply a pending challenge to this bot (`me`) gets: accepted when `games` lists its game
@@ -453,10 +492,9 @@ fn reply_to(
     }
     let variant = challenge["variant"].as_str().unwrap_or("std");
     let game = challenge["game"].as_str().unwrap_or(crate::OTHELLO);
-    Some(if games.plays(engine, game, variant) {
-        Reply::Accept
-    } else {
-        Reply::Decline
+    Some(match games.refusal(engine, game, variant) {
+        None => Reply::Accept,
+        Some(why) => Reply::Decline(why),
     })
 }
 
@@ -699,8 +737,12 @@ mod tests {
 
     #[test]
     fn challenges_are_answered_by_game_and_variant_when_they_are_this_bots() {
-        let engine = crate::EngineSpec::Json {
+        let json = crate::EngineSpec::Json {
             command: "engine".to_owned(),
+        };
+        let gomocup = crate::EngineSpec::Gomocup {
+            command: "brain".to_owned(),
+            max_memory_mb: 350,
         };
         let two = |game: &str, variant: &str| {
             json!({"id": 1, "status": "pending", "game": game, "variant": variant,
@@ -714,34 +756,84 @@ mod tests {
             "bot_a": {"id": 2}, "bot_b": {"id": 1}});
         let legacy = json!({"id": 4, "status": "pending", "variant": "anti",
             "bot_a": {"id": 1}, "bot_b": {"id": 2}});
-        // (--games, challenge, reply)
+        let declined = |why: &str| Some(Reply::Decline(why.to_owned()));
+        let no_swap2 = "this Gomocup engine does not answer SWAP2BOARD, so it cannot play gomoku renju-swap2, which opens with swap2";
+        // (--games, engine, whether a Gomocup brain answers SWAP2BOARD, challenge, reply)
         let table = [
-            ("othello", two("othello", "std"), Some(Reply::Accept)),
             (
                 "othello",
-                two("goofspiel", "standard"),
-                Some(Reply::Decline),
+                &json,
+                true,
+                two("othello", "std"),
+                Some(Reply::Accept),
             ),
-            ("othello", legacy.clone(), Some(Reply::Accept)),
-            ("goofspiel", legacy, Some(Reply::Decline)),
+            (
+                "othello",
+                &json,
+                true,
+                two("goofspiel", "standard"),
+                declined("this engine does not play goofspiel standard"),
+            ),
+            ("othello", &json, true, legacy.clone(), Some(Reply::Accept)),
             (
                 "goofspiel",
+                &json,
+                true,
+                legacy,
+                declined("this engine does not play othello anti"),
+            ),
+            (
+                "goofspiel",
+                &json,
+                true,
                 two("goofspiel", "standard"),
                 Some(Reply::Accept),
             ),
             (
                 "goofspiel:standard",
+                &json,
+                true,
                 two("goofspiel", "three"),
-                Some(Reply::Decline),
+                declined("this engine does not play goofspiel three"),
             ),
-            ("othello,goofspiel", three, Some(Reply::Accept)),
-            ("goofspiel", running, None),
-            ("othello", mine, None),
+            ("othello,goofspiel", &json, true, three, Some(Reply::Accept)),
+            ("goofspiel", &json, true, running, None),
+            ("othello", &json, true, mine, None),
+            // A Gomocup brain plays swap2 openings only if it answers SWAP2BOARD.
+            (
+                "gomoku",
+                &gomocup,
+                true,
+                two("gomoku", "renju-swap2"),
+                Some(Reply::Accept),
+            ),
+            (
+                "gomoku",
+                &gomocup,
+                false,
+                two("gomoku", "renju-swap2"),
+                declined(no_swap2),
+            ),
+            (
+                "gomoku",
+                &gomocup,
+                false,
+                two("gomoku", "renju"),
+                Some(Reply::Accept),
+            ),
+            (
+                "gomoku",
+                &json,
+                false,
+                two("gomoku", "swap2"),
+                Some(Reply::Accept),
+            ),
         ];
-        for (games, challenge, expected) in table {
+        for (games, engine, swap2, challenge, expected) in table {
             let games: Games = games.parse().expect("a valid list");
+            let games = games.with_swap2(swap2);
             assert_eq!(
-                reply_to(&challenge, 2, &games, &engine),
+                reply_to(&challenge, 2, &games, engine),
                 expected,
                 "--games {games:?}: {challenge}"
             );

@@ -84,6 +84,11 @@ impl GenericRequest {
             .unwrap_or_default()
     }
 
+    /// A field of the request, such as `view` or `clocks_ms`.
+    pub(crate) fn field(&self, name: &str) -> Option<&Value> {
+        self.fields.get(name)
+    }
+
     /// Which participant of the match the bot is in this decision.
     pub(crate) fn participant(&self) -> Option<u64> {
         self.fields.get("participant").and_then(Value::as_u64)
