@@ -630,6 +630,35 @@ fn check_page(id: &str, since: i64, page: &Value) {
     );
 }
 
+/// Asserts that `actual` has every field of `expected` with the same value, objects compared
+/// the same way at every depth and lists entry by entry: the protocol lets a server add fields
+/// at any time (§9), so a client checks the fields it knows and tolerates others.
+#[track_caller]
+pub(crate) fn assert_fields(actual: &Value, expected: &Value) {
+    assert!(
+        has_fields(actual, expected),
+        "expected at least {expected}, got {actual}"
+    );
+}
+
+fn has_fields(actual: &Value, expected: &Value) -> bool {
+    match (actual, expected) {
+        (Value::Object(actual), Value::Object(expected)) => expected.iter().all(|(key, value)| {
+            actual
+                .get(key)
+                .is_some_and(|field| has_fields(field, value))
+        }),
+        (Value::Array(actual), Value::Array(expected)) => {
+            actual.len() == expected.len()
+                && actual
+                    .iter()
+                    .zip(expected)
+                    .all(|(field, value)| has_fields(field, value))
+        }
+        _ => actual == expected,
+    }
+}
+
 /// The events of `kind` among `events`.
 pub(crate) fn of_type<'a>(events: &'a [Value], kind: &str) -> Vec<&'a Value> {
     events

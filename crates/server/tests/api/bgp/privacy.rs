@@ -83,10 +83,6 @@ async fn provider_metadata_is_never_shown_publicly() {
     });
     provider.five_in_row(&table).await;
 
-    let (_, events) = guarded("the SSE events", streamed)
-        .await
-        .expect("the stream");
-    clean("the SSE stream", &json!(events).to_string());
     clean(
         "the events",
         &json!(spectator.all_events(&id).await).to_string(),
@@ -152,6 +148,12 @@ async fn provider_metadata_is_never_shown_publicly() {
         "the bot page",
         &spectator.page("/bots/meta-agent").await.text,
     );
+
+    // Last, as the stream is an optional part of the protocol: what it carried.
+    let (_, events) = guarded("the SSE events", streamed)
+        .await
+        .expect("the stream");
+    clean("the SSE stream", &json!(events).to_string());
 }
 
 /// The text of a 200 answer.
