@@ -520,8 +520,8 @@ impl Engine {
                 threats.push((point, usize::MAX));
                 break;
             }
-            for dir in 0..4 {
-                if own[dir] == OPEN_FOUR {
+            for (dir, &shape) in own.iter().enumerate() {
+                if shape == OPEN_FOUR {
                     threats.push((point, dir));
                 }
             }
