@@ -99,6 +99,8 @@ pub struct TableTerms {
     /// Whether its players poll instead of holding a stream: then nobody is judged absent
     /// and a missing first move aborts nothing; only the clocks decide.
     pub polled: bool,
+    /// Where the legs start; the family's random start when `None`, as for every table.
+    pub opening: Option<Opening>,
     /// Whether the match is rated once its seats are taken, if every seat is taken by a
     /// different registered bot (a table is otherwise unrated: who will sit is not known
     /// when it opens).

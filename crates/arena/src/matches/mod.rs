@@ -190,6 +190,8 @@ impl Matches {
             seed: ServerSeed::from_revealed(&record.seed),
             config: self.context.config.clone(),
             terms: live::TableTerms {
+                // The opening is the setup's own, stored with every match.
+                opening: None,
                 wait_ms: details["wait_ms"].as_i64(),
                 polled: details["polled"].as_bool().unwrap_or(false),
                 rated: details["rated_if_registered"].as_bool().unwrap_or(false),

@@ -97,7 +97,7 @@ impl Matches {
             time_control: request.time_control,
             rated: false,
             auto: false,
-            opening: Default::default(),
+            opening: terms.opening.unwrap_or_default(),
             seat: SeatChoice::First,
             created_ms: self.now(),
             seed,
