@@ -61,7 +61,15 @@ pub struct Dialects {
     bgp: Option<&'static Family>,
     /// The address the server is reached at, for the links dialects hand out.
     public_url: Option<std::sync::Arc<str>>,
+    /// The upstream providers the Board Game Protocol trusts to speak for agents; `None`
+    /// trusts any.
+    bgp_providers: Option<std::sync::Arc<[String]>>,
 }
+
+/// A provider id for the Board Game Protocol's allow-list is not one word.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0:?} is not a provider id: 1 to 64 letters, digits, '.', '_', '-' or '@'")]
+pub struct InvalidProvider(pub String);
 
 /// A dialect was given a game the server does not run.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -140,6 +148,24 @@ impl Dialects {
     /// The server's public address, if one was given.
     pub fn public_url(&self) -> Option<&str> {
         self.public_url.as_deref()
+    }
+
+    /// These dialects, with the Board Game Protocol trusting only the providers `ids` (the
+    /// `X-Provider-Id` of requests that upstream proxies make for agents); a request naming
+    /// another is refused with 403. Requests without the header are agents' own and pass.
+    pub fn with_bgp_providers(self, ids: &[String]) -> Result<Dialects, InvalidProvider> {
+        if let Some(bad) = ids.iter().find(|id| !bgp::is_provider_id(id)) {
+            return Err(InvalidProvider(bad.clone()));
+        }
+        Ok(Dialects {
+            bgp_providers: Some(ids.into()),
+            ..self
+        })
+    }
+
+    /// The providers the Board Game Protocol trusts, if it trusts only some.
+    pub fn bgp_providers(&self) -> Option<&[String]> {
+        self.bgp_providers.as_deref()
     }
 }
 

@@ -15,6 +15,7 @@
 #![allow(dead_code)]
 
 mod agents;
+pub(crate) mod anti_cheat;
 pub(crate) mod error;
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
@@ -30,6 +31,7 @@ use axum::http::{HeaderMap, StatusCode};
 use serde::de::DeserializeOwned;
 
 use crate::AppState;
+pub(crate) use anti_cheat::is_provider_id;
 pub(crate) use error::{BgpError, BgpResult};
 
 /// The dialect's routes: the identity side's and the tables'.
