@@ -4,15 +4,15 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use arbiter_connector::{
-    Challenge, EngineSpec, Exit, FLIPSIGHT_TOKEN_VARIABLE, Games, MAX_THINK_SECONDS, Options,
-    TOKEN_VARIABLE,
+    Challenge, DEFAULT_GOMOCUP_MEMORY_MB, EngineSpec, Exit, FLIPSIGHT_TOKEN_VARIABLE, Games,
+    MAX_THINK_SECONDS, Options, TOKEN_VARIABLE,
 };
 use clap::{ArgGroup, Args};
 
 /// Options of `arbiter bot`. The token is read from `ARBITER_TOKEN` (or `FS_BOT_TOKEN`) only,
 /// never from a flag, so that it stays out of shell history and process lists.
 #[derive(Args)]
-#[command(group(ArgGroup::new("adapter").required(true).args(["engine", "practice", "nboard", "edax", "egaroucid"])))]
+#[command(group(ArgGroup::new("adapter").required(true).args(["engine", "practice", "nboard", "edax", "egaroucid", "gomocup"])))]
 pub(crate) struct BotArgs {
     /// The server's address, http:// or https://.
     #[arg(long, env = "ARBITER_SERVER", default_value = "http://127.0.0.1:8080")]
@@ -23,9 +23,9 @@ pub(crate) struct BotArgs {
     /// An engine speaking JSON lines: one request line per decision, one `{"move": …}` line back (for games other than Othello, the generic engine protocol's `{"action": …}`).
     #[arg(long, value_name = "COMMAND")]
     engine: Option<String>,
-    /// The games the engine plays, comma-separated: a game (othello, goofspiel) or game:variant (othello:std, goofspiel:standard); challenges for others are declined. Games other than Othello need --engine speaking the generic engine protocol (docs/engine-protocol.md).
-    #[arg(long, value_name = "LIST", default_value = "othello", value_parser = games_list)]
-    games: Games,
+    /// The games the engine plays, comma-separated: a game (othello, goofspiel) or game:variant (othello:std, goofspiel:standard); challenges for others are declined. Games other than Othello need --engine speaking the generic engine protocol (docs/engine-protocol.md), or, for gomoku, --gomocup [default: othello; gomoku with --gomocup]
+    #[arg(long, value_name = "LIST", value_parser = games_list)]
+    games: Option<Games>,
     /// The built-in practice engine (plays the lowest-numbered legal square; unrated).
     #[arg(long)]
     practice: bool,
@@ -44,6 +44,12 @@ pub(crate) struct BotArgs {
     /// Egaroucid for Console's executable (keep its resources folder beside it).
     #[arg(long, value_name = "PATH")]
     egaroucid: Option<PathBuf>,
+    /// A Gomoku brain speaking the Gomocup (piskvork) protocol, such as a pbrain- executable or `rapfi` (Gomoku only; swap2 openings only if it answers SWAP2BOARD).
+    #[arg(long, value_name = "COMMAND")]
+    gomocup: Option<String>,
+    /// The memory a --gomocup brain is told it may use (INFO max_memory), in MiB; 0 for no limit [default: 350, Gomocup's tournament limit]
+    #[arg(long, value_name = "MIB")]
+    gomocup_memory: Option<u64>,
     /// The longest the engine may think about one move, in seconds (at most 300; 0: only the clock limits it).
     #[arg(long, value_name = "S", default_value_t = 10.0)]
     max_think_seconds: f64,
@@ -96,6 +102,9 @@ impl BotArgs {
         if self.edax_eval.is_some() && self.edax.is_none() {
             anyhow::bail!("--edax-eval only goes with --edax");
         }
+        if self.gomocup_memory.is_some() && self.gomocup.is_none() {
+            anyhow::bail!("--gomocup-memory only goes with --gomocup");
+        }
         if self.nboard_depth > 0 && self.nboard.is_none() && self.edax.is_none() {
             anyhow::bail!("--nboard-depth only goes with --nboard or --edax");
         }
@@ -116,6 +125,11 @@ impl BotArgs {
             }
         } else if let Some(path) = &self.egaroucid {
             EngineSpec::Egaroucid { path: path.clone() }
+        } else if let Some(command) = &self.gomocup {
+            EngineSpec::Gomocup {
+                command: command.clone(),
+                max_memory_mb: self.gomocup_memory.unwrap_or(DEFAULT_GOMOCUP_MEMORY_MB),
+            }
         } else {
             EngineSpec::Practice
         })
@@ -127,7 +141,11 @@ pub(crate) async fn run(args: BotArgs) -> anyhow::Result<i32> {
     init_logging();
     // Options first: a mistake in them is reported before anything about the token.
     let engine = args.engine()?;
-    args.games.check(&engine)?;
+    let games = args
+        .games
+        .clone()
+        .unwrap_or_else(|| Games::default_for(&engine));
+    games.check(&engine)?;
     let think = args.max_think_seconds;
     if !(0.0..=MAX_THINK_SECONDS as f64).contains(&think) {
         anyhow::bail!("--max-think-seconds must be between 0 and {MAX_THINK_SECONDS}, not {think}");
@@ -145,7 +163,7 @@ pub(crate) async fn run(args: BotArgs) -> anyhow::Result<i32> {
     };
     let mut options = Options::new(args.server.clone(), token, engine);
     options.ca_file = args.ca_file.clone();
-    options.games = args.games.clone();
+    options.games = games;
     options.challenge = args.challenge.clone().map(|opponent| Challenge {
         opponent,
         variant: args.variant.clone(),
