@@ -26,6 +26,11 @@ pub(crate) struct ServeArgs {
     /// set 0 here.
     #[arg(long, env = "ARBITER_ANONYMOUS_PER_ADDRESS", default_value_t = arbiter_server::ServeLimits::default().anonymous_per_address)]
     anonymous_per_address: usize,
+    /// The upstream providers the Board Game Protocol trusts to speak for agents, by their
+    /// `X-Provider-Id`, separated by commas: a request naming another is refused (403).
+    /// Without it every provider is accepted; requests without the header always are.
+    #[arg(long, env = "ARBITER_BGP_PROVIDERS", value_delimiter = ',')]
+    bgp_providers: Option<Vec<String>>,
 }
 
 pub(crate) fn init_logging(format: &str) {
@@ -119,6 +124,19 @@ pub(crate) async fn run(args: ServeArgs) -> anyhow::Result<()> {
         ..arbiter_server::ServeLimits::default()
     };
     let dialects = crate::games::dialects(arena.games()).context("choosing the dialects' games")?;
+    let dialects = match &args.bgp_providers {
+        Some(providers) => {
+            let providers: Vec<String> = providers
+                .iter()
+                .map(|id| id.trim().to_owned())
+                .filter(|id| !id.is_empty())
+                .collect();
+            dialects
+                .with_bgp_providers(&providers)
+                .context("reading --bgp-providers")?
+        }
+        None => dialects,
+    };
     arbiter_server::serve_with(listener, arena, dialects, limits, shutdown_signal())
         .await
         .context("serving HTTP")?;
