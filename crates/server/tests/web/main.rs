@@ -14,6 +14,7 @@ use helpers::*;
 
 mod errors;
 mod generic;
+mod gomoku;
 mod tables;
 
 /// One browser: its own cookies, not following redirects so that tests see them.
