@@ -4,9 +4,9 @@
 //! points for Black as small red crosses, and, for a person to play, every point they may
 //! take as a button (the swap2 choices are the pages' buttons under the board).
 //!
-//! Seats are not colours in Gomoku: swap2 lets the second seat take Black. The pages name
-//! seats by fixed words, so the seats are named by the order in which they start (`First`,
-//! `Second`) and the drawing says under the grid which seat plays which colour.
+//! Seats are not colours in Gomoku: swap2 lets the second seat take Black. The seats are
+//! named by the colours they play in the leg drawn (the first seat Black until a swap), and
+//! while swap2 has not settled them the drawing says so under the grid.
 
 use std::fmt::Write;
 
@@ -40,7 +40,15 @@ impl BoardRenderer for Board {
     }
 
     fn seat_names(&self) -> &'static [&'static str] {
-        &["First", "Second"]
+        &["Black", "White"]
+    }
+
+    fn seat_names_in(&self, view: &Value) -> Vec<&'static str> {
+        if Drawing::of_view(view, BoardOptions::default()).black_seat == Some(1) {
+            vec!["White", "Black"]
+        } else {
+            self.seat_names().to_vec()
+        }
     }
 
     fn history(&self, view: &Value) -> Vec<String> {
@@ -280,9 +288,9 @@ impl Drawing {
             );
         }
         let legend = match self.black_seat {
-            Some(0) => "Black: first seat · White: second seat",
-            Some(_) => "Black: second seat · White: first seat (swapped)",
-            None => "Swap2: colours are chosen after the opening stones",
+            Some(0) => "",
+            Some(_) => "Colours swapped by swap2: the second seat plays Black",
+            None => "Swap2: the colours are chosen after the opening stones",
         };
         let _ = write!(
             svg,

@@ -32,6 +32,12 @@ pub trait BoardRenderer: Send + Sync {
     /// lower-cased, as a style class for a small marker of the seat's colour.
     fn seat_names(&self) -> &'static [&'static str];
 
+    /// The name of each seat in the leg of `view`, in seat order, for games whose seats
+    /// change sides during a leg (a colour swap in the opening); `seat_names` by default.
+    fn seat_names_in(&self, _view: &Value) -> Vec<&'static str> {
+        self.seat_names().to_vec()
+    }
+
     /// The actions played so far in the leg, in the notation the pages show under the board.
     fn history(&self, view: &Value) -> Vec<String>;
 

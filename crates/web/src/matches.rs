@@ -171,6 +171,7 @@ impl LegPanel {
         let active = leg.status == LegStatus::Active;
         let mine = active && you.is_some() && leg.to_move == you;
         let tallies = board.map(|b| b.tallies(view)).unwrap_or_default();
+        let seat_names = board.map(|b| b.seat_names_in(view)).unwrap_or_default();
         let sides = by_seat
             .iter()
             .enumerate()
@@ -181,7 +182,7 @@ impl LegPanel {
                 } else {
                     leg.clocks_ms.get(seat).copied().unwrap_or(0)
                 };
-                let seat_name = board.and_then(|b| b.seat_names().get(seat).copied());
+                let seat_name = seat_names.get(seat).copied();
                 SideView {
                     name: names.get(participant).cloned().unwrap_or_default(),
                     seat: seat_name.map_or_else(|| format!("Seat {}", seat + 1), str::to_owned),
@@ -606,9 +607,9 @@ pub(crate) async fn replay(
     let (svg, tallies, fields, names) = match board {
         Some(board) => {
             let tallies = board
-                .seat_names()
-                .iter()
-                .map(|s| (*s).to_owned())
+                .seat_names_in(view)
+                .into_iter()
+                .map(str::to_owned)
                 .zip(board.tallies(view))
                 .collect();
             let options = BoardOptions::default();

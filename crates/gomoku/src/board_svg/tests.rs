@@ -97,7 +97,10 @@ fn stones_the_last_move_and_buttons_are_drawn() {
     );
     // The five star points of a 15x15 board.
     assert_eq!(svg.matches("r=\"1.1\"").count(), 5);
-    assert!(svg.contains("Black: first seat · White: second seat"));
+    assert!(
+        svg.contains("class=\"coord legend\"></text>"),
+        "no legend: {svg}"
+    );
 }
 
 #[test]
@@ -206,7 +209,7 @@ fn swap2_draws_no_buttons_while_a_choice_is_pending() {
     assert!(
         Board
             .svg(&placing, TO_PLAY)
-            .contains("Swap2: colours are chosen after the opening stones")
+            .contains("Swap2: the colours are chosen after the opening stones")
     );
     let choosing = view_after(config.clone(), &[(7, 7), (8, 8), (6, 6)]);
     assert_eq!(
@@ -243,15 +246,17 @@ fn tallies_follow_the_colours_and_history_is_in_notation() {
     assert_eq!(Board.history(&view), ["7,7", "8,7", "6,6"]);
     assert_eq!(Board.notation(&view, &json!({"x": 3, "y": 12})), "3,12");
     assert_eq!(Board.notation(&view, &json!("<b>")), "?");
-    assert_eq!(Board.seat_names(), ["First", "Second"]);
+    assert_eq!(Board.seat_names(), ["Black", "White"]);
+    assert_eq!(Board.seat_names_in(&view), ["Black", "White"]);
     // After a swap the second seat plays Black, and its tally is Black's.
     let mut swapped = view.clone();
     swapped["black_seat"] = json!(1);
     assert_eq!(Board.tallies(&swapped), [1, 2]);
+    assert_eq!(Board.seat_names_in(&swapped), ["White", "Black"]);
     assert!(
         Board
             .svg(&swapped, LIVE)
-            .contains("Black: second seat · White: first seat (swapped)")
+            .contains("Colours swapped by swap2: the second seat plays Black")
     );
 }
 

@@ -90,7 +90,7 @@ async fn a_person_at_a_gomoku_table_plays_a_stone_on_the_board() {
     let page = person.get(&format!("/matches/{id}")).await;
     let html = &page.html;
     assert!(html.contains("<svg class=\"board\""), "{html}");
-    let seat = if bot_first { "Second" } else { "First" };
+    let seat = if bot_first { "White" } else { "Black" };
     assert!(html.contains(&format!("You play {seat}.")), "{html}");
     let buttons = board_buttons(html);
     let stones = usize::from(bot_first);
@@ -166,7 +166,7 @@ async fn a_renju_page_marks_and_refuses_blacks_forbidden_point_and_replays_the_s
         bot_places(&app, id, &bot, wx, wy).await;
     }
     let page = person.get(&format!("/matches/{id}")).await.html;
-    assert!(page.contains("You play First."), "{page}");
+    assert!(page.contains("You play Black."), "{page}");
     assert_eq!(
         page.matches("class=\"forbidden\"").count(),
         1,
