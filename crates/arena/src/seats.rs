@@ -5,7 +5,7 @@
 use arbiter_store::{BotKind, MatchId};
 use serde_json::Value;
 
-use crate::directory::Bot;
+use crate::directory::{Bot, DISPLAY_NAME_MAX_CHARS};
 use crate::live::{MoveNote, MoveReply, TableTerms};
 use crate::snapshot::MatchSummary;
 use crate::{Arena, ArenaError, BotProfile, PERSON_PREFIX, TableRequest};
@@ -61,9 +61,14 @@ impl Arena {
     /// A new guest for one table, a person named `@{name}#{id}`: the prefix keeps it from
     /// posing as a bot (bot names cannot hold it) and the id from clashing with anyone.
     /// `name` is 1 to [`GUEST_NAME_MAX_CHARS`] characters, none of them `#`, a space or a
-    /// control character. A door that makes guests limits how often one address opens
-    /// tables ([`Arena::count_opening`]).
-    pub async fn new_table_guest(&self, name: &str) -> Result<Bot, ArenaError> {
+    /// control character; `display_name`, if given, is checked as any profile's is. A door
+    /// that makes guests limits how often one address opens tables
+    /// ([`Arena::count_opening`]).
+    pub async fn new_table_guest(
+        &self,
+        name: &str,
+        display_name: Option<String>,
+    ) -> Result<Bot, ArenaError> {
         let count = name.chars().count();
         if count == 0
             || count > GUEST_NAME_MAX_CHARS
@@ -75,10 +80,24 @@ impl Arena {
                 "a guest's name is 1 to {GUEST_NAME_MAX_CHARS} characters without spaces or '#'"
             )));
         }
+        let display_name = display_name
+            .map(|text| text.trim().to_owned())
+            .filter(|text| !text.is_empty());
+        if let Some(text) = &display_name
+            && (text.chars().count() > DISPLAY_NAME_MAX_CHARS || text.chars().any(char::is_control))
+        {
+            return Err(ArenaError::InvalidName(format!(
+                "a display name is at most {DISPLAY_NAME_MAX_CHARS} characters, none of them control characters"
+            )));
+        }
+        let profile = BotProfile {
+            display_name,
+            ..BotProfile::default()
+        };
         let id = self.identities.directory.next_id();
         let name = format!("{PERSON_PREFIX}{name}#{id}");
         self.identities
-            .create(id, name, BotKind::Human, BotProfile::default())
+            .create(id, name, BotKind::Human, profile)
             .await
             .map(|(guest, _)| guest)
     }

@@ -44,6 +44,9 @@ pub struct AppState {
     limits: limits::Guard,
     /// The dialects this server speaks, and the game each serves.
     dialects: Dialects,
+    /// The Board Game Protocol's translated event logs of the open matches it is asked
+    /// about.
+    bgp_feeds: std::sync::Arc<bgp::feed::Feeds>,
 }
 
 pub use limits::ServeLimits;
@@ -241,6 +244,7 @@ pub fn app_with(arena: Arena, dialects: Dialects, limits: ServeLimits) -> Router
         arena: arena.clone(),
         limits: limits::Guard::new(limits),
         dialects,
+        bgp_feeds: Default::default(),
     };
     let (router, api) = router(arena.games());
     let document = api.to_pretty_json().unwrap_or_default();

@@ -16,7 +16,10 @@
 
 mod agents;
 pub(crate) mod anti_cheat;
+mod claim;
 pub(crate) mod error;
+pub(crate) mod feed;
+mod tables;
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 
@@ -36,7 +39,9 @@ pub(crate) use error::{BgpError, BgpResult};
 
 /// The dialect's routes: the identity side's and the tables'.
 pub(crate) fn router() -> Router<AppState> {
-    Router::new().merge(agents::routes())
+    Router::new()
+        .merge(agents::routes())
+        .merge(tables::routes())
 }
 
 /// The server's public address (`https://host[:port]`, no trailing slash) for the links it
