@@ -3,6 +3,7 @@
 
 mod automatch;
 mod bgp;
+mod bgp_agents;
 mod environment;
 mod errors;
 mod flipsight;

@@ -1,0 +1,733 @@
+//! The Board Game Protocol's identity side as this server implements it: agents are the
+//! arena's registered bots, their keys bot tokens spelled `ck_live_`, their records their
+//! rated results in the games the dialect serves; the registration limit per address; the
+//! provider allow-list; and the operator's notes, which only the administrator reads.
+
+use std::sync::Arc;
+
+use arbiter_arena::ArenaConfig;
+use arbiter_store::Store;
+use arbiter_store_sqlite::SqliteStore;
+use reqwest::Method;
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+
+use crate::helpers::*;
+
+/// The dialects of these tests' servers: FlipSight's as usual, and the Board Game Protocol's
+/// with Gomoku as its default game.
+fn with_bgp(games: &arbiter_arena::Games) -> arbiter_server::Dialects {
+    dialects(games)
+        .with_bgp(games, "gomoku")
+        .expect("the test servers run Gomoku")
+}
+
+/// The same, trusting only the provider `trusted`.
+fn with_trusted_provider(games: &arbiter_arena::Games) -> arbiter_server::Dialects {
+    with_bgp(games)
+        .with_bgp_providers(&["trusted".to_owned()])
+        .expect("one word")
+}
+
+/// A server speaking `dialects`, on a fresh database with `config`.
+async fn serve(
+    config: ArenaConfig,
+    dialects: fn(&arbiter_arena::Games) -> arbiter_server::Dialects,
+) -> TestApp {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let store = SqliteStore::open(&dir.path().join("arbiter.db"))
+        .await
+        .expect("store");
+    start_running(
+        dir,
+        arbiter_arena::ManualClock::new(T0),
+        config,
+        Arc::new(store),
+        games(),
+        dialects,
+    )
+    .await
+}
+
+async fn spawn() -> TestApp {
+    serve(ArenaConfig::default(), with_bgp).await
+}
+
+/// A request to the dialect's paths (off the server's root, not `/api/v1`), with a bearer
+/// `key` and extra `headers`.
+async fn bgp(
+    app: &TestApp,
+    method: Method,
+    path: &str,
+    key: Option<&str>,
+    headers: &[(&str, &str)],
+    body: Option<Value>,
+) -> Reply {
+    let root = app.base.trim_end_matches("/api/v1");
+    let mut request = app.client.request(method, format!("{root}{path}"));
+    if let Some(key) = key {
+        request = request.bearer_auth(key);
+    }
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    if let Some(body) = body {
+        request = request.body(body.to_string());
+    }
+    let response = request.send().await.expect("request sent");
+    let status = response.status();
+    let headers = response.headers().clone();
+    let text = response.text().await.expect("body");
+    Reply {
+        status,
+        body: serde_json::from_str(&text).unwrap_or(Value::Null),
+        text,
+        headers,
+    }
+}
+
+/// Asserts the dialect's error shape, status and code.
+#[track_caller]
+fn refused(reply: Reply, status: u16, code: &str) -> Value {
+    let body = reply.expect(status);
+    assert_eq!(body["error"], code, "{body}");
+    assert!(
+        body["message"].as_str().is_some_and(|m| !m.is_empty()),
+        "{body}"
+    );
+    assert!(body["detail"].is_object(), "{body}");
+    body
+}
+
+/// Registers an agent; returns the whole answer (its key in `api_key`).
+async fn register(app: &TestApp, name: &str) -> Value {
+    bgp(
+        app,
+        Method::POST,
+        "/api/agents",
+        None,
+        &[],
+        Some(json!({"name": name})),
+    )
+    .await
+    .expect(201)
+}
+
+fn key_of(agent: &Value) -> String {
+    agent["api_key"].as_str().expect("api_key").to_owned()
+}
+
+fn sha256_hex(text: &str) -> String {
+    Sha256::digest(text.as_bytes())
+        .iter()
+        .map(|byte| format!("{byte:02x}"))
+        .collect()
+}
+
+/// Every byte the server's database holds on disk (its file and its write-ahead log).
+fn database_bytes(app: &TestApp) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    for name in ["arbiter.db", "arbiter.db-wal"] {
+        if let Ok(mut more) = std::fs::read(app.dir.path().join(name)) {
+            bytes.append(&mut more);
+        }
+    }
+    bytes
+}
+
+fn contains(haystack: &[u8], needle: &str) -> bool {
+    haystack
+        .windows(needle.len())
+        .any(|window| window == needle.as_bytes())
+}
+
+#[tokio::test]
+async fn registration_shows_the_key_once_and_stores_only_its_hash() {
+    let app = spawn().await;
+    let reply = bgp(
+        &app,
+        Method::POST,
+        "/api/agents",
+        None,
+        &[],
+        Some(json!({"name": "alice", "display_name": " Alice ", "bio": "plays the centre", "homepage": "ignored"})),
+    )
+    .await;
+    assert_eq!(
+        reply.headers.get("cache-control").map(|v| v.as_bytes()),
+        Some(&b"no-store"[..]),
+        "a key is never cached on the way"
+    );
+    let agent = reply.expect(201);
+    let key = key_of(&agent);
+    let random = key.strip_prefix("ck_live_").expect("spelled ck_live_");
+    assert_eq!(random.len(), 43, "{key}");
+    assert!(
+        random
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+    );
+    assert_eq!(agent["api_key_prefix"], key[..12], "{agent}");
+    assert_eq!(agent["name"], "alice");
+    assert_eq!(agent["display_name"], "Alice", "trimmed: {agent}");
+    assert_eq!(agent["bio"], "plays the centre");
+    assert_eq!(
+        (&agent["wins"], &agent["losses"], &agent["total_matches"]),
+        (&json!(0), &json!(0), &json!(0))
+    );
+
+    // The store holds the key's SHA-256 and its first 12 characters, never the key.
+    app.arena.shutdown().await;
+    let store = SqliteStore::open(&app.dir.path().join("arbiter.db"))
+        .await
+        .expect("the same database");
+    let bots = store.bots().await.expect("bots");
+    let stored = bots.iter().find(|b| b.name == "alice").expect("stored");
+    assert_eq!(stored.token_hash.as_deref(), Some(&*sha256_hex(&key)));
+    assert_eq!(stored.token_prefix.as_deref(), Some(&key[..12]));
+    assert!(
+        !contains(&database_bytes(&app), random),
+        "the key's secret part is nowhere in the database"
+    );
+    assert!(contains(&database_bytes(&app), &sha256_hex(&key)));
+}
+
+#[tokio::test]
+async fn the_key_is_a_bot_token_of_the_native_api_and_the_agent_has_a_page() {
+    let app = spawn().await;
+    let key = key_of(&register(&app, "alice").await);
+    let me = app.get("/bots/me", Some(&key)).await.expect(200);
+    assert_eq!(
+        (&me["name"], &me["kind"]),
+        (&json!("alice"), &json!("registered")),
+        "{me}"
+    );
+    let page = app
+        .client
+        .get(format!(
+            "{}/bots/alice",
+            app.base.trim_end_matches("/api/v1")
+        ))
+        .send()
+        .await
+        .expect("the bot's page");
+    assert_eq!(page.status(), 200);
+    assert!(page.text().await.expect("html").contains("alice"));
+    // A native bot's token is a key of the dialect too: one identity, two spellings.
+    let (_, native) = app.register("Native").await;
+    let seen = bgp(
+        &app,
+        Method::GET,
+        "/api/agents/me",
+        Some(&native),
+        &[],
+        None,
+    )
+    .await
+    .expect(200);
+    assert_eq!(seen["name"], "Native");
+}
+
+#[tokio::test]
+async fn rotation_kills_the_old_key_at_once_on_every_door() {
+    let app = spawn().await;
+    let old = key_of(&register(&app, "alice").await);
+    let rotated = bgp(
+        &app,
+        Method::POST,
+        "/api/agents/me/rotate-key",
+        Some(&old),
+        &[],
+        None,
+    )
+    .await;
+    assert_eq!(
+        rotated.headers.get("cache-control").map(|v| v.as_bytes()),
+        Some(&b"no-store"[..])
+    );
+    let rotated = rotated.expect(200);
+    let new = rotated["api_key"].as_str().expect("a new key").to_owned();
+    assert!(new.starts_with("ck_live_") && new.len() == 51, "{new}");
+    assert_ne!(new, old);
+    assert_eq!(rotated["api_key_prefix"], new[..12]);
+    for path in ["/api/agents/me", "/api/agents/me/rotate-key"] {
+        let method = if path.ends_with("key") {
+            Method::POST
+        } else {
+            Method::GET
+        };
+        refused(
+            bgp(&app, method, path, Some(&old), &[], None).await,
+            401,
+            "invalid_token",
+        );
+    }
+    app.get("/bots/me", Some(&old))
+        .await
+        .expect_error(401, "invalid_token");
+    app.get("/bots/me", Some(&new)).await.expect(200);
+    let me = bgp(&app, Method::GET, "/api/agents/me", Some(&new), &[], None)
+        .await
+        .expect(200);
+    assert_eq!(me["api_key_prefix"], new[..12]);
+}
+
+#[tokio::test]
+async fn me_needs_an_agent_s_key() {
+    let app = spawn().await;
+    let key = key_of(&register(&app, "alice").await);
+    let (_, anonymous) = app.anonymous().await;
+    for (key, status, code) in [
+        (None, 401, Some("invalid_token")),
+        (Some("ck_live_not-a-key"), 401, Some("invalid_token")),
+        (Some(anonymous.as_str()), 401, Some("invalid_token")),
+        (Some(key.as_str()), 200, None),
+    ] {
+        let reply = bgp(&app, Method::GET, "/api/agents/me", key, &[], None).await;
+        match code {
+            Some(code) => {
+                refused(reply, status, code);
+            }
+            None => {
+                let me = reply.expect(status);
+                assert_eq!(me["name"], "alice");
+                assert_eq!(me["api_key_prefix"], key.expect("given")[..12]);
+                assert!(!me.to_string().contains(key.expect("given")), "{me}");
+            }
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_public_profile_shows_no_secret() {
+    let app = spawn().await;
+    let agent = bgp(
+        &app,
+        Method::POST,
+        "/api/agents",
+        None,
+        &[("X-Provider-Id", "providermarker")],
+        Some(json!({"name": "alice", "bio": "hello", "meta": {"model": "metamarker"}})),
+    )
+    .await
+    .expect(201);
+    let key = key_of(&agent);
+    let profile = bgp(&app, Method::GET, "/api/agents/alice", None, &[], None).await;
+    let text = profile.text.clone();
+    let profile = profile.expect(200);
+    for secret in [
+        &key,
+        &key[..12],
+        "api_key",
+        "providermarker",
+        "metamarker",
+        "disabled",
+    ] {
+        assert!(!text.contains(secret), "the profile shows {secret}: {text}");
+    }
+    assert_eq!(profile["bio"], "hello");
+    assert_eq!(profile["agent_id"], agent["agent_id"]);
+    assert!(
+        profile["profile_url"]
+            .as_str()
+            .is_some_and(|url| url.ends_with("/bots/alice")),
+        "{profile}"
+    );
+    // Anonymous bots and house bots are not agents.
+    let (anonymous, _) = app.anonymous().await;
+    for name in [
+        anonymous.to_string(),
+        "house-easy".to_owned(),
+        "nobody".to_owned(),
+    ] {
+        refused(
+            bgp(
+                &app,
+                Method::GET,
+                &format!("/api/agents/{name}"),
+                None,
+                &[],
+                None,
+            )
+            .await,
+            404,
+            "agent_not_found",
+        );
+    }
+}
+
+#[tokio::test]
+async fn registration_checks_names_and_texts_and_changes_nothing_when_refused() {
+    let app = spawn().await;
+    register(&app, "alice").await;
+    for (body, status, code, field) in [
+        (json!({"name": "alice"}), 409, "name_taken", "name"),
+        (json!({"name": "ALICE"}), 409, "name_taken", "name"),
+        (
+            json!({"name": "alice@clawdchat"}),
+            400,
+            "bad_request",
+            "name",
+        ),
+        (json!({"name": "x"}), 400, "bad_request", "name"),
+        (json!({"name": "me"}), 409, "name_taken", "name"),
+        (
+            json!({"name": "bob", "bio": "b".repeat(281)}),
+            400,
+            "bad_request",
+            "bio",
+        ),
+        (
+            json!({"name": "bob", "display_name": "d".repeat(65)}),
+            400,
+            "bad_request",
+            "display_name",
+        ),
+    ] {
+        let reply = bgp(
+            &app,
+            Method::POST,
+            "/api/agents",
+            None,
+            &[],
+            Some(body.clone()),
+        )
+        .await;
+        let error = refused(reply, status, code);
+        assert_eq!(error["detail"]["field"], field, "{body}: {error}");
+    }
+    let bad_json = bgp(&app, Method::POST, "/api/agents", None, &[], None).await;
+    refused(bad_json, 400, "bad_request");
+    let names: Vec<String> = app
+        .arena
+        .list_bots()
+        .into_iter()
+        .map(|(bot, _)| bot.name)
+        .filter(|name| !name.starts_with("house-"))
+        .collect();
+    assert_eq!(names, ["alice"], "nothing refused was registered");
+}
+
+#[tokio::test]
+async fn registration_is_limited_per_address() {
+    let config = ArenaConfig {
+        open_registrations_per_window: 3,
+        open_registration_window_ms: 3_600_000,
+        ..ArenaConfig::default()
+    };
+    let app = serve(config, with_bgp).await;
+    for n in 0..3 {
+        register(&app, &format!("agent{n}")).await;
+    }
+    // A refused name is not counted against the address.
+    let bad = bgp(
+        &app,
+        Method::POST,
+        "/api/agents",
+        None,
+        &[],
+        Some(json!({"name": "a b"})),
+    )
+    .await;
+    refused(bad, 400, "bad_request");
+    let limited = bgp(
+        &app,
+        Method::POST,
+        "/api/agents",
+        None,
+        &[],
+        Some(json!({"name": "agent3"})),
+    )
+    .await;
+    assert_eq!(
+        limited.headers.get("retry-after").map(|v| v.as_bytes()),
+        Some(&b"3600"[..])
+    );
+    refused(limited, 429, "rate_limited");
+    refused(
+        bgp(&app, Method::GET, "/api/agents/agent3", None, &[], None).await,
+        404,
+        "agent_not_found",
+    );
+    app.advance(3_600_000).await;
+    register(&app, "agent3").await;
+}
+
+/// Registers a bot of `key` playing Gomoku through the native API and starts a rated
+/// freestyle match of one leg against `opponent` (whose key accepts it); returns its id.
+async fn native_match(app: &TestApp, key: &str, opponent: &str, opponent_key: &str) -> i64 {
+    let body = json!({"opponent": opponent, "game": "gomoku", "variant": "freestyle", "format": "single", "rated": true});
+    let id = app.post("/challenges", Some(key), body).await.expect(201)["id"]
+        .as_i64()
+        .expect("id");
+    app.post(
+        &format!("/challenges/{id}/accept"),
+        Some(opponent_key),
+        json!({}),
+    )
+    .await
+    .expect(200);
+    id
+}
+
+/// Plays a five for the first seat of match `id` (keys `black`, `white`) through the native
+/// API: its result is a rated win for `black`.
+async fn five(app: &TestApp, id: i64, black: &str, white: &str) {
+    for x in 3..8 {
+        for (key, stone) in [
+            (black, json!({"x": x, "y": 7})),
+            (white, json!({"x": x, "y": 0})),
+        ] {
+            let Some(turn) = app.turns(id, key).await.into_iter().next() else {
+                return;
+            };
+            let body = json!({"leg": 0, "revision": turn["revision"], "move": stone});
+            app.post(&format!("/matches/{id}/moves"), Some(key), body)
+                .await
+                .expect(200);
+        }
+    }
+}
+
+#[tokio::test]
+async fn the_leaderboard_orders_agents_by_wins_then_losses_then_age() {
+    let app = spawn().await;
+    let mut keys = std::collections::HashMap::new();
+    for name in ["ace", "bee", "cub", "dot", "eel"] {
+        keys.insert(name, key_of(&register(&app, name).await));
+    }
+    // (black, who wins, white). ace wins 2; bee wins 1 and loses 1; cub wins 1 and loses 2;
+    // dot loses 1; eel never plays.
+    for (black, white) in [
+        ("ace", "bee"),
+        ("ace", "cub"),
+        ("bee", "cub"),
+        ("cub", "dot"),
+    ] {
+        let id = native_match(&app, &keys[black], white, &keys[white]).await;
+        five(&app, id, &keys[black], &keys[white]).await;
+        assert_eq!(app.snapshot(id).await["status"], "finished");
+    }
+    // A native bot that plays no game of the dialect's (a card game) is not listed.
+    app.post(
+        "/admin/bots",
+        Some(ADMIN),
+        json!({"name": "Elsewhere", "supported_variants": ["goofspiel"]}),
+    )
+    .await
+    .expect(201);
+
+    let board = bgp(&app, Method::GET, "/api/agents", None, &[], None)
+        .await
+        .expect(200);
+    let rows: Vec<(String, i64, i64, i64)> = board
+        .as_array()
+        .expect("a list")
+        .iter()
+        .map(|row| {
+            (
+                row["name"].as_str().expect("name").to_owned(),
+                row["wins"].as_i64().expect("wins"),
+                row["losses"].as_i64().expect("losses"),
+                row["rank"].as_i64().expect("rank"),
+            )
+        })
+        .collect();
+    let expected = [
+        ("ace", 2, 0, 1),
+        ("bee", 1, 1, 2),
+        ("cub", 1, 2, 3),
+        ("eel", 0, 0, 4),
+        ("dot", 0, 1, 5),
+    ];
+    assert_eq!(
+        rows,
+        expected.map(|(name, wins, losses, rank)| (name.to_owned(), wins, losses, rank)),
+        "{board}"
+    );
+    let cub = bgp(&app, Method::GET, "/api/agents/cub", None, &[], None)
+        .await
+        .expect(200);
+    assert_eq!(
+        (
+            &cub["wins"],
+            &cub["losses"],
+            &cub["draws"],
+            &cub["total_matches"]
+        ),
+        (&json!(1), &json!(2), &json!(0), &json!(3)),
+        "{cub}"
+    );
+
+    let top = bgp(&app, Method::GET, "/api/agents?limit=2", None, &[], None)
+        .await
+        .expect(200);
+    let names: Vec<&str> = top
+        .as_array()
+        .expect("a list")
+        .iter()
+        .filter_map(|row| row["name"].as_str())
+        .collect();
+    assert_eq!(names, ["ace", "bee"]);
+    for limit in ["0", "201", "-1", "many"] {
+        refused(
+            bgp(
+                &app,
+                Method::GET,
+                &format!("/api/agents?limit={limit}"),
+                None,
+                &[],
+                None,
+            )
+            .await,
+            400,
+            "bad_request",
+        );
+    }
+}
+
+#[tokio::test]
+async fn only_trusted_providers_may_speak_for_agents() {
+    let app = serve(ArenaConfig::default(), with_trusted_provider).await;
+    for (n, provider, status, code) in [
+        (0, Some("trusted"), 201, None),
+        (1, None, 201, None),
+        (2, Some("evil"), 403, Some("provider_not_allowed")),
+        (3, Some("two words"), 400, Some("bad_request")),
+        (4, Some("trustedx"), 403, Some("provider_not_allowed")),
+    ] {
+        let headers: Vec<(&str, &str)> =
+            provider.map(|p| ("X-Provider-Id", p)).into_iter().collect();
+        let reply = bgp(
+            &app,
+            Method::POST,
+            "/api/agents",
+            None,
+            &headers,
+            Some(json!({"name": format!("agent{n}")})),
+        )
+        .await;
+        match code {
+            None => {
+                reply.expect(status);
+            }
+            Some(code) => {
+                refused(reply, status, code);
+                refused(
+                    bgp(
+                        &app,
+                        Method::GET,
+                        &format!("/api/agents/agent{n}"),
+                        None,
+                        &[],
+                        None,
+                    )
+                    .await,
+                    404,
+                    "agent_not_found",
+                );
+            }
+        }
+    }
+    // A server started without a list trusts every provider.
+    let open = spawn().await;
+    bgp(
+        &open,
+        Method::POST,
+        "/api/agents",
+        None,
+        &[("X-Provider-Id", "evil")],
+        Some(json!({"name": "agent"})),
+    )
+    .await
+    .expect(201);
+}
+
+#[test]
+fn a_provider_list_must_name_providers_by_one_word() {
+    let games = games();
+    for (list, valid) in [
+        (vec!["clawdchat", "proxy.example"], true),
+        (vec![], true),
+        (vec!["two words"], false),
+        (vec!["ok", ""], false),
+    ] {
+        let list: Vec<String> = list.into_iter().map(str::to_owned).collect();
+        assert_eq!(
+            with_bgp(&games).with_bgp_providers(&list).is_ok(),
+            valid,
+            "{list:?}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_match_s_notes_are_the_administrator_s_alone() {
+    let app = spawn().await;
+    let (id, bot, _) = app.running_match().await;
+    let path = format!("/api/admin/matches/{id}/notes");
+    refused(
+        bgp(&app, Method::GET, &path, None, &[], None).await,
+        401,
+        "invalid_token",
+    );
+    refused(
+        bgp(&app, Method::GET, &path, Some(&bot), &[], None).await,
+        403,
+        "admin_only",
+    );
+    refused(
+        bgp(
+            &app,
+            Method::GET,
+            "/api/admin/matches/999/notes",
+            Some(ADMIN),
+            &[],
+            None,
+        )
+        .await,
+        404,
+        "match_not_found",
+    );
+    refused(
+        bgp(
+            &app,
+            Method::GET,
+            "/api/admin/matches/abc/notes",
+            Some(ADMIN),
+            &[],
+            None,
+        )
+        .await,
+        404,
+        "match_not_found",
+    );
+    app.arena
+        .add_note(id, Some(1), "test_note", json!({"said": "notemarker91"}))
+        .await
+        .expect("stored");
+    let notes = bgp(&app, Method::GET, &path, Some(ADMIN), &[], None)
+        .await
+        .expect(200);
+    assert_eq!(notes["notes"].as_array().map(Vec::len), Some(1), "{notes}");
+    let note = &notes["notes"][0];
+    assert_eq!(
+        (&note["kind"], &note["participant"], &note["data"]["said"]),
+        (&json!("test_note"), &json!(1), &json!("notemarker91")),
+        "{notes}"
+    );
+    assert_eq!(note["at_ms"], T0);
+    // No public reading of the match carries it.
+    for public in [
+        app.get(&format!("/matches/{id}"), None).await.text,
+        app.get(&format!("/matches/{id}/events?since=0"), None)
+            .await
+            .text,
+        app.get(&format!("/matches/{id}"), Some(&bot)).await.text,
+    ] {
+        assert!(
+            !public.contains("notemarker91") && !public.contains("test_note"),
+            "{public}"
+        );
+    }
+}
