@@ -13,7 +13,10 @@ pub(crate) fn games() -> Games {
 }
 
 /// The dialects the server speaks besides its native API, each with the game it serves:
-/// FlipSight's dialect is Othello's.
+/// FlipSight's dialect is Othello's; the Board Game Protocol serves every game played on a
+/// board's points, Gomoku when a request names none.
 pub(crate) fn dialects(games: &Games) -> Result<Dialects, UnknownGame> {
-    Dialects::none().with_flipsight(games, arbiter_othello_plugin::FAMILY.id())
+    Dialects::none()
+        .with_flipsight(games, arbiter_othello_plugin::FAMILY.id())?
+        .with_bgp(games, arbiter_gomoku::FAMILY.id())
 }

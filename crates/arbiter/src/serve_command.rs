@@ -31,6 +31,11 @@ pub(crate) struct ServeArgs {
     /// Without it every provider is accepted; requests without the header always are.
     #[arg(long, env = "ARBITER_BGP_PROVIDERS", value_delimiter = ',')]
     bgp_providers: Option<Vec<String>>,
+    /// The address clients reach the server at (`https://arena.example.org`), for the links
+    /// it hands out (the Board Game Protocol's `invite_url` and `claim_url`); the address it
+    /// listens on when not given.
+    #[arg(long, env = "ARBITER_PUBLIC_URL")]
+    public_url: Option<String>,
 }
 
 pub(crate) fn init_logging(format: &str) {
@@ -124,6 +129,13 @@ pub(crate) async fn run(args: ServeArgs) -> anyhow::Result<()> {
         ..arbiter_server::ServeLimits::default()
     };
     let dialects = crate::games::dialects(arena.games()).context("choosing the dialects' games")?;
+    let dialects = match args.public_url.as_deref().map(str::trim) {
+        Some(url) if url.starts_with("http://") || url.starts_with("https://") => {
+            dialects.with_public_url(url)
+        }
+        Some(url) => anyhow::bail!("--public-url {url:?} must start with http:// or https://"),
+        None => dialects,
+    };
     let dialects = match &args.bgp_providers {
         Some(providers) => {
             let providers: Vec<String> = providers
