@@ -276,6 +276,8 @@ struct Playing {
     /// Each leg task's latest decision, watched by the task, by [`Turn::task`].
     legs: HashMap<(u8, Option<u64>), watch::Sender<Option<Turn>>>,
     stop: CancellationToken,
+    /// The match's leg tasks, waited for when it ends.
+    tasks: TaskTracker,
 }
 
 struct Session {
@@ -301,11 +303,11 @@ impl Session {
                         self.playing(&summary);
                     }
                 } else {
-                    return self.ended(&summary);
+                    return self.ended(&summary).await;
                 }
             }
             Event::Turn(turn) => self.turn(turn),
-            Event::Finished(summary) => return self.ended(&summary),
+            Event::Finished(summary) => return self.ended(&summary).await,
             Event::Open(ids) => {
                 // Matches being played, and the --once-match one even while it is only a
                 // challenge, that the poll no longer lists have ended.
@@ -321,7 +323,7 @@ impl Session {
                 for id in gone {
                     match self.context.api.snapshot(id).await {
                         Ok(snapshot) if !is_open(&snapshot) => {
-                            if let Some(exit) = self.ended(&snapshot) {
+                            if let Some(exit) = self.ended(&snapshot).await {
                                 return Some(exit);
                             }
                         }
@@ -431,20 +433,25 @@ impl Session {
         let playing = self.matches.entry(id).or_default();
         let sender = playing.legs.entry(turn.task()).or_insert_with(|| {
             let (sender, receiver) = watch::channel(None);
-            legs.spawn(leg::run(context, receiver, playing.stop.child_token()));
+            let leg = leg::run(context, receiver, playing.stop.child_token());
+            legs.spawn(playing.tasks.track_future(leg));
             sender
         });
         sender.send_replace(Some(turn));
     }
 
-    /// A match or challenge ended: stop its legs and say how it went.
-    fn ended(&mut self, summary: &Value) -> Option<Exit> {
+    /// A match or challenge ended: stop its legs and say how it went. Its legs are waited
+    /// for (they stop their engines at once, or keep an idle Gomocup brain for the next leg),
+    /// so that the next match finds the engines this one left.
+    async fn ended(&mut self, summary: &Value) -> Option<Exit> {
         let id = summary["id"].as_i64()?;
-        let was_playing = self
-            .matches
-            .remove(&id)
-            .map(|playing| playing.stop.cancel())
-            .is_some();
+        let playing = self.matches.remove(&id);
+        let was_playing = playing.is_some();
+        if let Some(playing) = playing {
+            playing.stop.cancel();
+            playing.tasks.close();
+            playing.tasks.wait().await;
+        }
         let mine = participants(summary).iter().any(|p| p.id == self.me);
         if was_playing || (mine && self.once == Some(id)) {
             tracing::info!("{}", describe_end(summary, self.me));

@@ -74,7 +74,8 @@ impl Server {
             config,
             arbiter_arena::Games::new()
                 .with(&arbiter_othello_plugin::FAMILY)
-                .with(&arbiter_goofspiel::FAMILY),
+                .with(&arbiter_goofspiel::FAMILY)
+                .with(&arbiter_gomoku::FAMILY),
             Arc::new(clock.clone()),
             Arc::new(store),
             None,

@@ -2,6 +2,7 @@
 //! play whole matches, and the connector survives a server restart.
 
 mod generic_engine;
+mod gomocup;
 mod goofspiel;
 mod harness;
 mod play;
