@@ -5,11 +5,10 @@
 use serde_json::{Value, json};
 
 use super::*;
-use crate::helpers::spawn_app;
 
 #[tokio::test]
 async fn an_agent_is_registered_with_a_key_shown_once() {
-    let app = spawn_app().await;
+    let app = spawn_bgp().await;
     let client = Bgp::new(&app);
     let agent = client
         .register(
@@ -58,7 +57,7 @@ async fn an_agent_is_registered_with_a_key_shown_once() {
 
 #[tokio::test]
 async fn a_rotated_key_replaces_the_old_one_at_once_here_and_in_the_native_api() {
-    let app = spawn_app().await;
+    let app = spawn_bgp().await;
     let client = Bgp::new(&app);
     let agent = client.register("rotor", json!({})).await;
     let native_me = |key: String| {
@@ -112,7 +111,7 @@ async fn a_rotated_key_replaces_the_old_one_at_once_here_and_in_the_native_api()
 
 #[tokio::test]
 async fn an_agent_plays_under_its_name_and_a_guest_as_a_guest() {
-    let app = spawn_app().await;
+    let app = spawn_bgp().await;
     let client = Bgp::new(&app);
     let agent = client.register("ace", json!({})).await;
     let black = client.create_as(&agent.key, Value::Null).await;
@@ -149,7 +148,7 @@ async fn an_agent_plays_under_its_name_and_a_guest_as_a_guest() {
 
 #[tokio::test]
 async fn the_leaderboard_ranks_agents_by_wins_and_never_guests() {
-    let app = spawn_app().await;
+    let app = spawn_bgp().await;
     let client = Bgp::new(&app);
     let ace = client.register("ace", json!({})).await;
     let bee = client.register("bee", json!({})).await;

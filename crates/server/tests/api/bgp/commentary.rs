@@ -5,11 +5,10 @@
 use serde_json::{Value, json};
 
 use super::*;
-use crate::helpers::spawn_app;
 
 #[tokio::test]
 async fn a_comment_is_posted_for_everyone() {
-    let app = spawn_app().await;
+    let app = spawn_bgp().await;
     let client = Bgp::new(&app);
     let table = client.table(Value::Null).await;
     let since = client.last_seq(&table.id).await;
@@ -39,7 +38,7 @@ async fn shown_to(client: &Bgp, id: &str, cred: Cred<'_>) -> String {
 
 #[tokio::test]
 async fn a_private_analysis_is_shown_to_its_owner_alone() {
-    let app = spawn_app().await;
+    let app = spawn_bgp().await;
     let client = Bgp::new(&app);
     let table = client.table(Value::Null).await;
     let public = json!({
@@ -107,7 +106,7 @@ async fn a_comment_or_analysis_past_its_limit_is_refused_and_plays_nothing() {
             false,
         ),
     ];
-    let app = spawn_app().await;
+    let app = spawn_bgp().await;
     let client = Bgp::new(&app);
     let table = client.table(Value::Null).await;
     let mut played = 0;

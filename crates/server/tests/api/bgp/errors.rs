@@ -5,7 +5,6 @@ use reqwest::Method;
 use serde_json::{Value, json};
 
 use super::*;
-use crate::helpers::spawn_app;
 
 /// The stones on the board and whose turn it is, to show that a refusal changed nothing.
 async fn board_state(client: &Bgp, id: &str) -> (Value, Value) {
@@ -18,7 +17,7 @@ async fn board_state(client: &Bgp, id: &str) -> (Value, Value) {
 
 #[tokio::test]
 async fn a_malformed_action_or_an_unknown_type_is_a_bad_request() {
-    let app = spawn_app().await;
+    let app = spawn_bgp().await;
     let client = Bgp::new(&app);
     let table = client.table(Value::Null).await;
     let before = board_state(&client, &table.id).await;
@@ -50,7 +49,7 @@ async fn a_malformed_action_or_an_unknown_type_is_a_bad_request() {
 
 #[tokio::test]
 async fn a_malformed_create_or_join_is_a_bad_request() {
-    let app = spawn_app().await;
+    let app = spawn_bgp().await;
     let client = Bgp::new(&app);
     let guest = json!({"name": "alice", "display_name": "Alice", "meta": {}});
     for body in [
@@ -81,7 +80,7 @@ async fn a_malformed_create_or_join_is_a_bad_request() {
 
 #[tokio::test]
 async fn an_unknown_match_is_not_found_on_every_endpoint() {
-    let app = spawn_app().await;
+    let app = spawn_bgp().await;
     let client = Bgp::new(&app);
     // A real match exists, so that its token is a valid one somewhere.
     let table = client.table(Value::Null).await;
@@ -108,7 +107,7 @@ async fn an_unknown_match_is_not_found_on_every_endpoint() {
 
 #[tokio::test]
 async fn a_third_player_finds_the_match_full() {
-    let app = spawn_app().await;
+    let app = spawn_bgp().await;
     let client = Bgp::new(&app);
     let table = client.table(Value::Null).await;
     let carol = json!({"player": {"name": "carol", "display_name": "Carol", "meta": {}}});
@@ -123,7 +122,7 @@ async fn a_third_player_finds_the_match_full() {
 
 #[tokio::test]
 async fn a_finished_match_refuses_actions_and_joins() {
-    let app = spawn_app().await;
+    let app = spawn_bgp().await;
     let client = Bgp::new(&app);
     let table = client.table(Value::Null).await;
     client.five_in_row(&table).await;
@@ -145,7 +144,7 @@ async fn a_finished_match_refuses_actions_and_joins() {
 
 #[tokio::test]
 async fn a_move_out_of_turn_is_not_your_turn() {
-    let app = spawn_app().await;
+    let app = spawn_bgp().await;
     let client = Bgp::new(&app);
     let table = client.table(Value::Null).await;
     let stone = json!({"type": "place_stone", "x": 7, "y": 7});
@@ -166,7 +165,7 @@ async fn a_move_out_of_turn_is_not_your_turn() {
 
 #[tokio::test]
 async fn the_same_player_cannot_take_both_seats() {
-    let app = spawn_app().await;
+    let app = spawn_bgp().await;
     let client = Bgp::new(&app);
     let agent = client.register("solo-agent", json!({})).await;
     let guest = |name: &str, meta: Value| json!({"player": {"name": name, "display_name": display_name(name), "meta": meta}});
@@ -280,7 +279,7 @@ async fn an_illegal_stone_is_an_invalid_move_whose_detail_says_why() {
     ];
     for case in cases {
         // A server per case, so that no case meets a limit on matches per address.
-        let app = spawn_app().await;
+        let app = spawn_bgp().await;
         let client = Bgp::new(&app);
         let table = client.table(case.config.clone()).await;
         for (n, (x, y)) in case.before.iter().enumerate() {
@@ -333,7 +332,7 @@ async fn the_same_stones_are_legal_where_no_rule_forbids_them() {
         (json!({}), (7, 7)),
         (json!({"board_size": 19}), (18, 18)),
     ] {
-        let app = spawn_app().await;
+        let app = spawn_bgp().await;
         let client = Bgp::new(&app);
         let table = client.table(config.clone()).await;
         assert_eq!(
@@ -360,7 +359,7 @@ async fn the_same_stones_are_legal_where_no_rule_forbids_them() {
 
 #[tokio::test]
 async fn a_renju_match_shows_its_rule_in_the_config() {
-    let app = spawn_app().await;
+    let app = spawn_bgp().await;
     let client = Bgp::new(&app);
     let created = client.create_guest("alice", json!({RULE: "renju"})).await;
     assert_eq!(created.body["config"][RULE], "renju", "{}", created.body);
@@ -370,7 +369,7 @@ async fn a_renju_match_shows_its_rule_in_the_config() {
 
 #[tokio::test]
 async fn too_many_matches_from_one_address_are_rate_limited() {
-    let app = spawn_app().await;
+    let app = spawn_bgp().await;
     let client = Bgp::new(&app);
     let mut created = 0;
     let refused = loop {

@@ -5,11 +5,11 @@
 use serde_json::{Value, json};
 
 use super::*;
-use crate::helpers::{settle, spawn_app};
+use crate::helpers::settle;
 
 #[tokio::test]
 async fn wait_zero_answers_at_once_with_nothing_new() {
-    let app = spawn_app().await;
+    let app = spawn_bgp().await;
     let client = Bgp::new(&app);
     let table = client.table(Value::Null).await;
     let last = client.last_seq(&table.id).await;
@@ -29,7 +29,7 @@ async fn wait_zero_answers_at_once_with_nothing_new() {
 
 #[tokio::test]
 async fn a_waiting_request_wakes_when_a_stone_is_placed() {
-    let app = spawn_app().await;
+    let app = spawn_bgp().await;
     let client = Bgp::new(&app);
     let table = client.table(Value::Null).await;
     let last = client.last_seq(&table.id).await;
@@ -54,7 +54,7 @@ async fn a_waiting_request_wakes_when_a_stone_is_placed() {
 
 #[tokio::test]
 async fn a_wait_with_no_event_ends_empty_when_the_injected_clock_passes_it() {
-    let app = spawn_app().await;
+    let app = spawn_bgp().await;
     let client = Bgp::new(&app);
     let table = client.table(Value::Null).await;
     let last = client.last_seq(&table.id).await;
@@ -99,7 +99,7 @@ fn quiet_moves(count: usize) -> Vec<(i64, i64)> {
 
 #[tokio::test]
 async fn more_than_a_hundred_events_come_in_pages_without_gaps_or_repeats() {
-    let app = spawn_app().await;
+    let app = spawn_bgp().await;
     let client = Bgp::new(&app);
     let table = client.table(Value::Null).await;
     // Each move with a comment makes at least a stone, a comment and a new turn.
@@ -136,7 +136,7 @@ async fn more_than_a_hundred_events_come_in_pages_without_gaps_or_repeats() {
 
 #[tokio::test]
 async fn the_sse_stream_delivers_the_same_events() {
-    let app = spawn_app().await;
+    let app = spawn_bgp().await;
     let client = Bgp::new(&app);
     let table = client.table(Value::Null).await;
     client.place(&table.id, &table.black.token, 7, 7).await;

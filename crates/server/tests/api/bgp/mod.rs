@@ -14,13 +14,18 @@ mod timeouts;
 mod tokens;
 
 use std::future::Future;
+use std::sync::Arc;
 use std::time::Duration;
+
+use arbiter_arena::{ArenaConfig, Games, ManualClock};
+use arbiter_server::Dialects;
+use arbiter_store_sqlite::SqliteStore;
 
 use futures::StreamExt;
 use reqwest::Method;
 use serde_json::{Value, json};
 
-use crate::helpers::{Reply, T0, TestApp};
+use crate::helpers::{Reply, T0, TestApp, dialects, games, start_running};
 
 /// The key of a match's `config` that names Gomoku's rule set (`freestyle` by default,
 /// `renju`). The protocol leaves a game's own settings to the game; the issue says only that
@@ -33,6 +38,37 @@ pub(crate) const DEFAULT_TURN_TIMEOUT: i64 = 120;
 
 /// The clock's reading when a test starts, in Unix seconds, as `deadline_ts` counts.
 pub(crate) const T0_S: i64 = T0 / 1000;
+
+/// The public address the suite's servers are given, from which their links are built.
+pub(crate) const PUBLIC_URL: &str = "https://arena.example";
+
+/// The dialects of the suite's servers: the harness's, and the Board Game Protocol's serving
+/// Gomoku, with [`PUBLIC_URL`] as the server's public address.
+fn bgp_dialects(games: &Games) -> Dialects {
+    dialects(games)
+        .with_bgp(games, "gomoku")
+        .expect("the test servers run Gomoku")
+        .with_public_url(PUBLIC_URL)
+}
+
+/// A test server speaking the Board Game Protocol, on a fresh database with the injected
+/// clock at [`T0`].
+pub(crate) async fn spawn_bgp() -> TestApp {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let store = SqliteStore::open(&dir.path().join("arbiter.db"))
+        .await
+        .expect("store");
+    let clock = ManualClock::new(T0);
+    start_running(
+        dir,
+        clock,
+        ArenaConfig::default(),
+        Arc::new(store),
+        games(),
+        bgp_dialects,
+    )
+    .await
+}
 
 /// How long the tests wait, in real time, for an answer that the server should give at once
 /// or as soon as the injected clock allows. It is a guard against a hanging test, never a

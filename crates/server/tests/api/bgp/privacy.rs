@@ -4,7 +4,6 @@
 use serde_json::json;
 
 use super::*;
-use crate::helpers::spawn_app;
 
 /// Marker strings, each sent through one channel, that no public response may contain.
 const MARKERS: [&str; 7] = [
@@ -28,7 +27,7 @@ fn clean(what: &str, text: &str) {
 
 #[tokio::test]
 async fn provider_metadata_is_never_shown_publicly() {
-    let app = spawn_app().await;
+    let app = spawn_bgp().await;
     // The provider speaks for two agents of its own, one a seat.
     let provider_for = |agent_id: &str| {
         let meta =

@@ -4,7 +4,6 @@
 use serde_json::{Value, json};
 
 use super::*;
-use crate::helpers::spawn_app;
 
 /// Asserts that no event of `kinds` is among match `id`'s events after `since`.
 async fn none_of(client: &Bgp, id: &str, since: i64, kinds: &[&str]) {
@@ -25,7 +24,7 @@ async fn a_silent_turn_is_warned_at_half_and_forfeited_at_its_end() {
         (Value::Null, DEFAULT_TURN_TIMEOUT),
         (json!({"turn_timeout": 30}), 30),
     ] {
-        let app = spawn_app().await;
+        let app = spawn_bgp().await;
         let client = Bgp::new(&app);
         let table = client.table(config.clone()).await;
         let half_ms = timeout * 500;
@@ -120,7 +119,7 @@ async fn a_silent_turn_is_warned_at_half_and_forfeited_at_its_end() {
 
 #[tokio::test]
 async fn each_turn_is_timed_afresh() {
-    let app = spawn_app().await;
+    let app = spawn_bgp().await;
     let client = Bgp::new(&app);
     let table = client.table(Value::Null).await;
     // Black thinks for 50 s, short of its warning, then plays.
@@ -166,7 +165,7 @@ async fn each_turn_is_timed_afresh() {
 
 #[tokio::test]
 async fn a_match_nobody_joins_is_cancelled_after_a_day() {
-    let app = spawn_app().await;
+    let app = spawn_bgp().await;
     let client = Bgp::new(&app);
     let open = client.create_guest("alice", Value::Null).await;
     app.advance(24 * 3_600_000 - 60_000).await;

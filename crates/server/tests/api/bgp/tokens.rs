@@ -3,7 +3,6 @@
 use serde_json::{Value, json};
 
 use super::*;
-use crate::helpers::spawn_app;
 
 /// The number of stones on match `id`'s board.
 async fn stones(client: &Bgp, id: &str) -> Value {
@@ -12,7 +11,7 @@ async fn stones(client: &Bgp, id: &str) -> Value {
 
 #[tokio::test]
 async fn a_missing_or_unknown_token_is_invalid() {
-    let app = spawn_app().await;
+    let app = spawn_bgp().await;
     let client = Bgp::new(&app);
     let table = client.table(Value::Null).await;
     let stone = json!({"type": "place_stone", "x": 7, "y": 7});
@@ -43,7 +42,7 @@ async fn a_missing_or_unknown_token_is_invalid() {
 
 #[tokio::test]
 async fn a_token_works_only_in_its_own_match() {
-    let app = spawn_app().await;
+    let app = spawn_bgp().await;
     let client = Bgp::new(&app);
     let first = client.table(Value::Null).await;
     let second = client.table(Value::Null).await;
@@ -61,7 +60,7 @@ async fn a_token_works_only_in_its_own_match() {
 
 #[tokio::test]
 async fn a_seat_cannot_act_as_the_other_seat() {
-    let app = spawn_app().await;
+    let app = spawn_bgp().await;
     let client = Bgp::new(&app);
     let table = client.table(Value::Null).await;
     // White's token on Black's turn: the turn is not White's.
@@ -84,7 +83,7 @@ async fn a_seat_cannot_act_as_the_other_seat() {
 
 #[tokio::test]
 async fn a_token_in_the_query_string_is_refused() {
-    let app = spawn_app().await;
+    let app = spawn_bgp().await;
     let client = Bgp::new(&app);
     let table = client.table(Value::Null).await;
     let stone = json!({"type": "place_stone", "x": 7, "y": 7});
@@ -112,7 +111,7 @@ async fn a_token_in_the_query_string_is_refused() {
 
 #[tokio::test]
 async fn an_agent_not_seated_in_the_match_cannot_act_in_it() {
-    let app = spawn_app().await;
+    let app = spawn_bgp().await;
     let client = Bgp::new(&app);
     let outsider = client.register("outsider", json!({})).await;
     let table = client.table(Value::Null).await;
