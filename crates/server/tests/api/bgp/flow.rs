@@ -32,12 +32,14 @@ async fn a_guest_creates_a_match_as_the_protocol_shows() {
     assert_eq!(created["config"]["board_size"], 15, "{created}");
     assert_eq!(created["config"]["turn_timeout"], 120, "{created}");
     // Both links are built from the server's public address, as the protocol's examples are
-    // from theirs.
-    assert_eq!(
-        created["invite_url"],
-        format!("{PUBLIC_URL}/match/{id}"),
-        "{created}"
-    );
+    // from theirs. The invitation's path is the server's own (the protocol's example is its
+    // reference site's), but it is a page of this match on this server.
+    let invite = created["invite_url"].as_str().unwrap_or_default();
+    let invite_path = invite
+        .strip_prefix(PUBLIC_URL)
+        .unwrap_or_else(|| panic!("invite_url is on the public address: {created}"));
+    assert!(invite_path.contains(&id), "{created}");
+    assert_eq!(client.page(invite_path).await.status, 200, "{invite}");
     assert_eq!(
         created["claim_url"],
         format!("{PUBLIC_URL}/matches/{id}/claim"),
@@ -390,7 +392,10 @@ async fn the_claim_page_shows_the_final_board_the_players_and_the_share_link() {
         "a display name is escaped, never markup"
     );
     assert!(
-        page.text.contains(claim_url) || page.text.contains(&format!("/match/{id}")),
+        page.text.contains(claim_url)
+            || black["invite_url"]
+                .as_str()
+                .is_some_and(|invite| page.text.contains(invite)),
         "the page has a link to share"
     );
 

@@ -28,10 +28,10 @@ use serde_json::{Value, json};
 use crate::helpers::{Reply, T0, TestApp, dialects, games, start_running};
 
 /// The key of a match's `config` that names Gomoku's rule set (`freestyle` by default,
-/// `renju`). The protocol leaves a game's own settings to the game; the issue says only that
-/// the config "may carry a rule", so the name of the key is this suite's one assumption about
-/// it, kept here so that it changes in one place.
-pub(crate) const RULE: &str = "rule";
+/// `renju`). The protocol leaves a game's own settings to the game; the issue says the config
+/// "may carry a rule" and that `renju` is a variant name, and the server spells the key
+/// `variant`. It is kept here so that it changes in one place.
+pub(crate) const RULE: &str = "variant";
 
 /// The protocol's per-turn timeout when the config names none, in seconds.
 pub(crate) const DEFAULT_TURN_TIMEOUT: i64 = 120;
