@@ -2,7 +2,7 @@
 //! ([`TableTerms`]), seats claimed by keys, guests that sit at one table under the name they
 //! give, and notes stored with moves.
 
-use arbiter_store::{BotKind, MatchId};
+use arbiter_store::{BotId, BotKind, MatchId};
 use serde_json::Value;
 
 use crate::directory::{Bot, DISPLAY_NAME_MAX_CHARS};
@@ -35,6 +35,11 @@ impl Arena {
         seat_key_hash: Option<String>,
     ) -> Result<MatchSummary, ArenaError> {
         self.matches.join_table(bot, id, seat_key_hash).await
+    }
+
+    /// The participant (a bot or a person) with id `id`, if it exists and is not deleted.
+    pub fn participant(&self, id: BotId) -> Option<Bot> {
+        self.identities.directory.get(id).filter(|bot| !bot.deleted)
     }
 
     /// The participant of match `id` whose seat key is `key`, if any (compared by hash, in

@@ -202,7 +202,10 @@ pub(crate) async fn seat_of_request(
         .participants
         .get(seat)
         .ok_or_else(|| BgpError::internal("a seat without a player"))?;
-    let bot = state.arena.find_bot(&summary.id.to_string())?;
+    let bot = state
+        .arena
+        .participant(summary.id)
+        .ok_or_else(|| BgpError::invalid_token("the seat's player no longer exists"))?;
     Ok(Some((seat, bot)))
 }
 
@@ -215,8 +218,7 @@ pub(crate) fn players(arena: &Arena, snapshot: &MatchSnapshot) -> Vec<Value> {
         .map(|(seat, p)| {
             let guest = p.kind == BotKind::Human;
             let display = arena
-                .find_bot(&p.id.to_string())
-                .ok()
+                .participant(p.id)
                 .and_then(|bot| bot.profile.display_name);
             let name = feed::player_name(&p.name);
             json!({

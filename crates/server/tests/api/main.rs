@@ -4,6 +4,7 @@
 mod automatch;
 mod bgp;
 mod bgp_agents;
+mod bgp_dialect;
 mod environment;
 mod errors;
 mod flipsight;

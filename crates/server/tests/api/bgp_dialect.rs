@@ -1,0 +1,803 @@
+//! The Board Game Protocol's table side as this server implements it: a whole match between
+//! two guests, registered agents' matches seen through the native API, Othello through the
+//! protocol, the per-turn clock on the injected clock, a restart, private analysis, and the
+//! wire shapes field by field.
+
+use std::sync::Arc;
+
+use reqwest::Method;
+use serde_json::{Value, json};
+
+use crate::helpers::*;
+
+/// The dialects of these servers: the binary's, the Board Game Protocol's included.
+fn bgp_dialects(games: &arbiter_arena::Games) -> arbiter_server::Dialects {
+    arbiter_server::Dialects::none()
+        .with_flipsight(games, "othello")
+        .and_then(|d| d.with_bgp(games, "gomoku"))
+        .expect("the test servers run Othello and Gomoku")
+}
+
+async fn start(dir: tempfile::TempDir, clock: arbiter_arena::ManualClock) -> TestApp {
+    let store = arbiter_store_sqlite::SqliteStore::open(&dir.path().join("arbiter.db"))
+        .await
+        .expect("store");
+    start_running(
+        dir,
+        clock,
+        arbiter_arena::ArenaConfig::default(),
+        Arc::new(store),
+        games(),
+        bgp_dialects,
+    )
+    .await
+}
+
+async fn serve() -> TestApp {
+    let dir = tempfile::tempdir().expect("temp dir");
+    start(dir, arbiter_arena::ManualClock::new(T0)).await
+}
+
+/// The server's root, where the protocol's paths hang.
+fn root(app: &TestApp) -> String {
+    app.base.trim_end_matches("/api/v1").to_owned()
+}
+
+/// A request to the protocol's `path` with optional headers and body.
+/// Request headers, by name.
+type Headers<'a> = Vec<(&'a str, &'a str)>;
+
+async fn call(
+    app: &TestApp,
+    method: Method,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: Option<Value>,
+) -> Reply {
+    let mut request = app.client.request(method, format!("{}{path}", root(app)));
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    if let Some(body) = body {
+        request = request.body(body.to_string());
+    }
+    let response = request.send().await.expect("request sent");
+    let status = response.status();
+    let headers = response.headers().clone();
+    let text = response.text().await.expect("body");
+    Reply {
+        status,
+        body: serde_json::from_str(&text).unwrap_or(Value::Null),
+        text,
+        headers,
+    }
+}
+
+async fn post(app: &TestApp, path: &str, headers: &[(&str, &str)], body: Value) -> Reply {
+    call(app, Method::POST, path, headers, Some(body)).await
+}
+
+async fn get(app: &TestApp, path: &str, headers: &[(&str, &str)]) -> Reply {
+    call(app, Method::GET, path, headers, None).await
+}
+
+/// A running match between guests `alice` (seat 0) and `bob` (seat 1): id and tokens.
+async fn guests(app: &TestApp, game: &str, config: Value) -> (String, String, String) {
+    let created = post(
+        app,
+        "/api/matches",
+        &[],
+        json!({"game": game, "config": config, "player": {"name": "alice", "display_name": "Alice"}}),
+    )
+    .await
+    .expect(201);
+    let id = created["match_id"].as_str().expect("match_id").to_owned();
+    let joined = post(
+        app,
+        &format!("/api/matches/{id}/join"),
+        &[],
+        json!({"player": {"name": "bob", "display_name": "Bob"}}),
+    )
+    .await
+    .expect(200);
+    (
+        id,
+        created["play_token"].as_str().expect("token").to_owned(),
+        joined["play_token"].as_str().expect("token").to_owned(),
+    )
+}
+
+async fn place(app: &TestApp, id: &str, token: &str, x: u32, y: u32) -> Reply {
+    post(
+        app,
+        &format!("/api/matches/{id}/action"),
+        &[("X-Play-Token", token)],
+        json!({"type": "place_stone", "x": x, "y": y}),
+    )
+    .await
+}
+
+/// Every event of a match, as `headers` may read them, checking that `seq` has no gap.
+async fn all_events(app: &TestApp, id: &str, headers: &[(&str, &str)]) -> Vec<Value> {
+    let mut events: Vec<Value> = Vec::new();
+    let mut since = 0;
+    loop {
+        let page = get(
+            app,
+            &format!("/api/matches/{id}/events?since={since}"),
+            headers,
+        )
+        .await
+        .expect(200);
+        let batch = page["events"].as_array().cloned().unwrap_or_default();
+        if batch.is_empty() {
+            assert_eq!(page["next_since"], since, "{page}");
+            return events;
+        }
+        for event in batch {
+            assert_eq!(event["seq"], events.len() + 1, "seq has no gap: {event}");
+            events.push(event);
+        }
+        since = page["next_since"].as_i64().expect("next_since");
+    }
+}
+
+fn types(events: &[Value]) -> Vec<&str> {
+    events
+        .iter()
+        .map(|e| e["type"].as_str().unwrap_or_default())
+        .collect()
+}
+
+/// Black plays (0..5, 0) and White (0..4, 1): Black's fifth stone makes five in a row.
+async fn play_five(app: &TestApp, id: &str, black: &str, white: &str) -> Value {
+    for x in 0..4 {
+        place(app, id, black, x, 0).await.expect(200);
+        place(app, id, white, x, 1).await.expect(200);
+    }
+    place(app, id, black, 4, 0).await.expect(200)
+}
+
+#[tokio::test]
+async fn two_guests_play_a_whole_match() {
+    let app = serve().await;
+    let created = post(
+        &app,
+        "/api/matches",
+        &[],
+        json!({"game": "gomoku", "config": {"board_size": 15, "turn_timeout": 120}, "player": {"name": "alice", "display_name": "Alice", "meta": {"model": "m"}}}),
+    )
+    .await
+    .expect(201);
+    let id = created["match_id"].as_str().expect("match_id").to_owned();
+    let token = created["play_token"].as_str().expect("play_token");
+    assert!(
+        token.starts_with("pk_live_") && token.len() == 8 + 43,
+        "{token}"
+    );
+    let root = root(&app);
+    assert_eq!(
+        created,
+        json!({
+            "match_id": id,
+            "seat": 0,
+            "play_token": token,
+            "invite_url": format!("{root}/matches/{id}"),
+            "claim_url": format!("{root}/matches/{id}/claim"),
+            "status": "waiting",
+            "config": {"board_size": 15, "turn_timeout": 120, "variant": "freestyle"},
+            "game": "gomoku",
+        })
+    );
+    let joined = post(
+        &app,
+        &format!("/api/matches/{id}/join"),
+        &[],
+        json!({"player": {"name": "bob"}}),
+    )
+    .await
+    .expect(200);
+    let white = joined["play_token"].as_str().expect("token").to_owned();
+    assert_eq!(joined["status"], "in_progress");
+    assert_eq!(joined["current_seat"], 0);
+    assert_eq!(joined["deadline_ts"], (T0 + 120_000) / 1000);
+
+    let first = place(&app, &id, token, 7, 7).await.expect(200);
+    assert_eq!(first["accepted"], true);
+    assert_eq!(first["status"], "in_progress");
+    assert_eq!(first["current_seat"], 1);
+    assert_eq!(
+        first["board_snapshot"],
+        json!({"board_size": 15, "stones": [{"x": 7, "y": 7, "color": "black", "seq": 1}], "last_move": {"x": 7, "y": 7}, "move_count": 1})
+    );
+    let seen = get(&app, &format!("/api/matches/{id}?seat=1"), &[])
+        .await
+        .expect(200);
+    assert_eq!(seen["your_turn"], true);
+    assert_eq!(
+        seen["players"],
+        json!([
+            {"seat": 0, "name": "alice", "display_name": "Alice", "is_guest": true, "agent_id": null},
+            {"seat": 1, "name": "bob", "display_name": "bob", "is_guest": true, "agent_id": null},
+        ])
+    );
+    assert!(
+        !seen.to_string().contains("\"model\""),
+        "meta is never shown: {seen}"
+    );
+    let mine = get(
+        &app,
+        &format!("/api/matches/{id}"),
+        &[("X-Play-Token", token)],
+    )
+    .await
+    .expect(200);
+    assert_eq!(mine["your_turn"], false);
+
+    // Black's stones go on row 0 from x = 1 on and White's on row 1, four each; White's
+    // fifth goes elsewhere, and Black's at (0, 0) makes five.
+    for x in 1..5 {
+        place(&app, &id, &white, x, 1).await.expect(200);
+        place(&app, &id, token, x, 0).await.expect(200);
+    }
+    place(&app, &id, &white, 9, 9).await.expect(200);
+    let last = place(&app, &id, token, 0, 0).await.expect(200);
+    assert_eq!(last["status"], "finished");
+    assert_eq!(
+        last["result"],
+        json!({"winner_seat": 0, "reason": "five_in_row", "summary": "black wins on move 11 (five_in_row)", "claim_url": format!("{root}/matches/{id}/claim")})
+    );
+    let events = all_events(&app, &id, &[]).await;
+    let mut expected = vec![
+        "match_created",
+        "player_joined",
+        "match_started",
+        "turn_started",
+    ];
+    for _ in 0..10 {
+        expected.extend(["stone_placed", "turn_started"]);
+    }
+    expected.extend(["stone_placed", "match_finished"]);
+    assert_eq!(types(&events), expected);
+    let stone = &events[4];
+    assert_eq!(stone["seat"], 0);
+    assert_eq!(
+        (stone["x"].clone(), stone["y"].clone()),
+        (json!(7), json!(7))
+    );
+    assert_eq!(stone["color"], "black");
+    assert_eq!(
+        events[1],
+        json!({"seq": 2, "type": "player_joined", "seat": 1, "name": "bob", "ts": "2026-11-28T21:06:40Z"})
+    );
+    let snapshot = get(&app, &format!("/api/matches/{id}"), &[])
+        .await
+        .expect(200);
+    assert_eq!(snapshot["events_total"], events.len());
+    assert_eq!(snapshot["render"]["move_count"], 11);
+
+    let claim = get(&app, &format!("/matches/{id}/claim"), &[]).await;
+    assert_eq!(claim.status, 200);
+    assert!(
+        claim.headers["content-type"]
+            .to_str()
+            .unwrap_or("")
+            .starts_with("text/html")
+    );
+    for part in [
+        "<svg",
+        "Alice",
+        "black wins on move 11",
+        "Play again",
+        "/claim",
+    ] {
+        assert!(claim.text.contains(part), "the claim page shows {part:?}");
+    }
+}
+
+#[tokio::test]
+async fn refusals_answer_in_the_protocol_s_shape_and_change_nothing() {
+    let app = serve().await;
+    let (id, black, white) = guests(&app, "gomoku", json!({})).await;
+    place(&app, &id, &black, 7, 7).await.expect(200);
+    let action = format!("/api/matches/{id}/action");
+    let stone = |x: i64, y: i64| json!({"type": "place_stone", "x": x, "y": y});
+    let cases: Vec<(&str, Headers<'_>, Value, u16, &str)> = vec![
+        (
+            "the other seat's turn",
+            vec![("X-Play-Token", black.as_str())],
+            stone(1, 1),
+            409,
+            "not_your_turn",
+        ),
+        (
+            "an occupied point",
+            vec![("X-Play-Token", white.as_str())],
+            stone(7, 7),
+            422,
+            "invalid_move",
+        ),
+        (
+            "off the board",
+            vec![("X-Play-Token", white.as_str())],
+            stone(15, 0),
+            422,
+            "invalid_move",
+        ),
+        (
+            "a token of nobody",
+            vec![("X-Play-Token", "pk_live_nope")],
+            stone(1, 1),
+            401,
+            "invalid_token",
+        ),
+        ("no credential", vec![], stone(1, 1), 401, "invalid_token"),
+        (
+            "a negative coordinate",
+            vec![("X-Play-Token", white.as_str())],
+            stone(-1, 0),
+            400,
+            "bad_request",
+        ),
+        (
+            "an unknown action",
+            vec![("X-Play-Token", white.as_str())],
+            json!({"type": "castle"}),
+            400,
+            "bad_request",
+        ),
+        (
+            "a pass in a game without one",
+            vec![("X-Play-Token", white.as_str())],
+            json!({"type": "pass"}),
+            422,
+            "invalid_move",
+        ),
+        (
+            "a seat the token is not",
+            vec![("X-Play-Token", white.as_str())],
+            json!({"type": "place_stone", "x": 1, "y": 1, "seat": 0}),
+            403,
+            "wrong_seat",
+        ),
+        (
+            "a long comment",
+            vec![("X-Play-Token", white.as_str())],
+            json!({"type": "place_stone", "x": 1, "y": 1, "comment": "x".repeat(501)}),
+            400,
+            "bad_request",
+        ),
+        (
+            "a large analysis",
+            vec![("X-Play-Token", white.as_str())],
+            json!({"type": "place_stone", "x": 1, "y": 1, "analysis": {"pad": "x".repeat(4100)}}),
+            400,
+            "bad_request",
+        ),
+    ];
+    for (what, headers, body, status, code) in cases {
+        let reply = post(&app, &action, &headers, body).await;
+        assert_eq!(reply.status.as_u16(), status, "{what}: {}", reply.text);
+        assert_eq!(reply.body["error"], code, "{what}: {}", reply.text);
+        assert!(
+            reply.body["message"]
+                .as_str()
+                .is_some_and(|m| !m.is_empty()),
+            "{what}"
+        );
+        assert!(reply.body["detail"].is_object(), "{what}: {}", reply.text);
+    }
+    let occupied = place(&app, &id, &white, 7, 7).await;
+    assert_eq!(occupied.body["detail"]["reason"], "occupied");
+    let outside = place(&app, &id, &white, 15, 3).await;
+    assert_eq!(outside.body["detail"]["reason"], "out_of_board");
+    let in_query = post(
+        &app,
+        &format!("{action}?play_token={white}"),
+        &[],
+        stone(1, 1),
+    )
+    .await;
+    assert_eq!(in_query.status, 400);
+    assert!(
+        in_query.body["message"]
+            .as_str()
+            .unwrap_or("")
+            .contains("header")
+    );
+    let full = post(
+        &app,
+        &format!("/api/matches/{id}/join"),
+        &[],
+        json!({"player": {"name": "carol"}}),
+    )
+    .await;
+    assert_eq!(
+        (full.status.as_u16(), full.body["error"].clone()),
+        (409, json!("match_full"))
+    );
+    let missing = get(&app, "/api/matches/999999", &[]).await;
+    assert_eq!(
+        (missing.status.as_u16(), missing.body["error"].clone()),
+        (404, json!("match_not_found"))
+    );
+    let unserved = post(
+        &app,
+        "/api/matches",
+        &[],
+        json!({"game": "goofspiel", "player": {"name": "dan"}}),
+    )
+    .await;
+    assert_eq!(unserved.status, 400);
+    assert!(
+        unserved.body["message"]
+            .as_str()
+            .unwrap_or("")
+            .contains("gomoku"),
+        "{}",
+        unserved.text
+    );
+    // Nothing refused changed the match: one stone, White to move.
+    let snapshot = get(&app, &format!("/api/matches/{id}"), &[])
+        .await
+        .expect(200);
+    assert_eq!(snapshot["render"]["move_count"], 1);
+    assert_eq!(snapshot["current_seat"], 1);
+    place(&app, &id, &white, 1, 1).await.expect(200);
+}
+
+#[tokio::test]
+async fn a_duplicate_guest_name_is_refused() {
+    let app = serve().await;
+    let created = post(
+        &app,
+        "/api/matches",
+        &[],
+        json!({"player": {"name": "alice"}}),
+    )
+    .await
+    .expect(201);
+    let id = created["match_id"].as_str().expect("id");
+    let again = post(
+        &app,
+        &format!("/api/matches/{id}/join"),
+        &[],
+        json!({"player": {"name": "alice"}}),
+    )
+    .await;
+    assert_eq!(
+        (again.status.as_u16(), again.body["error"].clone()),
+        (409, json!("duplicate_player"))
+    );
+}
+
+#[tokio::test]
+async fn registered_agents_play_a_rated_match_the_native_api_shows() {
+    let app = serve().await;
+    let mut keys = Vec::new();
+    for name in ["Stonecutter", "Riverbend"] {
+        let body = app
+            .post(
+                "/admin/bots",
+                Some(ADMIN),
+                json!({"name": name, "supported_variants": ["freestyle"]}),
+            )
+            .await
+            .expect(201);
+        keys.push(body["token"].as_str().expect("token").to_owned());
+    }
+    let bearer = |key: &str| format!("Bearer {key}");
+    let (a, b) = (bearer(&keys[0]), bearer(&keys[1]));
+    let created = post(
+        &app,
+        "/api/matches",
+        &[("Authorization", a.as_str())],
+        json!({"game": "gomoku"}),
+    )
+    .await
+    .expect(201);
+    let id = created["match_id"].as_str().expect("id").to_owned();
+    post(
+        &app,
+        &format!("/api/matches/{id}/join"),
+        &[("Authorization", b.as_str())],
+        json!({}),
+    )
+    .await
+    .expect(200);
+    // An agent acts with its bearer key as well as with its play token.
+    for x in 0..4 {
+        post(
+            &app,
+            &format!("/api/matches/{id}/action"),
+            &[("Authorization", a.as_str())],
+            json!({"type": "place_stone", "x": x, "y": 0}),
+        )
+        .await
+        .expect(200);
+        post(
+            &app,
+            &format!("/api/matches/{id}/action"),
+            &[("Authorization", b.as_str())],
+            json!({"type": "place_stone", "x": x, "y": 1}),
+        )
+        .await
+        .expect(200);
+    }
+    let token = created["play_token"].as_str().expect("token");
+    place(&app, &id, token, 4, 0).await.expect(200);
+    let seen = get(&app, &format!("/api/matches/{id}"), &[])
+        .await
+        .expect(200);
+    assert_eq!(seen["players"][0]["name"], "Stonecutter");
+    assert_eq!(seen["players"][0]["is_guest"], false);
+    assert!(seen["players"][0]["agent_id"].is_string());
+    let native = app.get(&format!("/matches/{id}"), None).await.expect(200);
+    assert_eq!(native["status"], "finished");
+    assert_eq!(native["game"], "gomoku");
+    assert_eq!(native["rated"], true, "two registered agents' match counts");
+    let names: Vec<&str> = native["participants"]
+        .as_array()
+        .expect("participants")
+        .iter()
+        .filter_map(|p| p["name"].as_str())
+        .collect();
+    assert_eq!(names, ["Stonecutter", "Riverbend"]);
+    // A guest's match is never rated.
+    let (guest_match, black, white) = guests(&app, "gomoku", json!({})).await;
+    play_five(&app, &guest_match, &black, &white).await;
+    let native = app
+        .get(&format!("/matches/{guest_match}"), None)
+        .await
+        .expect(200);
+    assert_eq!(native["rated"], false);
+}
+
+#[tokio::test]
+async fn othello_is_played_through_the_protocol() {
+    let app = serve().await;
+    let (id, black, white) = guests(&app, "othello", json!({})).await;
+    let snapshot = get(&app, &format!("/api/matches/{id}"), &[])
+        .await
+        .expect(200);
+    assert_eq!(snapshot["render"]["board_size"], 8);
+    assert_eq!(
+        snapshot["render"]["stones"].as_array().map(Vec::len),
+        Some(4)
+    );
+    // Black has moves, so the rules refuse its pass.
+    let pass = post(
+        &app,
+        &format!("/api/matches/{id}/action"),
+        &[("X-Play-Token", black.as_str())],
+        json!({"type": "pass"}),
+    )
+    .await;
+    assert_eq!(
+        (pass.status.as_u16(), pass.body["error"].clone()),
+        (422, json!("invalid_move"))
+    );
+    assert_eq!(pass.body["detail"]["reason"], "illegal");
+    // d3 (column 3, row 2) flips d4.
+    let played = place(&app, &id, &black, 3, 2).await.expect(200);
+    assert_eq!(
+        played["board_snapshot"]["stones"].as_array().map(Vec::len),
+        Some(5)
+    );
+    let flipped = place(&app, &id, &white, 0, 0).await;
+    assert_eq!(
+        (
+            flipped.status.as_u16(),
+            flipped.body["detail"]["reason"].clone()
+        ),
+        (422, json!("illegal"))
+    );
+    place(&app, &id, &white, 2, 2).await.expect(200);
+    let events = all_events(&app, &id, &[]).await;
+    let stones: Vec<(Value, Value, Value)> = events
+        .iter()
+        .filter(|e| e["type"] == "stone_placed")
+        .map(|e| (e["x"].clone(), e["y"].clone(), e["color"].clone()))
+        .collect();
+    assert_eq!(
+        stones,
+        [
+            (json!(3), json!(2), json!("black")),
+            (json!(2), json!(2), json!("white"))
+        ]
+    );
+}
+
+#[tokio::test]
+async fn the_turn_clock_warns_at_half_and_forfeits_at_the_deadline() {
+    let app = serve().await;
+    let (id, black, _white) = guests(&app, "gomoku", json!({"turn_timeout": 20})).await;
+    place(&app, &id, &black, 7, 7).await.expect(200);
+    let since = all_events(&app, &id, &[]).await.len();
+    app.advance(10_000).await;
+    let page = get(
+        &app,
+        &format!("/api/matches/{id}/events?since={since}&wait=5"),
+        &[],
+    )
+    .await
+    .expect(200);
+    assert_eq!(page["events"][0]["type"], "turn_warning");
+    assert_eq!(page["events"][0]["seat"], 1);
+    assert_eq!(page["events"][0]["seconds_left"], 10);
+    app.advance(10_000).await;
+    let events = all_events(&app, &id, &[]).await;
+    let tail: Vec<&str> = types(&events).into_iter().rev().take(3).collect();
+    assert_eq!(tail, ["match_finished", "turn_forfeit", "turn_warning"]);
+    let finished = events.last().expect("an event");
+    assert_eq!(finished["winner_seat"], 0);
+    assert_eq!(finished["reason"], "timeout");
+    assert_eq!(events[events.len() - 2]["winner_seat"], 0);
+    let late = place(&app, &id, &black, 1, 1).await;
+    assert_eq!(
+        late.body["error"], "timeout_already_forfeited",
+        "{}",
+        late.text
+    );
+}
+
+#[tokio::test]
+async fn a_match_nobody_joins_is_cancelled_after_a_day() {
+    let app = serve().await;
+    let created = post(
+        &app,
+        "/api/matches",
+        &[],
+        json!({"player": {"name": "alice"}}),
+    )
+    .await
+    .expect(201);
+    let id = created["match_id"].as_str().expect("id").to_owned();
+    app.advance(23 * 3_600_000).await;
+    let waiting = get(&app, &format!("/api/matches/{id}"), &[])
+        .await
+        .expect(200);
+    assert_eq!(waiting["status"], "waiting");
+    app.advance(3_600_000).await;
+    let cancelled = get(&app, &format!("/api/matches/{id}"), &[])
+        .await
+        .expect(200);
+    assert_eq!(cancelled["status"], "cancelled");
+    let events = all_events(&app, &id, &[]).await;
+    assert_eq!(types(&events), ["match_created", "match_cancelled"]);
+}
+
+#[tokio::test]
+async fn a_restart_keeps_play_tokens_and_events() {
+    let app = serve().await;
+    let (id, black, white) = guests(&app, "gomoku", json!({})).await;
+    post(
+        &app,
+        &format!("/api/matches/{id}/action"),
+        &[("X-Play-Token", black.as_str())],
+        json!({"type": "place_stone", "x": 7, "y": 7, "comment": "the centre"}),
+    )
+    .await
+    .expect(200);
+    let before = all_events(&app, &id, &[]).await;
+    let (dir, clock) = app.stop().await;
+    let app = start(dir, clock).await;
+    assert_eq!(
+        all_events(&app, &id, &[]).await,
+        before,
+        "the same events, the same seqs"
+    );
+    place(&app, &id, &white, 8, 8).await.expect(200);
+    let mixed = place(&app, &id, &white, 9, 9).await;
+    assert_eq!(
+        mixed.body["error"], "not_your_turn",
+        "the tokens still name their seats"
+    );
+    place(&app, &id, &black, 9, 9).await.expect(200);
+}
+
+#[tokio::test]
+async fn private_analysis_reaches_its_owner_alone() {
+    let app = serve().await;
+    let (id, black, white) = guests(&app, "gomoku", json!({})).await;
+    let secret = json!({"eval": 0.15, "pv": [[7, 7], [8, 8]], "private": true});
+    post(
+        &app,
+        &format!("/api/matches/{id}/action"),
+        &[("X-Play-Token", black.as_str())],
+        json!({"type": "place_stone", "x": 7, "y": 7, "comment": "centre", "analysis": secret}),
+    )
+    .await
+    .expect(200);
+    let open = json!({"eval": -0.1, "threats": []});
+    post(
+        &app,
+        &format!("/api/matches/{id}/action"),
+        &[("X-Play-Token", white.as_str())],
+        json!({"type": "place_stone", "x": 8, "y": 8, "analysis": open}),
+    )
+    .await
+    .expect(200);
+    let stones = |events: Vec<Value>| -> Vec<Value> {
+        events
+            .into_iter()
+            .filter(|e| e["type"] == "stone_placed")
+            .map(|e| e["analysis"].clone())
+            .collect()
+    };
+    let readers: [(Headers<'_>, Vec<Value>); 3] = [
+        (vec![], vec![Value::Null, open.clone()]),
+        (
+            vec![("X-Play-Token", white.as_str())],
+            vec![Value::Null, open.clone()],
+        ),
+        (
+            vec![("X-Play-Token", black.as_str())],
+            vec![secret.clone(), open.clone()],
+        ),
+    ];
+    for (headers, expected) in readers {
+        let events = all_events(&app, &id, &headers).await;
+        let comments: Vec<&Value> = events
+            .iter()
+            .filter(|e| e["type"] == "comment_posted")
+            .collect();
+        assert_eq!(comments.len(), 1);
+        assert_eq!(
+            (
+                comments[0]["seat"].clone(),
+                comments[0]["name"].clone(),
+                comments[0]["text"].clone()
+            ),
+            (json!(0), json!("alice"), json!("centre"))
+        );
+        assert_eq!(stones(events), expected, "{headers:?}");
+    }
+}
+
+#[tokio::test]
+async fn a_waiting_long_poll_wakes_when_a_stone_is_placed() {
+    let app = serve().await;
+    let (id, black, _white) = guests(&app, "gomoku", json!({})).await;
+    let since = all_events(&app, &id, &[]).await.len();
+    let url = format!(
+        "{}/api/matches/{id}/events?since={since}&wait=30",
+        root(&app)
+    );
+    let client = app.client.clone();
+    let waiting = tokio::spawn(async move {
+        client
+            .get(url)
+            .send()
+            .await
+            .expect("sent")
+            .json::<Value>()
+            .await
+            .expect("json")
+    });
+    settle().await;
+    place(&app, &id, &black, 7, 7).await.expect(200);
+    let page = tokio::time::timeout(std::time::Duration::from_secs(5), waiting)
+        .await
+        .expect("woken, not timed out")
+        .expect("joined");
+    assert_eq!(page["events"][0]["type"], "stone_placed");
+    assert_eq!(
+        page["next_since"],
+        page["events"]
+            .as_array()
+            .and_then(|e| e.last())
+            .map(|e| e["seq"].clone())
+            .unwrap_or_default()
+    );
+    // A poll that nothing answers returns empty when its wait runs out on the clock.
+    let quiet = get(
+        &app,
+        &format!("/api/matches/{id}/events?since=99&wait=0"),
+        &[],
+    )
+    .await
+    .expect(200);
+    assert_eq!(quiet["events"], json!([]));
+    assert_eq!(quiet["next_since"], 99);
+}
