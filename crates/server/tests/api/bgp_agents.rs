@@ -731,3 +731,384 @@ async fn a_match_s_notes_are_the_administrator_s_alone() {
         );
     }
 }
+
+/// A seat a create or join gave: the match's id, the seat's play token, and the key of the
+/// agent that holds it.
+struct Seat {
+    id: String,
+    token: String,
+    key: String,
+}
+
+/// `POST /api/matches` for the agent of `key`, with `headers` and the body's `meta`.
+async fn create_as(app: &TestApp, key: &str, headers: &[(&str, &str)], meta: Value) -> Seat {
+    let body = json!({"game": "gomoku", "player": {"meta": meta}});
+    let created = bgp(
+        app,
+        Method::POST,
+        "/api/matches",
+        Some(key),
+        headers,
+        Some(body),
+    )
+    .await
+    .expect(201);
+    Seat {
+        id: created["match_id"].as_str().expect("match_id").to_owned(),
+        token: created["play_token"]
+            .as_str()
+            .expect("play_token")
+            .to_owned(),
+        key: key.to_owned(),
+    }
+}
+
+/// `POST /api/matches` as a guest named `name`, with the body's `meta`; returns the match's
+/// id.
+async fn create_guest(app: &TestApp, name: &str, meta: Value) -> String {
+    let body = json!({"game": "gomoku", "player": {"name": name, "meta": meta}});
+    let created = bgp(app, Method::POST, "/api/matches", None, &[], Some(body))
+        .await
+        .expect(201);
+    created["match_id"].as_str().expect("match_id").to_owned()
+}
+
+/// `POST /api/matches/{id}/join` with `key` (or as a guest named `name`), `headers` and the
+/// body's `meta`.
+async fn join(
+    app: &TestApp,
+    id: &str,
+    key: Option<&str>,
+    name: &str,
+    headers: &[(&str, &str)],
+    meta: Value,
+) -> Reply {
+    let body = json!({"player": {"name": name, "meta": meta}});
+    bgp(
+        app,
+        Method::POST,
+        &format!("/api/matches/{id}/join"),
+        key,
+        headers,
+        Some(body),
+    )
+    .await
+}
+
+/// Places a stone with the seat's agent's key; asserts it was accepted.
+async fn place(app: &TestApp, seat: &Seat, x: u32, y: u32) {
+    bgp(
+        app,
+        Method::POST,
+        &format!("/api/matches/{}/action", seat.id),
+        Some(&seat.key),
+        &[],
+        Some(json!({"type": "place_stone", "x": x, "y": y})),
+    )
+    .await
+    .expect(200);
+}
+
+/// The operator's notes about match `id` of `kind`.
+async fn notes_of(app: &TestApp, id: &str, kind: &str) -> Vec<Value> {
+    let notes = bgp(
+        app,
+        Method::GET,
+        &format!("/api/admin/matches/{id}/notes"),
+        Some(ADMIN),
+        &[],
+        None,
+    )
+    .await
+    .expect(200);
+    notes["notes"]
+        .as_array()
+        .expect("notes")
+        .iter()
+        .filter(|note| note["kind"] == kind)
+        .cloned()
+        .collect()
+}
+
+#[tokio::test]
+async fn one_agent_never_holds_both_seats() {
+    let app = spawn().await;
+    let key = key_of(&register(&app, "solo").await);
+    let other = key_of(&register(&app, "other").await);
+    let by_key = bgp(
+        &app,
+        Method::POST,
+        "/api/matches",
+        Some(&key),
+        &[],
+        Some(json!({"game": "gomoku"})),
+    )
+    .await
+    .expect(201);
+    let by_key = by_key["match_id"].as_str().expect("id").to_owned();
+    let by_meta = create_guest(&app, "alice", json!({"agent_id": "agent-u1"})).await;
+    let agent_meta = json!({"agent_id": "agent-u1"}).to_string();
+    // (match, key, guest name, headers, player.meta): the same bot, the same agent_id in
+    // player.meta, and the same agent_id in the provider's metadata.
+    type Case<'a> = (
+        &'a str,
+        Option<&'a str>,
+        &'a str,
+        Vec<(&'a str, &'a str)>,
+        Value,
+    );
+    let cases: [Case; 3] = [
+        (&by_key, Some(&key), "", vec![], json!({})),
+        (
+            &by_meta,
+            None,
+            "bob",
+            vec![],
+            json!({"agent_id": "agent-u1"}),
+        ),
+        (
+            &by_meta,
+            None,
+            "carol",
+            vec![("X-Provider-Agent-Meta", agent_meta.as_str())],
+            json!({}),
+        ),
+    ];
+    for (id, key, name, headers, meta) in cases {
+        let reply = join(&app, id, key, name, &headers, meta).await;
+        refused(reply, 409, "duplicate_player");
+        let snapshot = bgp(
+            &app,
+            Method::GET,
+            &format!("/api/matches/{id}"),
+            None,
+            &[],
+            None,
+        )
+        .await
+        .expect(200);
+        assert_eq!(snapshot["status"], "waiting", "nothing changed: {snapshot}");
+        assert_eq!(snapshot["players"].as_array().map(Vec::len), Some(1));
+    }
+    // Another agent, or another agent_id, takes the seat.
+    join(&app, &by_key, Some(&other), "", &[], json!({}))
+        .await
+        .expect(200);
+    join(
+        &app,
+        &by_meta,
+        None,
+        "dave",
+        &[],
+        json!({"agent_id": "agent-u2"}),
+    )
+    .await
+    .expect(200);
+}
+
+#[tokio::test]
+async fn moves_under_100_ms_apart_are_flagged_for_the_operator_alone() {
+    let app = spawn().await;
+    let alice = key_of(&register(&app, "alice").await);
+    let bob = key_of(&register(&app, "bob").await);
+    let black = create_as(&app, &alice, &[], Value::Null).await;
+    let white = join(&app, &black.id, Some(&bob), "", &[], Value::Null)
+        .await
+        .expect(200);
+    let white = Seat {
+        id: black.id.clone(),
+        token: white["play_token"].as_str().expect("play token").to_owned(),
+        key: bob,
+    };
+    // (who plays, where, milliseconds since the previous move or the start): the first stone
+    // at once, then 5 s, 50 ms, exactly 100 ms and 99 ms.
+    let moves = [
+        (&black, (7, 7), 0),
+        (&white, (0, 0), 5_000),
+        (&black, (8, 7), 50),
+        (&white, (0, 1), 100),
+        (&black, (9, 7), 99),
+    ];
+    for (seat, (x, y), after_ms) in moves {
+        app.advance(after_ms).await;
+        place(&app, seat, x, y).await;
+    }
+    let flagged: Vec<(Value, Value)> = notes_of(&app, &black.id, "fast_move")
+        .await
+        .iter()
+        .map(|note| (note["participant"].clone(), note["data"]["gap_ms"].clone()))
+        .collect();
+    assert_eq!(
+        flagged,
+        [
+            (json!(0), json!(0)),
+            (json!(0), json!(50)),
+            (json!(0), json!(99))
+        ],
+        "the first, third and fifth stones"
+    );
+    // The flag is the operator's: no public reading of the match mentions it.
+    let id = &black.id;
+    for path in [
+        format!("/api/matches/{id}"),
+        format!("/api/matches/{id}/events?since=0"),
+        format!("/matches/{id}/claim"),
+        format!("/api/v1/matches/{id}"),
+        format!("/api/v1/matches/{id}/events?since=0"),
+    ] {
+        let text = bgp(&app, Method::GET, &path, None, &[], None).await.text;
+        assert!(
+            !text.contains("fast_move") && !text.contains("gap_ms"),
+            "{path}: {text}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn provider_metadata_is_kept_for_the_operator_and_shown_nowhere_else() {
+    let app = spawn().await;
+    let key = key_of(&register(&app, "proxied").await);
+    let creator = key_of(&register(&app, "creator").await);
+    let agent_meta = json!({"agent_id": "agentidmarker1", "model": "modelmarker2"}).to_string();
+    let provider = [
+        ("X-Provider-Id", "providermarker3"),
+        ("X-Provider-Agent-Meta", agent_meta.as_str()),
+    ];
+    let black = create_as(&app, &creator, &provider, json!({"note": "playermarker4"})).await;
+    let joined = join(
+        &app,
+        &black.id,
+        Some(&key),
+        "",
+        &[("X-Provider-Id", "providermarker3")],
+        json!({"agent_id": "agentidmarker5"}),
+    )
+    .await
+    .expect(200);
+    let white = Seat {
+        id: black.id.clone(),
+        token: joined["play_token"]
+            .as_str()
+            .expect("play token")
+            .to_owned(),
+        key: key.clone(),
+    };
+    place(&app, &black, 7, 7).await;
+    place(&app, &white, 0, 0).await;
+
+    let markers = [
+        "providermarker3",
+        "agentidmarker1",
+        "modelmarker2",
+        "playermarker4",
+        "agentidmarker5",
+    ];
+    let id = &black.id;
+    let root = app.base.trim_end_matches("/api/v1").to_owned();
+    let public = vec![
+        format!("/api/matches/{id}"),
+        format!("/api/matches/{id}?seat=0"),
+        format!("/api/matches/{id}/events?since=0"),
+        format!("/matches/{id}/claim"),
+        format!("/matches/{id}"),
+        "/api/agents/proxied".to_owned(),
+        "/api/agents".to_owned(),
+        format!("/api/v1/matches/{id}"),
+        format!("/api/v1/matches/{id}/events?since=0"),
+        "/api/v1/bots/proxied".to_owned(),
+        "/api/v1/bots".to_owned(),
+        "/bots/proxied".to_owned(),
+    ];
+    // The players' own readings, with their credentials, show nothing of it either.
+    for path in public {
+        for (credential, headers) in [
+            (None, vec![]),
+            (Some(key.as_str()), vec![]),
+            (None, vec![("X-Play-Token", black.token.as_str())]),
+        ] {
+            let reply = bgp(&app, Method::GET, &path, credential, &headers, None).await;
+            assert!(reply.status.is_success(), "{path}: {}", reply.status);
+            for marker in markers {
+                assert!(!reply.text.contains(marker), "{root}{path} shows {marker}");
+            }
+        }
+    }
+    let me = bgp(&app, Method::GET, "/api/agents/me", Some(&key), &[], None).await;
+    for marker in markers {
+        assert!(!me.text.contains(marker), "me shows {marker}");
+    }
+
+    // The operator reads each seat's provenance.
+    let seats: Vec<(Value, Value, Value)> = notes_of(&app, id, "provenance")
+        .await
+        .iter()
+        .map(|note| {
+            (
+                note["participant"].clone(),
+                note["data"]["provider_id"].clone(),
+                note["data"]["player_meta"].clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        seats,
+        [
+            (
+                json!(0),
+                json!("providermarker3"),
+                json!({"note": "playermarker4"})
+            ),
+            (
+                json!(1),
+                json!("providermarker3"),
+                json!({"agent_id": "agentidmarker5"})
+            ),
+        ]
+    );
+    let first = &notes_of(&app, id, "provenance").await[0];
+    assert_eq!(
+        first["data"]["provider_agent_meta"]["model"],
+        "modelmarker2"
+    );
+}
+
+#[tokio::test]
+async fn bad_provider_metadata_is_refused_and_changes_nothing() {
+    let app = spawn().await;
+    let long = format!("{{\"pad\": \"{}\"}}", "x".repeat(2048));
+    for (headers, meta, field) in [
+        (
+            vec![("X-Provider-Agent-Meta", "not json")],
+            Value::Null,
+            "x-provider-agent-meta",
+        ),
+        (
+            vec![("X-Provider-Agent-Meta", "[1, 2]")],
+            Value::Null,
+            "x-provider-agent-meta",
+        ),
+        (
+            vec![("X-Provider-Agent-Meta", long.as_str())],
+            Value::Null,
+            "x-provider-agent-meta",
+        ),
+        (vec![("X-Provider-Id", "a b")], Value::Null, "x-provider-id"),
+        (vec![], json!("a string"), "player.meta"),
+        (vec![], json!({"pad": "x".repeat(2048)}), "player.meta"),
+    ] {
+        let body = json!({"game": "gomoku", "player": {"name": "alice", "meta": meta}});
+        let reply = bgp(
+            &app,
+            Method::POST,
+            "/api/matches",
+            None,
+            &headers,
+            Some(body),
+        )
+        .await;
+        let error = refused(reply, 400, "bad_request");
+        assert_eq!(error["detail"]["field"], field, "{error}");
+    }
+    let native = app.get("/tables", None).await.expect(200);
+    assert_eq!(native, json!([]), "no table was opened: {native}");
+}
