@@ -752,7 +752,10 @@ async fn action(
 ) -> BgpResult<Response> {
     refuse_token_in_query(&query)?;
     anti_cheat::check_provider(&state, &headers)?;
-    let kind = body.kind.as_deref().unwrap_or("place_stone");
+    let kind = body.kind.as_deref().ok_or_else(|| {
+        BgpError::bad_request("an action names its type: place_stone or pass")
+            .with_detail("field", "type")
+    })?;
     let note = note_of(&body)?;
     let spectator = load(&state, &id, Reader::SPECTATOR).await?;
     let (seat, bot) = seat_of_request(&state, &headers, &spectator)
@@ -843,14 +846,21 @@ async fn action(
     anti_cheat::note_move(&state, &bot, &reply).await;
     let after = load(&state, &id, reader).await?;
     let feed = feed_of(&state, &after).await?;
-    let seq = feed.seq_of_move(reply.seq).await.unwrap_or(feed.total());
+    let event_seq = feed.seq_of_move(reply.seq).await.unwrap_or(feed.total());
     let events = feed.all();
     let status = feed::status_name(after.snapshot.status);
+    // `seq` counts the match's moves (the protocol's "move 42"); `events_since` is the
+    // `since` whose page starts with this move's own event.
+    let move_number = events
+        .iter()
+        .find(|event| event.seq == event_seq)
+        .and_then(|event| event.value["move_number"].as_i64())
+        .unwrap_or_else(|| i64::from(move_count(&events)));
     let mut body = json!({
         "accepted": true,
-        "seq": seq,
+        "seq": move_number,
         "status": status,
-        "events_since": seq,
+        "events_since": event_seq - 1,
     });
     if after.snapshot.status == MatchStatus::Running {
         let (current, deadline) = turn_of(&after.snapshot);
@@ -884,7 +894,7 @@ async fn resign(
     let events = feed.all();
     Ok(axum::Json(json!({
         "accepted": true,
-        "seq": feed.total(),
+        "seq": move_count(&events),
         "status": feed::status_name(after.snapshot.status),
         "result": result_of(&state, &headers, &after, move_count(&events)),
     }))

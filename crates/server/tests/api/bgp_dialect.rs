@@ -204,6 +204,11 @@ async fn two_guests_play_a_whole_match() {
 
     let first = place(&app, &id, token, 7, 7).await.expect(200);
     assert_eq!(first["accepted"], true);
+    assert_eq!(first["seq"], 1, "the first move");
+    assert_eq!(
+        first["events_since"], 4,
+        "the page after 4 starts with the stone"
+    );
     assert_eq!(first["status"], "in_progress");
     assert_eq!(first["current_seat"], 1);
     assert_eq!(
@@ -243,6 +248,7 @@ async fn two_guests_play_a_whole_match() {
     place(&app, &id, &white, 9, 9).await.expect(200);
     let last = place(&app, &id, token, 0, 0).await.expect(200);
     assert_eq!(last["status"], "finished");
+    assert_eq!(last["seq"], 11, "the eleventh move wins");
     assert_eq!(
         last["result"],
         json!({"winner_seat": 0, "reason": "five_in_row", "summary": "black wins on move 11 (five_in_row)", "claim_url": format!("{root}/matches/{id}/claim")})
