@@ -172,7 +172,6 @@ async fn a_stone_is_answered_and_shown_in_the_snapshot_and_the_events() {
     app.advance(3_000).await;
 
     let answer = client.place(&table.id, &table.black.token, 7, 7).await;
-    assert_eq!(answer["seq"], 1, "the first move: {answer}");
     assert_eq!(answer["status"], "in_progress", "{answer}");
     assert_eq!(answer["current_seat"], 1, "{answer}");
     assert!(answer["events_since"].is_i64(), "{answer}");
@@ -236,16 +235,27 @@ async fn a_stone_is_answered_and_shown_in_the_snapshot_and_the_events() {
     );
 
     let second = client.place(&table.id, &table.white.token, 8, 8).await;
-    assert_eq!(
-        (&second["seq"], &second["current_seat"]),
-        (&json!(2), &json!(0))
-    );
+    assert_eq!(second["current_seat"], 0, "{second}");
     let snapshot = client.snapshot(&table.id).await;
-    assert_fields(
-        &snapshot["render"]["stones"][1],
-        &json!({"x": 8, "y": 8, "color": "white", "seq": 2}),
-    );
+    // The protocol lists the stones in no particular order: each is found by its point.
+    let white = snapshot["render"]["stones"]
+        .as_array()
+        .and_then(|stones| {
+            stones
+                .iter()
+                .find(|stone| stone["x"] == 8 && stone["y"] == 8)
+        })
+        .unwrap_or_else(|| panic!("White's stone is shown: {snapshot}"));
+    assert_fields(white, &json!({"x": 8, "y": 8, "color": "white", "seq": 2}));
     assert_fields(&snapshot["render"]["last_move"], &json!({"x": 8, "y": 8}));
+
+    // An action's `seq` is the move's number, as the stones' `seq` is: the protocol's first
+    // move answers 1, and its winning answer 42 is "第 42 手" in its summary (§2.3).
+    assert_eq!(
+        (&answer["seq"], &second["seq"]),
+        (&json!(1), &json!(2)),
+        "the moves' numbers: {answer} {second}"
+    );
 }
 
 #[tokio::test]
@@ -278,7 +288,6 @@ async fn five_in_a_row_finishes_the_match_with_its_result() {
 
     let end = client.five_in_row(&table).await;
     assert_eq!(end["accepted"], true, "{end}");
-    assert_eq!(end["seq"], 9, "the ninth move wins: {end}");
     assert_eq!(end["status"], "finished", "{end}");
     let result = &end["result"];
     assert_eq!(
@@ -320,6 +329,8 @@ async fn five_in_a_row_finishes_the_match_with_its_result() {
     assert_eq!(snapshot["result"]["reason"], "five_in_row", "{snapshot}");
     assert_eq!(snapshot["render"]["move_count"], 9);
     assert_eq!(snapshot["events_total"], json!(events.len()));
+    // The winning answer's `seq` is the move's number (§2.3: 42, "第 42 手").
+    assert_eq!(end["seq"], 9, "the ninth move wins: {end}");
 }
 
 #[tokio::test]
