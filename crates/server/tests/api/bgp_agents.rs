@@ -1112,3 +1112,168 @@ async fn bad_provider_metadata_is_refused_and_changes_nothing() {
     let native = app.get("/tables", None).await.expect(200);
     assert_eq!(native, json!([]), "no table was opened: {native}");
 }
+
+/// The dialect's sources, each file's text.
+fn dialect_sources() -> Vec<(String, String)> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/bgp");
+    let mut sources: Vec<(String, String)> = std::fs::read_dir(&dir)
+        .expect("the dialect's sources")
+        .map(|entry| entry.expect("an entry").path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "rs"))
+        .map(|path| {
+            let text = std::fs::read_to_string(&path).expect("a source");
+            (path.display().to_string(), text)
+        })
+        .collect();
+    sources.sort();
+    sources
+}
+
+/// Every `(METHOD, path)` the dialect's routers declare: each `.route("path", get(…).post(…))`
+/// of its sources.
+fn declared_routes() -> std::collections::BTreeSet<(String, String)> {
+    const METHODS: [&str; 5] = ["get", "post", "put", "patch", "delete"];
+    let mut routes = std::collections::BTreeSet::new();
+    for (file, text) in dialect_sources() {
+        for (at, _) in text.match_indices(".route(") {
+            let rest = &text[at + ".route(".len()..];
+            let path = rest
+                .trim_start()
+                .strip_prefix('"')
+                .and_then(|rest| rest.split_once('"'))
+                .map(|(path, _)| path.to_owned())
+                .unwrap_or_else(|| panic!("{file}: a route's path is a literal"));
+            // The method routers are the route's arguments up to its closing parenthesis.
+            let mut depth = 1;
+            let end = rest
+                .char_indices()
+                .find(|&(_, c)| {
+                    depth += match c {
+                        '(' => 1,
+                        ')' => -1,
+                        _ => 0,
+                    };
+                    depth == 0
+                })
+                .map_or(rest.len(), |(end, _)| end);
+            let arguments = &rest[..end];
+            let mut found = false;
+            for method in METHODS {
+                for (index, _) in arguments.match_indices(&format!("{method}(")) {
+                    let before = arguments[..index].trim_end().chars().last();
+                    if matches!(before, Some(',' | '.')) {
+                        routes.insert((method.to_uppercase(), path.clone()));
+                        found = true;
+                    }
+                }
+            }
+            assert!(found, "{file}: the route {path} has a method");
+        }
+    }
+    routes
+}
+
+/// The dialect's OpenAPI document, as the server serves it.
+fn openapi_document() -> Value {
+    serde_json::from_str(include_str!("../../src/bgp/openapi.json")).expect("valid JSON")
+}
+
+#[test]
+fn the_openapi_document_lists_exactly_the_dialect_s_routes() {
+    let document = openapi_document();
+    let mut documented = std::collections::BTreeSet::new();
+    for (path, operations) in document["paths"].as_object().expect("paths") {
+        for (method, operation) in operations.as_object().expect("operations") {
+            documented.insert((method.to_uppercase(), path.clone()));
+            let responses = operation["responses"].as_object().expect("responses");
+            assert!(
+                responses.keys().any(|status| status.starts_with('2')),
+                "{method} {path} documents its success"
+            );
+            for (status, response) in responses {
+                assert!(
+                    response["description"]
+                        .as_str()
+                        .is_some_and(|d| !d.is_empty()),
+                    "{method} {path} {status} is described"
+                );
+            }
+        }
+    }
+    let declared = declared_routes();
+    assert!(
+        declared.len() >= 15,
+        "the scan finds the routes: {declared:?}"
+    );
+    assert_eq!(
+        documented.difference(&declared).collect::<Vec<_>>(),
+        Vec::<&(String, String)>::new(),
+        "documented but not routed"
+    );
+    assert_eq!(
+        declared.difference(&documented).collect::<Vec<_>>(),
+        Vec::<&(String, String)>::new(),
+        "routed but not documented"
+    );
+}
+
+#[test]
+fn the_openapi_document_names_every_error_code_the_dialect_answers() {
+    // Every code the sources give a refusal: `BgpError::new(StatusCode::…, "code", …)` and
+    // `BgpError::conflict("code", …)`, read with the whitespace taken out.
+    let mut answered = std::collections::BTreeSet::new();
+    for (_, text) in dialect_sources() {
+        let compact: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+        for marker in ["conflict(\"", "StatusCode::"] {
+            for (at, _) in compact.match_indices(marker) {
+                let rest = &compact[at + marker.len()..];
+                let rest = match marker {
+                    "StatusCode::" => match rest.split_once(",\"") {
+                        Some((status, rest))
+                            if status.chars().all(|c| c.is_ascii_uppercase() || c == '_') =>
+                        {
+                            rest
+                        }
+                        _ => continue,
+                    },
+                    _ => rest,
+                };
+                if let Some((code, _)) = rest.split_once('"') {
+                    answered.insert(code.to_owned());
+                }
+            }
+        }
+    }
+    let document = openapi_document();
+    let listed: std::collections::BTreeSet<String> =
+        document["components"]["schemas"]["Error"]["properties"]["error"]["enum"]
+            .as_array()
+            .expect("the codes")
+            .iter()
+            .map(|code| code.as_str().expect("a code").to_owned())
+            .collect();
+    assert!(
+        answered.contains("duplicate_player"),
+        "the scan finds codes: {answered:?}"
+    );
+    assert_eq!(answered, listed);
+    // Each code is explained where it can happen.
+    let text = document["paths"].to_string();
+    for code in &listed {
+        assert!(
+            text.contains(&format!("`{code}`")),
+            "no operation explains {code}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn the_server_serves_its_openapi_document() {
+    let app = spawn().await;
+    let reply = bgp(&app, Method::GET, "/api/openapi.json", None, &[], None).await;
+    assert_eq!(
+        reply.headers.get("content-type").map(|v| v.as_bytes()),
+        Some(&b"application/json"[..])
+    );
+    assert_eq!(reply.expect(200), openapi_document());
+}
