@@ -122,13 +122,17 @@ impl Drop for Slot {
 enum Door {
     Api,
     FlipSight,
+    /// The Board Game Protocol's `/api/…` paths beside the native `/api/v1/…`.
+    Bgp,
     Pages,
 }
 
 impl Door {
     fn of(path: &str) -> Door {
-        if path.starts_with("/api/") {
+        if path.starts_with("/api/v1/") || path == "/api/v1" {
             Door::Api
+        } else if path.starts_with("/api/") {
+            Door::Bgp
         } else if path.starts_with("/flipsight") {
             Door::FlipSight
         } else {
@@ -139,7 +143,7 @@ impl Door {
     /// The largest body any route behind this door accepts.
     fn body_ceiling(self) -> usize {
         match self {
-            Door::Api | Door::FlipSight => crate::BODY_LIMIT,
+            Door::Api | Door::FlipSight | Door::Bgp => crate::BODY_LIMIT,
             Door::Pages => arbiter_web::UPLOAD_LIMIT,
         }
     }
@@ -149,6 +153,7 @@ impl Door {
         match self {
             Door::Api => ApiError::new(status, code, message).into_response(),
             Door::FlipSight => crate::flipsight::refusal(state, status),
+            Door::Bgp => crate::bgp::BgpError::refusal(status).into_response(),
             Door::Pages => arbiter_web::error_page(status, message),
         }
     }
@@ -265,6 +270,8 @@ mod tests {
     fn doors_by_path() {
         for (path, door) in [
             ("/api/v1/bots", Door::Api),
+            ("/api/matches/3/events", Door::Bgp),
+            ("/api/agents/me", Door::Bgp),
             ("/flipsight/bot_match_api.php", Door::FlipSight),
             ("/flipsight_api/bot-stream", Door::FlipSight),
             ("/signup", Door::Pages),
