@@ -11,9 +11,6 @@
 //!
 //! [`Dialects::with_bgp`]: crate::Dialects::with_bgp
 
-// Some helpers are for the identity side, which may not use them all yet.
-#![allow(dead_code)]
-
 mod agents;
 pub(crate) mod anti_cheat;
 mod claim;
@@ -81,17 +78,6 @@ pub(crate) fn bearer_bot(state: &AppState, headers: &HeaderMap) -> BgpResult<Opt
             .authenticate(token)
             .map(Some)
             .map_err(|_| BgpError::invalid_token("the bearer key is missing or invalid")),
-    }
-}
-
-/// The agent behind a request: `Some` with a valid bearer key, `None` without a bearer.
-pub(crate) struct MaybeAgent(pub(crate) Option<Bot>);
-
-impl FromRequestParts<AppState> for MaybeAgent {
-    type Rejection = BgpError;
-
-    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> BgpResult<Self> {
-        bearer_bot(state, &parts.headers).map(MaybeAgent)
     }
 }
 
