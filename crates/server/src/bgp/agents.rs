@@ -134,12 +134,14 @@ async fn register(
 ) -> BgpResult<Response> {
     super::anti_cheat::check_provider(&state, &headers)?;
     // An agent plays every game the dialect serves, in every variant (a game's name covers
-    // them all).
+    // them all). It is not offered auto-matched games: those come as native challenges,
+    // which an agent of this dialect never answers, so every offer would only expire.
     let profile = BotProfile {
         supported_variants: served_games(&state)
             .into_iter()
             .map(str::to_owned)
             .collect(),
+        auto_match_off: true,
         display_name: body.display_name,
         bio: body.bio,
         ..BotProfile::default()

@@ -202,6 +202,10 @@ async fn the_key_is_a_bot_token_of_the_native_api_and_the_agent_has_a_page() {
         (&json!("alice"), &json!("registered")),
         "{me}"
     );
+    assert_eq!(
+        me["auto_match"], false,
+        "an agent is never offered native auto-matched games: {me}"
+    );
     let page = app
         .client
         .get(format!(
