@@ -189,8 +189,13 @@ pub struct GomokuView {
     pub next: Color,
     /// The seat playing Black, once colours are settled.
     pub black_seat: Option<u8>,
-    /// Every stone, in order.
+    /// Every stone played, in order; the opening's stones are not among them.
     pub history: Vec<Played>,
+    /// The stones of a fixed or balanced opening, on the board before play began, as the
+    /// config's `stones` are: in the order placed, black first and then alternating. Engines
+    /// that rebuild the position from the moves (the Gomocup protocol's `BOARD`) need them
+    /// before `history`; empty for a free or swap2 opening.
+    pub opening: Vec<(u8, u8)>,
     /// Points Black may not play now, under Renju rules, while Black is to place a stone.
     pub forbidden: Vec<(u8, u8)>,
 }
@@ -421,6 +426,7 @@ impl Game for Gomoku {
             next: state.next,
             black_seat: state.black,
             history: state.history.clone(),
+            opening: state.config.stones.clone(),
             forbidden,
         }
     }

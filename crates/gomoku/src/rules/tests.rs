@@ -227,6 +227,46 @@ fn swap2_settles_colours_as_each_choice_says() {
 }
 
 #[test]
+fn the_view_lists_the_openings_stones_apart_from_the_moves() {
+    // (the config's stones, the colour to move after them, the seat to move)
+    type Case = (&'static [(u8, u8)], Color, u8);
+    let table: [Case; 3] = [
+        (&[], Color::Black, 0),
+        (&[(7, 7)], Color::White, 1),
+        (&[(7, 7), (7, 6), (8, 8)], Color::White, 1),
+    ];
+    for (stones, next, seat) in table {
+        let mut state = started(GomokuConfig {
+            stones: stones.to_vec(),
+            rule: RuleSet::Renju,
+            ..GomokuConfig::default()
+        });
+        let view = Gomoku::view(&state, Viewer::Spectator);
+        assert_eq!(view.opening, stones, "in the order placed");
+        assert!(view.history.is_empty(), "{stones:?}");
+        assert_eq!((view.next, view.to_move), (next, Some(seat)), "{stones:?}");
+        let on_board: usize = view
+            .board
+            .iter()
+            .map(|row| row.matches(['X', 'O']).count())
+            .sum();
+        assert_eq!(on_board, stones.len(), "{stones:?}");
+        play(&mut state, seat, at(0, 0)).expect("a stone");
+        let view = Gomoku::view(&state, Viewer::Spectator);
+        assert_eq!(view.opening, stones, "the opening stays as it was");
+        assert_eq!(
+            view.history,
+            [Played {
+                seat,
+                color: next,
+                x: 0,
+                y: 0
+            }]
+        );
+    }
+}
+
+#[test]
 fn a_full_board_is_a_draw() {
     // A pattern with no three in a row anywhere, minus one point for the last stone.
     let color = |x: u8, y: u8| {
