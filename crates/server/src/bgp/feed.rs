@@ -102,10 +102,15 @@ pub(crate) struct Feed {
     count: watch::Sender<usize>,
 }
 
-/// The feeds of the open matches someone reads.
+/// How many feeds of closed matches are kept, for readers who come after the end.
+const CLOSED_KEPT: usize = 256;
+
+/// The feeds of the open matches someone reads, and of the last matches that closed.
 #[derive(Default)]
 pub(crate) struct Feeds {
     open: Mutex<HashMap<MatchId, Arc<Feed>>>,
+    /// The most recently closed, newest last.
+    closed: Mutex<std::collections::VecDeque<Arc<Feed>>>,
 }
 
 /// The protocol's name of a status.
@@ -167,7 +172,13 @@ impl Feeds {
         family: &'static Family,
         points: &'static dyn PointBoard,
     ) -> Result<Arc<Feed>, ArenaError> {
-        let existing = self.lock().get(&id).cloned();
+        let open = self.lock().get(&id).cloned();
+        let existing = open.or_else(|| {
+            self.closed_lock()
+                .iter()
+                .find(|feed| feed.id == id)
+                .cloned()
+        });
         if let Some(feed) = existing {
             feed.sync(arena).await?;
             return Ok(feed);
@@ -189,7 +200,24 @@ impl Feeds {
             shared.sync(arena).await?;
             return Ok(shared);
         }
+        self.keep_closed(feed.clone());
         Ok(feed)
+    }
+
+    /// Keeps a closed match's feed among the last [`CLOSED_KEPT`].
+    fn keep_closed(&self, feed: Arc<Feed>) {
+        let mut closed = self.closed_lock();
+        if closed.iter().any(|kept| kept.id == feed.id) {
+            return;
+        }
+        if closed.len() == CLOSED_KEPT {
+            closed.pop_front();
+        }
+        closed.push_back(feed);
+    }
+
+    fn closed_lock(&self) -> std::sync::MutexGuard<'_, std::collections::VecDeque<Arc<Feed>>> {
+        self.closed.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<MatchId, Arc<Feed>>> {
@@ -215,6 +243,9 @@ async fn pump(arena: Arena, feeds: Arc<Feeds>, feed: Arc<Feed>) {
         }
     }
     feeds.lock().remove(&feed.id);
+    if feed.is_closed() {
+        feeds.keep_closed(feed);
+    }
 }
 
 impl Feed {

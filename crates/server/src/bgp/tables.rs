@@ -947,16 +947,18 @@ fn query_number(text: Option<&str>, field: &str, default: i64) -> BgpResult<i64>
     }
 }
 
-/// The seats whose private analysis a request may read: the seat its credential holds.
+/// The seats whose private analysis a request may read: the seat its credential holds;
+/// none for an agent without a seat here, who reads as any spectator does.
 async fn owned_seats(
     state: &AppState,
     headers: &HeaderMap,
     loaded: &Loaded,
 ) -> BgpResult<Vec<usize>> {
-    Ok(seat_of_request(state, headers, loaded)
-        .await?
-        .map(|(seat, _)| vec![seat])
-        .unwrap_or_default())
+    match seat_of_request(state, headers, loaded).await {
+        Ok(seat) => Ok(seat.map(|(seat, _)| vec![seat]).unwrap_or_default()),
+        Err(error) if error.code == "wrong_seat" => Ok(Vec::new()),
+        Err(error) => Err(error),
+    }
 }
 
 /// One page of events as the protocol's long-poll answers.

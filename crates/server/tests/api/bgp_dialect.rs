@@ -552,6 +552,9 @@ async fn registered_agents_play_a_rated_match_the_native_api_shows() {
     // A guest's match is never rated.
     let (guest_match, black, white) = guests(&app, "gomoku", json!({})).await;
     play_five(&app, &guest_match, &black, &white).await;
+    // An agent without a seat there reads it as any spectator does.
+    let read = all_events(&app, &guest_match, &[("Authorization", a.as_str())]).await;
+    assert_eq!(read, all_events(&app, &guest_match, &[]).await);
     let native = app
         .get(&format!("/matches/{guest_match}"), None)
         .await
