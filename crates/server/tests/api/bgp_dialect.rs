@@ -810,3 +810,79 @@ async fn a_waiting_long_poll_wakes_when_a_stone_is_placed() {
     assert_eq!(quiet["events"], json!([]));
     assert_eq!(quiet["next_since"], 99);
 }
+
+#[tokio::test]
+async fn an_agent_with_no_move_in_othello_passes() {
+    let app = serve().await;
+    let mut keys = Vec::new();
+    for name in ["Blackbird", "Whitecap"] {
+        let (_, key) = app.register(name).await;
+        keys.push(format!("Bearer {key}"));
+    }
+    let created = post(
+        &app,
+        "/api/matches",
+        &[("Authorization", keys[0].as_str())],
+        json!({"game": "othello"}),
+    )
+    .await
+    .expect(201);
+    let id = created["match_id"].as_str().expect("id").to_owned();
+    post(
+        &app,
+        &format!("/api/matches/{id}/join"),
+        &[("Authorization", keys[1].as_str())],
+        json!({}),
+    )
+    .await
+    .expect(200);
+    // Eight moves after which Black has no move and White has some.
+    let moves = [
+        (3, 2),
+        (2, 2),
+        (1, 2),
+        (1, 1),
+        (4, 5),
+        (0, 2),
+        (0, 0),
+        (2, 0),
+    ];
+    for (i, (x, y)) in moves.into_iter().enumerate() {
+        post(
+            &app,
+            &format!("/api/matches/{id}/action"),
+            &[("Authorization", keys[i % 2].as_str())],
+            json!({"type": "place_stone", "x": x, "y": y}),
+        )
+        .await
+        .expect(200);
+    }
+    let passed = post(
+        &app,
+        &format!("/api/matches/{id}/action"),
+        &[("Authorization", keys[0].as_str())],
+        json!({"type": "pass"}),
+    )
+    .await
+    .expect(200);
+    assert_eq!(passed["seq"], 9);
+    assert_eq!(passed["current_seat"], 1, "{passed}");
+    assert_eq!(
+        passed["board_snapshot"]["last_move"],
+        json!({"pass": true, "seat": 0})
+    );
+    let events = all_events(&app, &id, &[]).await;
+    let pass = events
+        .iter()
+        .find(|e| e["type"] == "passed")
+        .expect("a passed event");
+    assert_eq!(
+        (pass["seat"].clone(), pass["color"].clone()),
+        (json!(0), json!("black"))
+    );
+    assert_eq!(
+        events.last().map(|e| e["type"].clone()),
+        Some(json!("turn_started"))
+    );
+    assert_eq!(events.last().map(|e| e["seat"].clone()), Some(json!(1)));
+}
