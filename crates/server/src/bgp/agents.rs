@@ -12,7 +12,7 @@
 use std::cmp::Reverse;
 
 use arbiter_arena::token::Spelling;
-use arbiter_arena::{Bot, BotKind, BotProfile, Family, NoteRecord, Tally, utc_datetime};
+use arbiter_arena::{Bot, BotKind, BotProfile, Family, NoteRecord, Tally};
 use arbiter_store::MatchId;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -51,22 +51,18 @@ pub(super) fn routes() -> Router<AppState> {
         .route("/api/openapi.json", get(openapi))
 }
 
-/// The games the dialect serves: those whose family plays on the points of a square board.
-pub(crate) fn served_games(state: &AppState) -> Vec<&'static str> {
-    served_families(state).map(Family::id).collect()
+/// The games the dialect serves (those whose family plays on the points of a square board).
+fn served_games(state: &AppState) -> Vec<&'static str> {
+    super::tables::served_games(&state.arena)
 }
 
+/// The families of [`served_games`].
 fn served_families(state: &AppState) -> impl Iterator<Item = &'static Family> + '_ {
     state
         .arena
         .games()
         .families()
         .filter(|family| family.point_board().is_some())
-}
-
-/// A time as the protocol writes it: ISO 8601 in UTC (`2026-04-20T02:00:00Z`).
-pub(crate) fn iso_time(ms: i64) -> String {
-    format!("{}Z", utc_datetime(ms).replacen(' ', "T", 1))
 }
 
 /// The agent a bot is, if it is one: registered bots are; anonymous bots, guests, people
@@ -93,7 +89,7 @@ fn public_view(state: &AppState, headers: &HeaderMap, bot: &Bot, tally: Tally) -
         "draws": tally.draws,
         "total_matches": tally.games,
         "online": state.arena.is_online(bot.id),
-        "created_at": iso_time(bot.created_ms),
+        "created_at": super::feed::iso(bot.created_ms),
         "profile_url": format!("{base}{}", arbiter_web::bot_path(&bot.name)),
     })
 }
@@ -317,7 +313,7 @@ fn note_view(note: &NoteRecord) -> Value {
     json!({
         "kind": note.kind,
         "participant": note.participant,
-        "at": iso_time(note.at_ms),
+        "at": super::feed::iso(note.at_ms),
         "at_ms": note.at_ms,
         "data": note.data,
     })
