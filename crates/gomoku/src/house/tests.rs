@@ -353,26 +353,39 @@ fn decisions_left_shrinks_as_stones_are_played() {
     }
 }
 
+/// How a game played out: its winner, if it ended with one, and whether it ended.
+struct PlayedOut {
+    winner: Option<Seat>,
+    ended: bool,
+    actions: usize,
+}
+
 /// A game from its config, each seat played by a level, to the end or `limit` actions:
-/// every action chosen must be legal. Returns the outcome's winning seat, if any.
+/// every action chosen must be legal. It stops early where the seat to move has no legal
+/// action (Black under Renju, with every empty point forbidden).
 fn play_out(
     config: &GomokuConfig,
     levels: [HouseLevel; 2],
     limits: impl Fn(HouseLevel) -> Limits,
     seed: u64,
     limit: usize,
-) -> Option<Seat> {
+) -> PlayedOut {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let config = serde_json::to_value(config).expect("a config");
     let (mut state, _) = RULES
         .start(&config, &mut Ctx::new(0, &mut rng))
         .expect("a game");
+    let mut actions = 0;
     for turn in 0..limit {
         let ToAct::Turn { seat } = state.to_act() else {
             break;
         };
         let view = SeatView::new(state.as_ref(), seat);
         let legal = view.legal_actions();
+        if legal.is_empty() {
+            break;
+        }
+        actions += 1;
         let level = levels[seat.index()];
         let chosen = choose_with_limits(&view, level, limits(level), &mut rng);
         assert!(legal.contains(&chosen), "turn {turn}, {level:?}: {chosen}");
@@ -381,7 +394,12 @@ fn play_out(
             .apply(seat, &chosen, &mut Ctx::new(time, &mut rng))
             .expect("a legal action applies");
     }
-    state.outcome().and_then(|outcome| outcome.winner())
+    let outcome = state.outcome();
+    PlayedOut {
+        winner: outcome.as_ref().and_then(|outcome| outcome.winner()),
+        ended: outcome.is_some(),
+        actions,
+    }
 }
 
 fn config_of(rule: RuleSet, opening: OpeningRule) -> GomokuConfig {
@@ -416,7 +434,8 @@ proptest! {
             deadline: Instant::now() + Duration::from_secs(600),
             max_nodes: Some(TEST_NODES),
         };
-        play_out(&config_of(rule, opening), levels, far, seed, 225);
+        let played = play_out(&config_of(rule, opening), levels, far, seed, 225);
+        prop_assert!(played.actions > 0);
     }
 }
 
@@ -430,7 +449,8 @@ fn searching_levels_play_swap2_openings() {
             deadline: Instant::now() + Duration::from_secs(600),
             max_nodes: Some(1_000),
         };
-        play_out(&config, [level, level], limits, i as u64, 10);
+        let played = play_out(&config, [level, level], limits, i as u64, 10);
+        assert_eq!(played.actions, 10, "{level:?}");
     }
 }
 
@@ -448,11 +468,21 @@ fn self_play_strength() {
         .ok()
         .and_then(|n| n.parse().ok())
         .unwrap_or(20);
+    // `GOMOKU_SELF_PLAY_PAIRS=medium-greedy,greedy-random` plays only those pairs.
+    let only = std::env::var("GOMOKU_SELF_PLAY_PAIRS").ok();
     for (strong, weak) in pairs {
+        let pair = format!("{}-{}", strong.name(), weak.name());
+        if only
+            .as_ref()
+            .is_some_and(|only| !only.split(',').any(|p| p == pair))
+        {
+            continue;
+        }
         for rule in [RuleSet::Freestyle, RuleSet::Renju] {
-            let (mut wins, mut losses) = (0, 0);
+            let (mut wins, mut losses, mut draws, mut unfinished) = (0, 0, 0, 0);
+            let mut as_black = 0;
             for game in 0..games {
-                // The stronger level alternates colours.
+                // The stronger level alternates colours: seat 0 plays Black.
                 let strong_seat = usize::try_from(game % 2).unwrap_or(0);
                 let mut levels = [weak, weak];
                 levels[strong_seat] = strong;
@@ -462,16 +492,26 @@ fn self_play_strength() {
                     max_nodes: None,
                 };
                 let config = config_of(rule, OpeningRule::Free);
-                let winner = play_out(&config, levels, thinking, game, 225);
-                match winner {
-                    Some(seat) if seat.index() == strong_seat => wins += 1,
-                    Some(_) => losses += 1,
-                    None => {}
+                let played = play_out(&config, levels, thinking, game, 225);
+                match (played.winner, played.ended) {
+                    (Some(seat), _) if seat.index() == strong_seat => {
+                        wins += 1;
+                        as_black += usize::from(strong_seat == 0);
+                    }
+                    (Some(_), _) => losses += 1,
+                    (None, true) => draws += 1,
+                    (None, false) => unfinished += 1,
                 }
+                println!(
+                    "  {strong:?} as {}: {:?} after {} actions",
+                    if strong_seat == 0 { "Black" } else { "White" },
+                    played.winner.map(|seat| seat.index() == strong_seat),
+                    played.actions
+                );
             }
             println!(
-                "{strong:?} vs {weak:?}, {rule:?}: {wins} won, {losses} lost, {} drawn of {games}; every action legal",
-                games - wins - losses
+                "{strong:?} vs {weak:?}, {rule:?}: {wins} won ({as_black} as Black), {losses} lost, \
+                 {draws} drawn, {unfinished} unfinished of {games}; every action legal"
             );
         }
     }
