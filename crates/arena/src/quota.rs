@@ -12,10 +12,15 @@ use crate::context::lock;
 pub(crate) struct AddressQuota {
     per_window: usize,
     window_ms: i64,
-    /// The times of each address's recent acts, oldest first. An address whose acts have all
-    /// left the window is dropped the next time it is counted, so the map holds only
-    /// addresses seen within a window.
-    recent: Mutex<HashMap<IpAddr, VecDeque<i64>>>,
+    /// The times of each address's recent acts, oldest first, and when the map was last swept
+    /// of addresses whose acts have all left the window.
+    recent: Mutex<Recent>,
+}
+
+#[derive(Default)]
+struct Recent {
+    by_address: HashMap<IpAddr, VecDeque<i64>>,
+    swept_ms: i64,
 }
 
 impl AddressQuota {
@@ -24,7 +29,7 @@ impl AddressQuota {
         AddressQuota {
             per_window,
             window_ms,
-            recent: Mutex::new(HashMap::new()),
+            recent: Mutex::new(Recent::default()),
         }
     }
 
@@ -32,11 +37,17 @@ impl AddressQuota {
     /// address has used its share of the window, saying how long until one comes back.
     pub(crate) fn count(&self, ip: IpAddr, now: i64) -> Result<(), ArenaError> {
         let mut recent = lock(&self.recent);
-        // Addresses whose acts have all left the window are forgotten, so that the map does
-        // not grow with every address ever seen.
         let window_ms = self.window_ms;
-        recent.retain(|_, times| times.back().is_some_and(|&at| at > now - window_ms));
-        let times = recent.entry(ip).or_default();
+        // Addresses whose acts have all left the window are forgotten, once a window, so that
+        // the map holds only the addresses of the last two windows rather than every one
+        // ever seen, and a count costs a walk over them only once a window.
+        if now - recent.swept_ms >= window_ms {
+            recent
+                .by_address
+                .retain(|_, times| times.back().is_some_and(|&at| at > now - window_ms));
+            recent.swept_ms = now;
+        }
+        let times = recent.by_address.entry(ip).or_default();
         while times.front().is_some_and(|&at| at <= now - window_ms) {
             times.pop_front();
         }
@@ -101,6 +112,6 @@ mod tests {
         quota
             .count(IpAddr::from([10, 0, 1, 0]), 5_000)
             .expect("counted");
-        assert_eq!(lock(&quota.recent).len(), 1);
+        assert_eq!(lock(&quota.recent).by_address.len(), 1);
     }
 }
