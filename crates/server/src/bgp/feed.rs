@@ -172,14 +172,7 @@ impl Feeds {
         family: &'static Family,
         points: &'static dyn PointBoard,
     ) -> Result<Arc<Feed>, ArenaError> {
-        let open = self.lock().get(&id).cloned();
-        let existing = open.or_else(|| {
-            self.closed_lock()
-                .iter()
-                .find(|feed| feed.id == id)
-                .cloned()
-        });
-        if let Some(feed) = existing {
+        if let Some(feed) = self.kept(id) {
             feed.sync(arena).await?;
             return Ok(feed);
         }
@@ -202,6 +195,18 @@ impl Feeds {
         }
         self.keep_closed(feed.clone());
         Ok(feed)
+    }
+
+    /// The feed of match `id` if one is kept (the match is open and read, or closed
+    /// recently), as it stands.
+    pub(crate) fn kept(&self, id: MatchId) -> Option<Arc<Feed>> {
+        let open = self.lock().get(&id).cloned();
+        open.or_else(|| {
+            self.closed_lock()
+                .iter()
+                .find(|feed| feed.id == id)
+                .cloned()
+        })
     }
 
     /// Keeps a closed match's feed among the last [`CLOSED_KEPT`].
@@ -273,6 +278,11 @@ impl Feed {
             }),
             count: watch::channel(0).0,
         }
+    }
+
+    /// The match.
+    pub(crate) fn id(&self) -> MatchId {
+        self.id
     }
 
     /// Translates whatever the arena's log holds beyond what was translated, and publishes it.

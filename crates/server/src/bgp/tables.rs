@@ -27,7 +27,9 @@ use serde_json::{Map, Value, json};
 
 use super::anti_cheat::{self, Provenance};
 use super::feed::{self, Feed};
-use super::{BgpError, BgpJson, BgpPath, BgpQuery, BgpResult, ClientAddr, bearer_bot, public_url};
+use super::{
+    BgpError, BgpJson, BgpPath, BgpQuery, BgpResult, ClientAddr, bearer, bearer_bot, public_url,
+};
 use crate::AppState;
 
 /// The prefix of play tokens.
@@ -992,15 +994,27 @@ async fn events(
     refuse_token_in_query(&query)?;
     let since = query_number(query.since.as_deref(), "since", 0)?;
     let wait = query_number(query.wait.as_deref(), "wait", 0)?.min(WAIT_MAX_S);
-    let loaded = load(&state, &id, Reader::SPECTATOR).await?;
-    let owned = owned_seats(&state, &headers, &loaded).await?;
-    let feed = feed_of(&state, &loaded).await?;
+    // A spectator's long-poll of a match whose feed is kept asks the match nothing: the
+    // feed's own task keeps it up to date, and the wait sees whatever it adds. Many
+    // spectators polling again after each event then cost the match's actor nothing.
+    let kept = (wait > 0 && play_token(&headers).is_none() && bearer(&headers).is_none())
+        .then(|| id.parse::<MatchId>().ok())
+        .flatten()
+        .and_then(|match_id| state.bgp_feeds.kept(match_id));
+    let (match_id, owned, feed) = match kept {
+        Some(feed) => (feed.id(), Vec::new(), feed),
+        None => {
+            let loaded = load(&state, &id, Reader::SPECTATOR).await?;
+            let owned = owned_seats(&state, &headers, &loaded).await?;
+            (loaded.id, owned, feed_of(&state, &loaded).await?)
+        }
+    };
     if feed.total() <= since && wait > 0 {
         let deadline = state.arena.now_ms() + wait * 1000;
         feed.wait_beyond(&state.arena, since, deadline).await;
     }
     let (events, status) = feed.page(since);
-    let text = events_page(loaded.id, since, &events, status, &owned);
+    let text = events_page(match_id, since, &events, status, &owned);
     Ok(([(header::CONTENT_TYPE, "application/json")], text).into_response())
 }
 
