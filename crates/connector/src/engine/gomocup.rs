@@ -4,8 +4,8 @@
 //! `timeout_match`, `time_left`), `max_memory` and the rule, after `START size` once, and then
 //! the position as cheaply as the brain's knowledge allows: `BEGIN` on an empty board, `TURN x,y`
 //! when the brain has seen every stone but the opponent's last, and otherwise `BOARD` … `DONE`
-//! with every stone in move order (field 1 the brain's own colour, 2 the opponent's), so that a
-//! restarted brain or a resumed connector gets the whole position. Swap2's decisions go to
+//! with every stone in order, a fixed opening's first (field 1 the brain's own colour, 2 the
+//! opponent's), so that a restarted brain or a resumed connector gets the whole position. Swap2's decisions go to
 //! `SWAP2BOARD` … `DONE` for brains that answer it; one answer there may settle several
 //! decisions (three opening stones, or a colour and the stones after it), and the stones it
 //! plans are kept for the leg's next decisions.
@@ -199,6 +199,9 @@ struct Position {
     phase: Phase,
     /// The colour of the next stone.
     next: Colour,
+    /// A fixed or balanced opening's stones, on the board before the first move.
+    opening: Vec<Stone>,
+    /// The stones played, in order.
     history: Vec<Stone>,
 }
 
@@ -215,7 +218,7 @@ impl Position {
         let view = request.field("view").unwrap_or(&Value::Null);
         Position::from_view(view).ok_or_else(|| {
             Failure::Unsupported(format!(
-                "the gomoku view is not one the Gomocup adapter reads (size, rule, phase, next, history): {}",
+                "the gomoku view is not one the Gomocup adapter reads (size, rule, phase, next, opening, history): {}",
                 super::generic::action_name(view)
             ))
         })
@@ -251,18 +254,42 @@ impl Position {
                 })
             })
             .collect::<Option<Vec<Stone>>>()?;
+        // The opening's stones alternate from Black, as the config places them. A server
+        // whose view has no `opening` has no fixed openings either.
+        let opening = match view.get("opening") {
+            None | Some(Value::Null) => Vec::new(),
+            Some(opening) => opening
+                .as_array()?
+                .iter()
+                .zip([Colour::Black, Colour::White].into_iter().cycle())
+                .map(|(point, colour)| {
+                    Some(Stone {
+                        x: u8::try_from(point[0].as_u64()?).ok()?,
+                        y: u8::try_from(point[1].as_u64()?).ok()?,
+                        colour,
+                    })
+                })
+                .collect::<Option<Vec<Stone>>>()?,
+        };
         Some(Position {
             size,
             rule,
             phase,
             next,
+            opening,
             history,
         })
     }
 
-    /// The stones as `x,y,field` lines, in move order: field 1 for `own`'s, 2 for the others.
+    /// Every stone on the board in the order it came there: the opening's, then those played.
+    fn stones(&self) -> impl Iterator<Item = &Stone> {
+        self.opening.iter().chain(&self.history)
+    }
+
+    /// The stones as `x,y,field` lines, in order (the opening's first): field 1 for `own`'s,
+    /// 2 for the others.
     fn stone_lines(&self, own: Colour) -> impl Iterator<Item = String> + '_ {
-        self.history.iter().map(move |stone| {
+        self.stones().map(move |stone| {
             let field = if stone.colour == own { 1 } else { 2 };
             format!("{},{},{field}", stone.x, stone.y)
         })
@@ -491,13 +518,17 @@ impl GomocupEngine {
     ) -> Result<Act, Failure> {
         self.ready(position.size, deadline, budget).await?;
         self.send_info(position, clock).await?;
-        let history = &position.history;
+        // The opening's stones count as any other: `BEGIN` only on an empty board, and
+        // `TURN` only when the brain has seen every stone but the last.
+        let on_board: Vec<Stone> = position.stones().copied().collect();
         let (command, lines): (&'static str, Vec<String>) = match &self.seen {
-            Some(seen) if seen.is_empty() && history.is_empty() => {
+            Some(seen) if seen.is_empty() && on_board.is_empty() => {
                 ("BEGIN", vec!["BEGIN".to_owned()])
             }
-            Some(seen) if history.len() == seen.len() + 1 && history[..seen.len()] == seen[..] => {
-                let last = history[seen.len()];
+            Some(seen)
+                if on_board.len() == seen.len() + 1 && on_board[..seen.len()] == seen[..] =>
+            {
+                let last = on_board[seen.len()];
                 ("TURN", vec![format!("TURN {},{}", last.x, last.y)])
             }
             _ => (
@@ -519,7 +550,7 @@ impl GomocupEngine {
         let &[(x, y)] = stones.as_slice() else {
             return Err(unexpected(command, &reply, "one stone x,y").into());
         };
-        let mut seen = history.clone();
+        let mut seen = on_board;
         seen.push(Stone {
             x,
             y,

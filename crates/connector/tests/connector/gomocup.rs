@@ -407,3 +407,84 @@ async fn a_brain_refusing_the_board_size_sends_no_stone_and_is_not_asked_again()
         "a refusal is final: the brain is not started again"
     );
 }
+
+#[tokio::test]
+async fn a_balanced_openings_stones_reach_the_brain_first_in_its_first_board() {
+    let Some(python) = python() else { return };
+    let server = Server::start().await;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let log = dir.path().join("log");
+    let (brain_token, practice_token, name) = bots(&server).await;
+    let brain_connector = brain(&server, &brain_token, python, &log, "");
+    let practice_connector = practice(&server, &practice_token);
+    server.connected(&brain_token).await;
+    server.connected(&practice_token).await;
+    let id = server
+        .challenge(
+            &practice_token,
+            &name,
+            json!({"game": "gomoku", "variant": "renju", "opening": "balanced"}),
+        )
+        .await;
+    let end = server.ended(id).await;
+    assert_eq!(end["status"], "finished", "{end}");
+    assert_eq!(brain_connector.stop().await, Exit::Normal);
+    assert_eq!(practice_connector.stop().await, Exit::Normal);
+
+    // The opening both legs started from, checked against the board: black, white, black.
+    let view = &end["legs"][0]["view"];
+    let opening: Vec<(u64, u64)> = view["opening"]
+        .as_array()
+        .expect("the view lists the opening")
+        .iter()
+        .map(|point| (point[0].as_u64().expect("x"), point[1].as_u64().expect("y")))
+        .collect();
+    assert_eq!(opening.len(), 3, "{view}");
+    assert_eq!(end["legs"][1]["view"]["opening"], view["opening"], "{end}");
+    for (&(x, y), stone) in opening.iter().zip(['X', 'O', 'X']) {
+        let row = view["board"][y as usize].as_str().expect("a row");
+        assert_eq!(row.chars().nth(x as usize), Some(stone), "{view}");
+    }
+
+    let players = players(&log);
+    assert_eq!(players.len(), 2, "one brain per leg: {players:?}");
+    let mut first_boards = Vec::new();
+    for commands in players.values() {
+        check_info(commands, 4);
+        let positions: Vec<usize> = (0..commands.len())
+            .filter(|&at| {
+                let command = &commands[at];
+                command == "BEGIN" || command == "BOARD" || command.starts_with("TURN ")
+            })
+            .collect();
+        let (&first, later) = positions.split_first().expect("a position");
+        assert_eq!(commands[first], "BOARD", "never BEGIN: {commands:?}");
+        assert!(
+            later.iter().all(|&at| commands[at].starts_with("TURN ")),
+            "a brain that saw the board gets only the opponent's stones: {commands:?}"
+        );
+        let sent: Vec<(u64, u64, u64)> = commands[first + 1..]
+            .iter()
+            .take_while(|line| *line != "DONE")
+            .map(|line| {
+                let v: Vec<u64> = line.split(',').map(|n| n.parse().expect("n")).collect();
+                (v[0], v[1], v[2])
+            })
+            .collect();
+        // Field 1 marks the stones of the colour to move, which the count of stones tells.
+        let own = if sent.len().is_multiple_of(2) { 0 } else { 1 };
+        let expected: Vec<(u64, u64, u64)> = opening
+            .iter()
+            .enumerate()
+            .map(|(i, &(x, y))| (x, y, if i % 2 == own { 1 } else { 2 }))
+            .collect();
+        assert_eq!(sent[..3], expected[..], "{commands:?}");
+        first_boards.push(sent.len());
+    }
+    first_boards.sort_unstable();
+    assert_eq!(
+        first_boards,
+        [3, 4],
+        "White moves first, after the opening; Black after White's stone"
+    );
+}

@@ -5,19 +5,33 @@ use serde_json::json;
 
 use super::*;
 
-/// A Gomoku decision for `seat` after `stones` (black first, alternating), with every empty
-/// point legal but `forbidden`.
+/// A Gomoku decision after `stones` (black first, alternating), with every empty point legal
+/// but `forbidden`.
 fn request(rule: &str, stones: &[(u8, u8)], forbidden: &[(u8, u8)]) -> GenericRequest {
+    opened(rule, &[], stones, forbidden)
+}
+
+/// A Gomoku decision after a fixed opening's stones `opening` and the stones played then,
+/// `stones`, all alternating from Black, with every empty point legal but `forbidden`; seat 0
+/// plays Black.
+fn opened(
+    rule: &str,
+    opening: &[(u8, u8)],
+    stones: &[(u8, u8)],
+    forbidden: &[(u8, u8)],
+) -> GenericRequest {
     let size = 15u8;
     let history: Vec<Value> = stones
         .iter()
         .enumerate()
         .map(|(i, &(x, y))| {
-            let color = if i % 2 == 0 { "black" } else { "white" };
-            json!({"seat": i % 2, "color": color, "x": x, "y": y})
+            let colour = (opening.len() + i) % 2;
+            let color = if colour == 0 { "black" } else { "white" };
+            json!({"seat": colour, "color": color, "x": x, "y": y})
         })
         .collect();
-    let next = if stones.len().is_multiple_of(2) {
+    let placed = opening.len() + stones.len();
+    let next = if placed.is_multiple_of(2) {
         "black"
     } else {
         "white"
@@ -25,15 +39,17 @@ fn request(rule: &str, stones: &[(u8, u8)], forbidden: &[(u8, u8)]) -> GenericRe
     let mut legal = Vec::new();
     for y in 0..size {
         for x in 0..size {
-            if !stones.contains(&(x, y)) && !forbidden.contains(&(x, y)) {
+            let taken = stones.contains(&(x, y)) || opening.contains(&(x, y));
+            if !taken && !forbidden.contains(&(x, y)) {
                 legal.push(json!({"x": x, "y": y}));
             }
         }
     }
     let value = json!({"protocol": 1, "game": "gomoku", "variant": rule, "match_id": 1, "leg": 0,
-        "seats": 2, "seat": stones.len() % 2, "participant": 0, "phase": null, "revision": stones.len(),
-        "view": {"size": size, "rule": rule, "board": [], "phase": "play", "to_move": stones.len() % 2,
-            "next": next, "black_seat": 0, "history": history, "forbidden": forbidden},
+        "seats": 2, "seat": placed % 2, "participant": 0, "phase": null, "revision": stones.len(),
+        "view": {"size": size, "rule": rule, "board": [], "phase": "play", "to_move": placed % 2,
+            "next": next, "black_seat": 0, "history": history, "opening": opening,
+            "forbidden": forbidden},
         "legal_actions": legal, "action_grammar": null, "clocks_ms": [60000, 45000],
         "remaining_ms": 45000, "budget_ms": 10000, "deadline_ms": null});
     GenericRequest::from_json(&value).expect("a generic request")
@@ -182,6 +198,12 @@ fn positions_are_read_from_the_view_and_sent_in_move_order() {
     // Black to move: Black's stones are the brain's own (1), in the order they were played.
     let lines: Vec<String> = position.stone_lines(position.next).collect();
     assert_eq!(lines, ["7,7,1", "8,8,2", "7,8,1", "9,9,2"]);
+    // A fixed opening's stones come first, their colours alternating from Black.
+    let balanced = opened("renju", &[(7, 7), (7, 6), (8, 8)], &[(0, 0)], &[]);
+    let position = Position::read(&balanced).expect("a position");
+    assert_eq!(position.next, Colour::Black);
+    let lines: Vec<String> = position.stone_lines(position.next).collect();
+    assert_eq!(lines, ["7,7,1", "7,6,2", "8,8,1", "0,0,2"]);
     let rules = [("freestyle", 0), ("standard", 1), ("renju", 4)];
     for (rule, number) in rules {
         let position = Position::read(&request(rule, &[], &[])).expect("a position");
@@ -289,6 +311,75 @@ async fn the_brain_gets_begin_then_turn_and_the_whole_board_when_it_lost_track()
             .map(str::to_owned),
         );
         assert_eq!(commands(&log), expected, "{endings}");
+    }
+}
+
+#[tokio::test]
+async fn an_openings_stones_reach_the_brain_in_board_before_the_stones_played() {
+    if !python() {
+        return;
+    }
+    let opening = [(7, 7), (7, 6), (8, 8)];
+    let board = |fields: [u8; 3]| -> Vec<String> {
+        std::iter::once("BOARD".to_owned())
+            .chain(
+                opening
+                    .iter()
+                    .zip(fields)
+                    .map(|(&(x, y), field)| format!("{x},{y},{field}")),
+            )
+            .collect()
+    };
+    // (the stones played before the brain's first decision, the position sent then, the
+    // position sent at its second decision)
+    type Case = (&'static [(u8, u8)], Vec<String>, &'static str);
+    let table: [Case; 2] = [
+        // White to move first: Black's two stones are the opponent's, White's its own.
+        (
+            &[],
+            [board([2, 1, 2]), vec!["DONE".to_owned()]].concat(),
+            "TURN 0,0",
+        ),
+        // Black, after White's first move: every stone, the opening's first.
+        (
+            &[(0, 0)],
+            [
+                board([1, 2, 1]),
+                vec!["0,0,2".to_owned(), "DONE".to_owned()],
+            ]
+            .concat(),
+            "TURN 1,0",
+        ),
+    ];
+    for (played, first_position, second_position) in table {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let log = dir.path().join("log");
+        let mut engine = brain(&log, "", &BrainPool::default());
+        let (first, _) = engine
+            .decide(&opened("renju", &opening, played, &[]), BUDGET)
+            .await
+            .expect("a stone");
+        // The centre is Black's: the test brain's first choice is the point below it.
+        assert_eq!(first, json!({"x": 7, "y": 8}), "{played:?}");
+        let mut after = played.to_vec();
+        after.push((7, 8));
+        after.push(if played.is_empty() { (0, 0) } else { (1, 0) });
+        engine
+            .decide(&opened("renju", &opening, &after, &[]), BUDGET)
+            .await
+            .expect("a stone");
+        engine.restart().await;
+        let sent: Vec<String> = commands(&log)
+            .into_iter()
+            .filter(|c| !c.starts_with("INFO"))
+            .collect();
+        let expected: Vec<String> = ["started", "START 15"]
+            .map(str::to_owned)
+            .into_iter()
+            .chain(first_position)
+            .chain(std::iter::once(second_position.to_owned()))
+            .collect();
+        assert_eq!(sent, expected, "never BEGIN on a board with stones");
     }
 }
 
