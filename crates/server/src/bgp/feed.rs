@@ -382,11 +382,11 @@ impl Feed {
     }
 
     /// Waits until there are events after `since`, the arena's clock reaches `deadline_ms`,
-    /// or the arena stops.
+    /// or the arena stops; not at all once the match has closed, when nothing more comes.
     pub(crate) async fn wait_beyond(&self, arena: &Arena, since: i64, deadline_ms: i64) {
         let mut changes = self.count.subscribe();
         loop {
-            if self.total() > since || arena.now_ms() >= deadline_ms {
+            if self.total() > since || arena.now_ms() >= deadline_ms || self.is_closed() {
                 return;
             }
             tokio::select! {

@@ -886,3 +886,25 @@ async fn an_agent_with_no_move_in_othello_passes() {
     );
     assert_eq!(events.last().map(|e| e["seat"].clone()), Some(json!(1)));
 }
+
+#[tokio::test]
+async fn a_long_poll_of_a_closed_match_answers_at_once() {
+    let app = serve().await;
+    let (id, black, white) = guests(&app, "gomoku", json!({})).await;
+    play_five(&app, &id, &black, &white).await;
+    let total = all_events(&app, &id, &[]).await.len();
+    // The injected clock never reaches the wait's end: only the match's end can answer.
+    let page = tokio::time::timeout(
+        std::time::Duration::from_secs(5),
+        get(
+            &app,
+            &format!("/api/matches/{id}/events?since={total}&wait=30"),
+            &[],
+        ),
+    )
+    .await
+    .expect("answered at once")
+    .expect(200);
+    assert_eq!(page["events"], json!([]));
+    assert_eq!(page["status"], "finished");
+}
