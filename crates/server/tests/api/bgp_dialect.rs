@@ -908,3 +908,50 @@ async fn a_long_poll_of_a_closed_match_answers_at_once() {
     assert_eq!(page["events"], json!([]));
     assert_eq!(page["status"], "finished");
 }
+
+#[tokio::test]
+async fn players_who_poll_are_judged_by_the_turn_clock_alone() {
+    let app = serve().await;
+    let (id, black, white) = guests(&app, "gomoku", json!({"turn_timeout": 120})).await;
+    let agents = [
+        app.register("Slowpoke").await.1,
+        app.register("Dawdler").await.1,
+    ];
+    let bearer: Vec<String> = agents.iter().map(|key| format!("Bearer {key}")).collect();
+    let created = post(
+        &app,
+        "/api/matches",
+        &[("Authorization", bearer[0].as_str())],
+        json!({"game": "othello", "config": {"turn_timeout": 120}}),
+    )
+    .await
+    .expect(201);
+    let agents_match = created["match_id"].as_str().expect("id").to_owned();
+    post(
+        &app,
+        &format!("/api/matches/{agents_match}/join"),
+        &[("Authorization", bearer[1].as_str())],
+        json!({}),
+    )
+    .await
+    .expect(200);
+    // Longer than the arena's first-move and disconnection rules allow a bot that streams,
+    // shorter than the turn: nobody has asked anything for 100 seconds.
+    app.advance(100_000).await;
+    for match_id in [&id, &agents_match] {
+        let seen = get(&app, &format!("/api/matches/{match_id}"), &[])
+            .await
+            .expect(200);
+        assert_eq!(seen["status"], "in_progress", "{seen}");
+    }
+    place(&app, &id, &black, 7, 7).await.expect(200);
+    place(&app, &id, &white, 8, 8).await.expect(200);
+    post(
+        &app,
+        &format!("/api/matches/{agents_match}/action"),
+        &[("Authorization", bearer[0].as_str())],
+        json!({"type": "place_stone", "x": 3, "y": 2}),
+    )
+    .await
+    .expect(200);
+}
