@@ -70,7 +70,10 @@ pub(crate) struct BotArgs {
     /// Challenge this bot once signed in (a house bot such as house-easy, or any bot's name), play that match, then exit.
     #[arg(long, value_name = "NAME")]
     challenge: Option<String>,
-    /// The variant of the --challenge match: std, anti, grand, octagon or reversi (default: std).
+    /// The game of the --challenge match, one --games lists (default: the first it lists: othello, or gomoku with --gomocup).
+    #[arg(long, value_name = "G", requires = "challenge")]
+    game: Option<String>,
+    /// The variant of the --challenge match, one of its game's: std, anti, grand, octagon or reversi for othello; freestyle, standard, renju, swap2, … for gomoku (default: the variant --games names for the game, else the game's default: std, freestyle).
     #[arg(long, value_name = "V", requires = "challenge")]
     variant: Option<String>,
     /// Stop after this many seconds, with exit code 3.
@@ -98,6 +101,16 @@ fn short_name(text: &str) -> Result<String, String> {
 }
 
 impl BotArgs {
+    /// The match `--challenge` asks for, with `--game` and `--variant`; the connector fills
+    /// in what they leave out from `--games`.
+    fn challenge(&self) -> Option<Challenge> {
+        self.challenge.clone().map(|opponent| Challenge {
+            opponent,
+            game: self.game.clone(),
+            variant: self.variant.clone(),
+        })
+    }
+
     fn engine(&self) -> anyhow::Result<EngineSpec> {
         if self.edax_eval.is_some() && self.edax.is_none() {
             anyhow::bail!("--edax-eval only goes with --edax");
@@ -164,10 +177,7 @@ pub(crate) async fn run(args: BotArgs) -> anyhow::Result<i32> {
     let mut options = Options::new(args.server.clone(), token, engine);
     options.ca_file = args.ca_file.clone();
     options.games = games;
-    options.challenge = args.challenge.clone().map(|opponent| Challenge {
-        opponent,
-        variant: args.variant.clone(),
-    });
+    options.challenge = args.challenge();
     options.max_think = (think > 0.0).then(|| Duration::from_secs_f64(think));
     options.engine_name = args.engine_name.clone();
     options.cpu_name = args.cpu_name.clone();
@@ -206,4 +216,59 @@ fn init_logging() {
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .with_writer(std::io::stderr)
         .init();
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::*;
+
+    /// `arbiter bot`'s options alone.
+    #[derive(Parser)]
+    struct Bot {
+        #[command(flatten)]
+        args: BotArgs,
+    }
+
+    #[test]
+    fn challenge_names_its_game_and_variant_only_with_challenge() {
+        let challenge = |opponent: &str, game: Option<&str>, variant: Option<&str>| {
+            Some(Challenge {
+                opponent: opponent.to_owned(),
+                game: game.map(str::to_owned),
+                variant: variant.map(str::to_owned),
+            })
+        };
+        // (the options after the engine's, the challenge, or None where clap refuses them)
+        let table: [(&[&str], Option<Option<Challenge>>); 5] = [
+            (&[], Some(None)),
+            (
+                &[
+                    "--challenge",
+                    "house-easy",
+                    "--game",
+                    "gomoku",
+                    "--variant",
+                    "renju",
+                ],
+                Some(challenge("house-easy", Some("gomoku"), Some("renju"))),
+            ),
+            (
+                &["--challenge", "house-easy", "--variant", "anti"],
+                Some(challenge("house-easy", None, Some("anti"))),
+            ),
+            (&["--game", "gomoku"], None),
+            (&["--variant", "renju"], None),
+        ];
+        for (options, expected) in table {
+            let line = ["arbiter-bot", "--gomocup", "pbrain-test"]
+                .iter()
+                .chain(options);
+            let parsed = Bot::try_parse_from(line)
+                .ok()
+                .map(|bot| bot.args.challenge());
+            assert_eq!(parsed, expected, "{options:?}");
+        }
+    }
 }

@@ -199,13 +199,15 @@ impl Api {
             .await
     }
 
-    /// Challenges `opponent` (in `variant`, else the server's default); returns the match id.
+    /// Challenges `opponent` to `game` (in `variant`, else the game's default); returns the match
+    /// id.
     pub(crate) async fn challenge(
         &self,
         opponent: &str,
+        game: &str,
         variant: Option<&str>,
     ) -> Result<i64, ApiError> {
-        let mut body = json!({"opponent": opponent});
+        let mut body = json!({"opponent": opponent, "game": game});
         if let Some(variant) = variant {
             body["variant"] = json!(variant);
         }

@@ -249,6 +249,32 @@ impl Games {
         (!(listed && playable)).then(|| format!("this engine does not play {game} {variant}"))
     }
 
+    /// The game and variant of a `--challenge` match, from those asked for (`game`,
+    /// `variant`): the game defaults to the first one listed (Othello, or Gomoku for a Gomocup
+    /// brain, when `--games` is not given), the variant to the one the game's first entry
+    /// names, and `None` leaves it to the server (the game's default variant). Refused, with
+    /// the reason, when the engine would not play that match.
+    pub fn challenge_mode(
+        &self,
+        engine: &EngineSpec,
+        game: Option<&str>,
+        variant: Option<&str>,
+    ) -> Result<(String, Option<String>), String> {
+        let game = game.unwrap_or_else(|| self.choices[0].game.as_str());
+        let Some(entry) = self.choices.iter().find(|choice| choice.game == game) else {
+            return Err(format!(
+                "--games does not list {game}, so the connector would not play that match; add it to --games"
+            ));
+        };
+        let variant = variant.or(entry.variant.as_deref());
+        if let Some(variant) = variant
+            && let Some(why) = self.refusal(engine, game, variant)
+        {
+            return Err(why);
+        }
+        Ok((game.to_owned(), variant.map(str::to_owned)))
+    }
+
     /// The Othello variants played, in the engine's order; empty when Othello is not listed.
     pub fn othello_variants(&self, engine: &EngineSpec) -> Vec<&'static str> {
         engine
@@ -472,6 +498,105 @@ mod tests {
             "gomoku:renju",
             "a swap2 variant it cannot play is not described"
         );
+    }
+
+    #[test]
+    fn a_challenge_is_to_the_game_asked_for_or_the_first_listed_and_only_one_played() {
+        let gomocup = EngineSpec::Gomocup {
+            command: "brain".to_owned(),
+            max_memory_mb: 350,
+        };
+        let mode =
+            |game: &str, variant: Option<&str>| Ok((game.to_owned(), variant.map(str::to_owned)));
+        // (--games, engine, whether a Gomocup brain answers SWAP2BOARD, --game, --variant,
+        // the match challenged to, or whether it is refused)
+        type Case = (
+            Option<&'static str>,
+            EngineSpec,
+            bool,
+            Option<&'static str>,
+            Option<&'static str>,
+            Result<(String, Option<String>), ()>,
+        );
+        let table: [Case; 11] = [
+            // Without --games: Othello, or Gomoku for a brain, in the server's default variant.
+            (None, json(), true, None, None, mode("othello", None)),
+            (
+                None,
+                json(),
+                true,
+                None,
+                Some("anti"),
+                mode("othello", Some("anti")),
+            ),
+            (None, nboard(), true, None, Some("anti"), Err(())),
+            (
+                None,
+                gomocup.clone(),
+                false,
+                None,
+                None,
+                mode("gomoku", None),
+            ),
+            (
+                None,
+                gomocup.clone(),
+                false,
+                Some("gomoku"),
+                Some("renju"),
+                mode("gomoku", Some("renju")),
+            ),
+            (None, gomocup.clone(), false, None, Some("swap2"), Err(())),
+            (
+                None,
+                gomocup.clone(),
+                true,
+                None,
+                Some("swap2"),
+                mode("gomoku", Some("swap2")),
+            ),
+            (None, json(), true, Some("goofspiel"), None, Err(())),
+            // The first entry of a game names its variant; another entry's game comes when asked.
+            (
+                Some("gomoku:renju"),
+                gomocup,
+                false,
+                None,
+                None,
+                mode("gomoku", Some("renju")),
+            ),
+            (
+                Some("othello:std,goofspiel"),
+                json(),
+                true,
+                Some("goofspiel"),
+                None,
+                mode("goofspiel", None),
+            ),
+            (
+                Some("goofspiel:short"),
+                json(),
+                true,
+                Some("goofspiel"),
+                Some("standard"),
+                Err(()),
+            ),
+        ];
+        for (list, engine, swap2, game, variant, expected) in table {
+            let games = list.map_or_else(
+                || Games::default_for(&engine),
+                |list| list.parse().expect("a valid list"),
+            );
+            let games = games.with_swap2(swap2);
+            assert_eq!(
+                games.challenge_mode(&engine, game, variant).map_err(|_| ()),
+                expected,
+                "--games {list:?} with {engine:?}: --game {game:?} --variant {variant:?}"
+            );
+        }
+        let games = Games::default_for(&json());
+        let refused = games.challenge_mode(&json(), Some("goofspiel"), None);
+        assert!(refused.is_err_and(|why| why.contains("add it to --games")));
     }
 
     #[test]

@@ -209,7 +209,11 @@ impl Options {
 pub struct Challenge {
     /// The opponent's name (a house bot such as `house-easy`, or any bot's name).
     pub opponent: String,
-    /// The variant; `None` leaves the server's default, standard Othello.
+    /// The game; `None` for the first game `games` lists (Othello, or Gomoku for a Gomocup
+    /// brain, by default).
+    pub game: Option<String>,
+    /// The variant; `None` for the one the game's first entry in `games` names, else the
+    /// game's default variant on the server.
     pub variant: Option<String>,
 }
 
@@ -269,6 +273,14 @@ pub enum ConnectorError {
         "the server's certificate is not trusted ({0}); if the server uses a self-signed certificate or a private authority, give that certificate with --ca-file PATH (a PEM file)"
     )]
     Untrusted(String),
+    /// `--challenge` asks for a match the engine would not play, so it is not sent.
+    #[error("cannot challenge {opponent}: {why}")]
+    ChallengeNotPlayed {
+        /// The opponent asked for.
+        opponent: String,
+        /// Why the engine would not play it.
+        why: String,
+    },
     /// The server refused the challenge asked for with `--challenge`.
     #[error("the challenge to {opponent} was refused: {why}")]
     ChallengeRefused {

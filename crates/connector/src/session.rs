@@ -124,8 +124,20 @@ pub(crate) async fn run(
     let mut once_pending = None;
     let mut once = options.once_match;
     if let Some(challenge) = &options.challenge {
+        // Checked once the probe has said whether a Gomocup brain plays swap2 openings.
+        let (game, variant) = options
+            .games
+            .challenge_mode(
+                &options.engine,
+                challenge.game.as_deref(),
+                challenge.variant.as_deref(),
+            )
+            .map_err(|why| ConnectorError::ChallengeNotPlayed {
+                opponent: challenge.opponent.clone(),
+                why,
+            })?;
         let id = api
-            .challenge(&challenge.opponent, challenge.variant.as_deref())
+            .challenge(&challenge.opponent, &game, variant.as_deref())
             .await
             .map_err(|error| ConnectorError::ChallengeRefused {
                 opponent: challenge.opponent.clone(),

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::time::Duration;
 
-use arbiter_connector::{EngineSpec, Exit};
+use arbiter_connector::{Challenge, ConnectorError, EngineSpec, Exit};
 use serde_json::{Value, json};
 
 use crate::harness::*;
@@ -487,4 +487,108 @@ async fn a_balanced_openings_stones_reach_the_brain_first_in_its_first_board() {
         [3, 4],
         "White moves first, after the opening; Black after White's stone"
     );
+}
+
+#[tokio::test]
+async fn challenge_plays_gomoku_against_a_house_bot_in_the_variant_named_or_the_default() {
+    let Some(python) = python() else { return };
+    // (--game, --variant, the variant played)
+    let table = [
+        (Some("gomoku"), Some("renju"), "renju"),
+        (None, Some("standard"), "standard"),
+        (None, None, "freestyle"),
+    ];
+    for (game, variant, played) in table {
+        let server = Server::start().await;
+        let dir = tempfile::tempdir().expect("temp dir");
+        let log = dir.path().join("log");
+        let token = server.mint("brain").await;
+        let script = engine_file("tests/engines/gomocup_engine.py");
+        let command = format!("{python} {script} --log {}", log.display());
+        let mut options = Connector::options(
+            &server,
+            &token,
+            EngineSpec::Gomocup {
+                command,
+                max_memory_mb: MEMORY_MB,
+            },
+        );
+        options.challenge = Some(Challenge {
+            opponent: "house-easy".to_owned(),
+            game: game.map(str::to_owned),
+            variant: variant.map(str::to_owned),
+        });
+        let (timings, mut sent) = tokio::sync::mpsc::unbounded_channel();
+        options.timings = Some(timings);
+        let connector = Connector::start(options);
+        assert_eq!(connector.exit().await, Exit::Normal, "the match ended");
+        let first = sent.recv().await.expect("the brain's stones were sent");
+        let end = server.snapshot(first.match_id).await;
+        assert_eq!(end["status"], "finished", "{end}");
+        assert_eq!(
+            (&end["game"], &end["variant"]),
+            (&json!("gomoku"), &json!(played)),
+            "--game {game:?} --variant {variant:?}: {end}"
+        );
+        assert_eq!(end["participants"][1]["name"], "house-easy", "{end}");
+        let rule = if played == "renju" {
+            4
+        } else {
+            u64::from(played == "standard")
+        };
+        for commands in players(&log).values() {
+            check_info(commands, rule);
+        }
+    }
+}
+
+#[tokio::test]
+async fn challenge_to_a_match_the_brain_would_not_play_is_not_sent() {
+    let Some(python) = python() else { return };
+    let server = Server::start().await;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let token = server.mint("brain").await;
+    // (--game, --variant): a game a Gomocup brain does not play, and swap2 for a brain that
+    // does not answer SWAP2BOARD.
+    let table = [(Some("othello"), None), (None, Some("swap2"))];
+    for (game, variant) in table {
+        let script = engine_file("tests/engines/gomocup_engine.py");
+        let log = dir.path().join("log");
+        let command = format!("{python} {script} --log {}", log.display());
+        let mut options = Connector::options(
+            &server,
+            &token,
+            EngineSpec::Gomocup {
+                command,
+                max_memory_mb: MEMORY_MB,
+            },
+        );
+        options.challenge = Some(Challenge {
+            opponent: "house-easy".to_owned(),
+            game: game.map(str::to_owned),
+            variant: variant.map(str::to_owned),
+        });
+        let refused = tokio::time::timeout(
+            PATIENCE,
+            arbiter_connector::run(options, std::future::pending()),
+        )
+        .await
+        .expect("the connector stops at once");
+        match refused {
+            Err(error @ ConnectorError::ChallengeNotPlayed { .. }) => {
+                assert!(
+                    error
+                        .to_string()
+                        .starts_with("cannot challenge house-easy: "),
+                    "{error}"
+                );
+            }
+            other => panic!("--game {game:?} --variant {variant:?}: {other:?}"),
+        }
+    }
+    // A challenge to a house bot would have started a match, still open.
+    let (status, open) = server
+        .call(reqwest::Method::GET, "/matches", &token, None)
+        .await;
+    assert_eq!((status, open), (200, json!([])), "no challenge was sent");
 }

@@ -74,6 +74,7 @@ async fn the_connector_plays_over_https_with_the_servers_certificate_and_refuses
     options.timings = Some(timings);
     options.challenge = Some(Challenge {
         opponent: "house-random".to_owned(),
+        game: None,
         variant: None,
     });
     let exit = tokio::time::timeout(
