@@ -2,7 +2,8 @@
 //! against a connector running the practice engine, which plays the first legal point (the
 //! top row from the left). The brain's stones are fixed (column 7 from the centre down), so
 //! every game is known in advance; what the brain read is written to a file, and the tests
-//! check that transcript against the protocol.
+//! check that transcript against the protocol. The `--challenge` tests play a house bot
+//! instead, and check the match's game and variant.
 
 use std::collections::HashMap;
 use std::path::Path;
