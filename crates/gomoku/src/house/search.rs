@@ -90,6 +90,10 @@ pub(crate) struct Scored {
     pub(crate) attack: i32,
     /// What a stone of the other side would make there.
     pub(crate) defence: i32,
+    /// Whether a stone of the side to move makes a four there.
+    four: bool,
+    /// The directions (bits 0 to 3) in which a stone of the other side makes an open four.
+    open_fours_against: u8,
 }
 
 impl Scored {
@@ -341,10 +345,15 @@ impl Engine {
             own_sum += i64::from(attack);
             other_sum += i64::from(defence);
             own_best = own_best.max(attack);
+            let open_fours_against = (0..4)
+                .filter(|&dir| theirs[dir] == OPEN_FOUR)
+                .fold(0u8, |mask, dir| mask | 1 << dir);
             scan.moves.push(Scored {
                 point,
                 attack,
                 defence,
+                four: makes_four(&own),
+                open_fours_against,
             });
         }
         // Candidates were gathered in board order, so equal scores keep that order.
@@ -615,17 +624,23 @@ impl Engine {
         if scan.moves.is_empty() {
             return Err(0);
         }
+        // An open four (or two fours) the other side, with no five to make, cannot stop.
+        for scored in &scan.moves {
+            if scored.attack >= OPEN_FOUR_VALUE && !self.forbidden(scored.point, color) {
+                return Err(WIN - ply - 2);
+            }
+        }
+        let answers = self.answers_to_threes(color, scan);
         let mut moves = Vec::with_capacity(width);
         for scored in &scan.moves {
             if moves.len() == width {
                 break;
             }
-            if self.forbidden(scored.point, color) {
+            if answers.as_ref().is_some_and(|a| !a.contains(&scored.point)) {
                 continue;
             }
-            if scored.attack >= OPEN_FOUR_VALUE {
-                // An open four (or two fours) the other side, with no five to make, cannot stop.
-                return Err(WIN - ply - 2);
+            if self.forbidden(scored.point, color) {
+                continue;
             }
             moves.push(scored.point);
         }
@@ -633,6 +648,35 @@ impl Engine {
             return Err(0);
         }
         Ok((moves, false))
+    }
+
+    /// Where the other side has a three (a point where it makes an open four), the only
+    /// moves that do not lose to it: the points of the fours it would make on the three's
+    /// line, and fours of `color`'s own. `None` where the other side has no three.
+    fn answers_to_threes(&mut self, color: Color, scan: &Scan) -> Option<Vec<usize>> {
+        let other = color.other();
+        let mut answers = Vec::new();
+        for scored in &scan.moves {
+            if scored.open_fours_against == 0 || self.forbidden(scored.point, other) {
+                continue;
+            }
+            answers.push(scored.point);
+            for dir in (0..4).filter(|&dir| scored.open_fours_against & 1 << dir != 0) {
+                let step = self.steps[dir];
+                for k in 1..=REACH {
+                    for q in [scored.point + k * step, scored.point - k * step] {
+                        if self.cells[q] == EMPTY_CELL && self.shape(q, other, dir) >= FOUR {
+                            answers.push(q);
+                        }
+                    }
+                }
+            }
+        }
+        if answers.is_empty() {
+            return None;
+        }
+        answers.extend(scan.moves.iter().filter(|m| m.four).map(|m| m.point));
+        Some(answers)
     }
 
     fn negamax(
