@@ -7,6 +7,7 @@
 //! Every form carries the visitor's CSRF token, and every state-changing request is refused
 //! without it.
 
+mod comments;
 mod error;
 #[cfg(test)]
 mod fixtures;

@@ -20,6 +20,7 @@ use arbiter_arena::{Family, MatchSnapshot, MatchStatus, Reader};
 use arbiter_plugin::{BoardOptions, BoardRenderer};
 
 use crate::WebState;
+use crate::comments::{self, Comment};
 use crate::error::{WebError, status_of};
 use crate::generic::{self, Field};
 use crate::pages::{Page, page, render};
@@ -73,6 +74,8 @@ pub(crate) struct LegPanel {
     pub(crate) fields: Vec<Field>,
     /// The leg's public events, one line each (games without a board).
     pub(crate) events: Vec<String>,
+    /// What the movers said about their moves, as the page's reader may read it.
+    pub(crate) comments: Vec<Comment>,
     /// `"leg revision"` when it is the visitor's turn here, for the script to send with a move.
     pub(crate) play: Option<String>,
     /// The visitor's legal actions in this leg, as buttons, when they have a decision to make
@@ -113,13 +116,7 @@ fn decision_in(
         .iter()
         .find(|turn| turn.leg == index)?;
     let view = &snapshot.legs.get(index)?.view;
-    let label = |action: &Value| match family {
-        Some(family) => match family.board {
-            Some(board) => board.notation(view, action),
-            None => family.codec.notation(action),
-        },
-        None => generic::describe(action),
-    };
+    let label = |action: &Value| notation(family, view, action);
     let legal_actions = serde_json::from_str::<Request>(&turn.request)
         .map(|request| request.legal_actions)
         .unwrap_or_default();
@@ -137,6 +134,32 @@ fn decision_in(
         })
         .collect();
     Some((turn.revision, actions))
+}
+
+/// `action` in the family's notation: its board's where it draws one (which may read the
+/// leg's `view`), else its codec's; a plain description for a game no family serves.
+fn notation(family: Option<&Family>, view: &Value, action: &Value) -> String {
+    match family {
+        Some(family) => match family.board {
+            Some(board) => board.notation(view, action),
+            None => family.codec.notation(action),
+        },
+        None => generic::describe(action),
+    }
+}
+
+/// The comments of leg `index` in `events`, each with its mover's name and its action in
+/// the family's notation, read against `view` (the leg's latest position).
+fn comments_of(
+    snapshot: &MatchSnapshot,
+    index: usize,
+    view: &Value,
+    family: Option<&Family>,
+    events: &[EventView],
+) -> Vec<Comment> {
+    let names = participant_names(snapshot);
+    let named = |action: &Value| notation(family, view, action);
+    comments::leg_comments(events, index, &names, &named)
 }
 
 /// The participants' names, in participant order.
@@ -230,12 +253,19 @@ impl LegPanel {
             moves,
             fields,
             events,
+            comments: Vec::new(),
             // A board takes a person's moves by its squares; other games by the buttons
             // `with_decision` adds.
             play: (mine && board.is_some()).then(|| format!("{index} {}", leg.revision)),
             actions: Vec::new(),
             act_revision: 0,
         }
+    }
+
+    /// The panel with the leg's comments.
+    fn with_comments(mut self, comments: Vec<Comment>) -> LegPanel {
+        self.comments = comments;
+        self
     }
 
     /// The panel with the visitor's pending decision here, if they have one, as buttons.
@@ -272,8 +302,9 @@ pub(crate) struct LegsFragment {
 
 impl LegsFragment {
     /// The legs of `snapshot` for `visitor`, drawn by the family's board if it has one, else
-    /// with the match's `events` as the snapshot's reader may see them; with the visitor's
-    /// pending decisions as buttons where the snapshot was read as their participant.
+    /// with the match's `events` as the snapshot's reader may see them; with each leg's
+    /// comments from those events, and the visitor's pending decisions as buttons where the
+    /// snapshot was read as their participant.
     fn of(
         snapshot: &MatchSnapshot,
         visitor: &Visitor,
@@ -291,6 +322,7 @@ impl LegsFragment {
             .enumerate()
             .map(|(i, leg)| {
                 LegPanel::of(snapshot, leg, i, you, board, events)
+                    .with_comments(comments_of(snapshot, i, &leg.view, family, events))
                     .with_decision(decision_in(snapshot, i, family))
             })
             .collect();
@@ -340,16 +372,13 @@ fn board_of(state: &WebState, snapshot: &MatchSnapshot) -> Option<&'static dyn B
     family_of(state, snapshot).and_then(|family| family.board)
 }
 
-/// The match's events as `reader` reads them, for games drawn without a board (whose pages
-/// list the events); nothing for games with a board.
+/// The match's events as `reader` reads them: the events a game without a board lists, and
+/// the comments of every game.
 async fn leg_log(
     state: &WebState,
     snapshot: &MatchSnapshot,
     reader: Reader,
 ) -> Result<Vec<EventView>, WebError> {
-    if board_of(state, snapshot).is_some() {
-        return Ok(Vec::new());
-    }
     let mut events = Vec::new();
     let mut since = 0;
     // The arena answers in pages; a bound keeps a corrupt page from looping for ever.
@@ -584,6 +613,11 @@ struct ReplayPage {
     /// The view's fields then, for games without a board.
     fields: Vec<Field>,
     moves: Vec<ReplayMove>,
+    /// The comments on the leg's moves up to `ply`, each linking to the position after its
+    /// move.
+    comments: Vec<Comment>,
+    /// The leg the comments' links step to.
+    replay_leg: Option<usize>,
 }
 
 /// `GET /matches/{id}/replay?leg=0&ply=12`: a finished leg after `ply` moves.
@@ -594,6 +628,8 @@ pub(crate) async fn replay(
     Query(query): Query<ReplayQuery>,
 ) -> Result<Html<String>, WebError> {
     let snapshot = spectate(&state, id).await?;
+    let reader = reader_of(&state, &visitor, id);
+    let events = leg_log(&state, &snapshot, reader).await?;
     let legs = snapshot.legs.len();
     let leg = query.leg.unwrap_or(0);
     if leg >= legs {
@@ -631,6 +667,14 @@ pub(crate) async fn replay(
         .enumerate()
         .map(|(i, name)| ReplayMove { ply: i + 1, name })
         .collect();
+    let mut comments = comments_of(
+        &snapshot,
+        leg,
+        &positions[last],
+        family_of(&state, &snapshot),
+        &events,
+    );
+    comments.retain(|comment| comment.ply <= ply);
     render(&ReplayPage {
         page: page(&visitor, &format!("Replay of match {id}")),
         row: MatchRow::of_snapshot(&snapshot),
@@ -642,6 +686,8 @@ pub(crate) async fn replay(
         tallies,
         fields,
         moves,
+        comments,
+        replay_leg: Some(leg),
     })
 }
 

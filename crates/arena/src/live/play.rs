@@ -647,6 +647,12 @@ pub(super) fn split_events(
 
 /// What a mover says about its move, stored with it: a part everyone may read and a part
 /// for the mover alone (a player's own analysis, say). Each is the door's JSON, opaque here.
+///
+/// The pages rely on one convention: a `comment` string in a note's public part is the
+/// mover's own words about the move, which the match pages show (escaped) with the mover's
+/// name and the move, to every reader the note reaches. Everything else in a note is the
+/// door's, free-form, and the pages ignore it, so a door may put an analysis there without
+/// its ever reaching a page.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct MoveNote {
     /// For everyone.

@@ -12,6 +12,7 @@ mod helpers;
 
 use helpers::*;
 
+mod comments;
 mod errors;
 mod generic;
 mod gomoku;
