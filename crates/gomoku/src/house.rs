@@ -205,7 +205,7 @@ fn stone(
         return play(&engine, m.point);
     }
     // The threat searches share the first half of the time and nodes; alpha-beta most of
-    // the rest, and the check that its move leaves the other side no win by fours the end.
+    // the rest, and the check that its move leaves the other side no forced win the end.
     let span = limits.deadline.saturating_duration_since(start);
     let share = |num: u32, den: u32| {
         (
@@ -233,7 +233,12 @@ fn stone(
             *slot = below(rng, 16) as i32;
         }
     }
-    let (until, nodes) = share(7, 8);
+    // Hard's check of its move reads threes too, and takes more of the time.
+    let (until, nodes) = if level == HouseLevel::Hard {
+        share(3, 4)
+    } else {
+        share(7, 8)
+    };
     engine.budget = Budget::new(until, nodes / 4 * 3);
     let best = engine
         .alpha_beta(color, strength, &noise)
@@ -243,7 +248,8 @@ fn stone(
     order.extend(scan.moves.iter().map(|m| m.point).filter(|&p| ok(p)));
     if level != HouseLevel::Easy {
         engine.budget = Budget::new(limits.deadline, max_nodes / 8);
-        if let Some(point) = safe_move(&mut engine, color, &order, strength.vcf_depth) {
+        let reads_threes = level == HouseLevel::Hard;
+        if let Some(point) = safe_move(&mut engine, color, &order, strength, reads_threes) {
             return play(&engine, point);
         }
     }
@@ -251,8 +257,15 @@ fn stone(
 }
 
 /// The first of the first few `moves` after which the other side has no victory by
-/// continuous fours; `None` if each leaves one or the budget runs out first.
-fn safe_move(engine: &mut Engine, color: Color, moves: &[usize], depth: u32) -> Option<usize> {
+/// continuous fours (nor, if `reads_threes`, by threes and fours, read three threats
+/// deep); `None` if each leaves one or the budget runs out first.
+fn safe_move(
+    engine: &mut Engine,
+    color: Color,
+    moves: &[usize],
+    strength: Strength,
+    reads_threes: bool,
+) -> Option<usize> {
     let mut tried = Vec::new();
     for &point in moves {
         if tried.contains(&point) {
@@ -263,7 +276,11 @@ fn safe_move(engine: &mut Engine, color: Color, moves: &[usize], depth: u32) -> 
         }
         tried.push(point);
         engine.place(point, color);
-        let threat = engine.vcf(color.other(), depth);
+        let threat = if reads_threes {
+            engine.vct(color.other(), 3, strength.vcf_depth)
+        } else {
+            engine.vcf(color.other(), strength.vcf_depth)
+        };
         engine.undo(point);
         if engine.budget.stopped() {
             return None;
