@@ -3,8 +3,6 @@
 //! rated results in the games the dialect serves; the registration limit per address; the
 //! provider allow-list; and the operator's notes, which only the administrator reads.
 
-use std::sync::Arc;
-
 use arbiter_arena::ArenaConfig;
 use arbiter_store::Store;
 use arbiter_store_sqlite::SqliteStore;
@@ -14,43 +12,11 @@ use sha2::{Digest, Sha256};
 
 use crate::helpers::*;
 
-/// The dialects of these tests' servers: FlipSight's as usual, and the Board Game Protocol's
-/// with Gomoku as its default game.
-fn with_bgp(games: &arbiter_arena::Games) -> arbiter_server::Dialects {
-    dialects(games)
-        .with_bgp(games, "gomoku")
-        .expect("the test servers run Gomoku")
-}
-
-/// The same, trusting only the provider `trusted`.
+/// The harness's dialects, the Board Game Protocol trusting only the provider `trusted`.
 fn with_trusted_provider(games: &arbiter_arena::Games) -> arbiter_server::Dialects {
-    with_bgp(games)
+    dialects(games)
         .with_bgp_providers(&["trusted".to_owned()])
         .expect("one word")
-}
-
-/// A server speaking `dialects`, on a fresh database with `config`.
-async fn serve(
-    config: ArenaConfig,
-    dialects: fn(&arbiter_arena::Games) -> arbiter_server::Dialects,
-) -> TestApp {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let store = SqliteStore::open(&dir.path().join("arbiter.db"))
-        .await
-        .expect("store");
-    start_running(
-        dir,
-        arbiter_arena::ManualClock::new(T0),
-        config,
-        Arc::new(store),
-        games(),
-        dialects,
-    )
-    .await
-}
-
-async fn spawn() -> TestApp {
-    serve(ArenaConfig::default(), with_bgp).await
 }
 
 /// A request to the dialect's paths (off the server's root, not `/api/v1`), with a bearer
@@ -63,38 +29,18 @@ async fn bgp(
     headers: &[(&str, &str)],
     body: Option<Value>,
 ) -> Reply {
-    let root = app.base.trim_end_matches("/api/v1");
-    let mut request = app.client.request(method, format!("{root}{path}"));
-    if let Some(key) = key {
-        request = request.bearer_auth(key);
+    let bearer = key.map(|key| format!("Bearer {key}"));
+    let mut all: Vec<(&str, &str)> = headers.to_vec();
+    if let Some(bearer) = &bearer {
+        all.push(("authorization", bearer));
     }
-    for (name, value) in headers {
-        request = request.header(*name, *value);
-    }
-    if let Some(body) = body {
-        request = request.body(body.to_string());
-    }
-    let response = request.send().await.expect("request sent");
-    let status = response.status();
-    let headers = response.headers().clone();
-    let text = response.text().await.expect("body");
-    Reply {
-        status,
-        body: serde_json::from_str(&text).unwrap_or(Value::Null),
-        text,
-        headers,
-    }
+    app.call_root(method, path, &all, body).await
 }
 
 /// Asserts the dialect's error shape, status and code.
 #[track_caller]
 fn refused(reply: Reply, status: u16, code: &str) -> Value {
-    let body = reply.expect(status);
-    assert_eq!(body["error"], code, "{body}");
-    assert!(
-        body["message"].as_str().is_some_and(|m| !m.is_empty()),
-        "{body}"
-    );
+    let body = reply.expect_error(status, code);
     assert!(body["detail"].is_object(), "{body}");
     body
 }
@@ -143,7 +89,7 @@ fn contains(haystack: &[u8], needle: &str) -> bool {
 
 #[tokio::test]
 async fn registration_shows_the_key_once_and_stores_only_its_hash() {
-    let app = spawn().await;
+    let app = spawn_app().await;
     let reply = bgp(
         &app,
         Method::POST,
@@ -194,7 +140,7 @@ async fn registration_shows_the_key_once_and_stores_only_its_hash() {
 
 #[tokio::test]
 async fn the_key_is_a_bot_token_of_the_native_api_and_the_agent_has_a_page() {
-    let app = spawn().await;
+    let app = spawn_app().await;
     let key = key_of(&register(&app, "alice").await);
     let me = app.get("/bots/me", Some(&key)).await.expect(200);
     assert_eq!(
@@ -234,7 +180,7 @@ async fn the_key_is_a_bot_token_of_the_native_api_and_the_agent_has_a_page() {
 
 #[tokio::test]
 async fn rotation_kills_the_old_key_at_once_on_every_door() {
-    let app = spawn().await;
+    let app = spawn_app().await;
     let old = key_of(&register(&app, "alice").await);
     let rotated = bgp(
         &app,
@@ -278,7 +224,7 @@ async fn rotation_kills_the_old_key_at_once_on_every_door() {
 
 #[tokio::test]
 async fn me_needs_an_agent_s_key() {
-    let app = spawn().await;
+    let app = spawn_app().await;
     let key = key_of(&register(&app, "alice").await);
     let (_, anonymous) = app.anonymous().await;
     for (key, status, code) in [
@@ -304,7 +250,7 @@ async fn me_needs_an_agent_s_key() {
 
 #[tokio::test]
 async fn a_public_profile_shows_no_secret() {
-    let app = spawn().await;
+    let app = spawn_app().await;
     let agent = bgp(
         &app,
         Method::POST,
@@ -362,7 +308,7 @@ async fn a_public_profile_shows_no_secret() {
 
 #[tokio::test]
 async fn registration_checks_names_and_texts_and_changes_nothing_when_refused() {
-    let app = spawn().await;
+    let app = spawn_app().await;
     register(&app, "alice").await;
     for (body, status, code, field) in [
         (json!({"name": "alice"}), 409, "name_taken", "name"),
@@ -419,7 +365,7 @@ async fn registration_is_limited_per_address() {
         open_registration_window_ms: 3_600_000,
         ..ArenaConfig::default()
     };
-    let app = serve(config, with_bgp).await;
+    let app = spawn_app_with(config).await;
     for n in 0..3 {
         register(&app, &format!("agent{n}")).await;
     }
@@ -495,7 +441,7 @@ async fn five(app: &TestApp, id: i64, black: &str, white: &str) {
 
 #[tokio::test]
 async fn the_leaderboard_orders_agents_by_wins_then_losses_then_age() {
-    let app = spawn().await;
+    let app = spawn_app().await;
     let mut keys = std::collections::HashMap::new();
     for name in ["ace", "bee", "cub", "dot", "eel"] {
         keys.insert(name, key_of(&register(&app, name).await));
@@ -592,7 +538,7 @@ async fn the_leaderboard_orders_agents_by_wins_then_losses_then_age() {
 
 #[tokio::test]
 async fn only_trusted_providers_may_speak_for_agents() {
-    let app = serve(ArenaConfig::default(), with_trusted_provider).await;
+    let app = spawn_running(ArenaConfig::default(), games(), with_trusted_provider).await;
     for (n, provider, status, code) in [
         (0, Some("trusted"), 201, None),
         (1, None, 201, None),
@@ -634,7 +580,7 @@ async fn only_trusted_providers_may_speak_for_agents() {
         }
     }
     // A server started without a list trusts every provider.
-    let open = spawn().await;
+    let open = spawn_app().await;
     bgp(
         &open,
         Method::POST,
@@ -658,7 +604,7 @@ fn a_provider_list_must_name_providers_by_one_word() {
     ] {
         let list: Vec<String> = list.into_iter().map(str::to_owned).collect();
         assert_eq!(
-            with_bgp(&games).with_bgp_providers(&list).is_ok(),
+            dialects(&games).with_bgp_providers(&list).is_ok(),
             valid,
             "{list:?}"
         );
@@ -667,7 +613,7 @@ fn a_provider_list_must_name_providers_by_one_word() {
 
 #[tokio::test]
 async fn a_match_s_notes_are_the_administrator_s_alone() {
-    let app = spawn().await;
+    let app = spawn_app().await;
     let (id, bot, _) = app.running_match().await;
     let path = format!("/api/admin/matches/{id}/notes");
     refused(
@@ -836,7 +782,7 @@ async fn notes_of(app: &TestApp, id: &str, kind: &str) -> Vec<Value> {
 
 #[tokio::test]
 async fn one_agent_never_holds_both_seats() {
-    let app = spawn().await;
+    let app = spawn_app().await;
     let key = key_of(&register(&app, "solo").await);
     let other = key_of(&register(&app, "other").await);
     let by_key = bgp(
@@ -912,7 +858,7 @@ async fn one_agent_never_holds_both_seats() {
 
 #[tokio::test]
 async fn moves_under_100_ms_apart_are_flagged_for_the_operator_alone() {
-    let app = spawn().await;
+    let app = spawn_app().await;
     let alice = key_of(&register(&app, "alice").await);
     let bob = key_of(&register(&app, "bob").await);
     let black = create_as(&app, &alice, &[], Value::Null).await;
@@ -970,7 +916,7 @@ async fn moves_under_100_ms_apart_are_flagged_for_the_operator_alone() {
 
 #[tokio::test]
 async fn provider_metadata_is_kept_for_the_operator_and_shown_nowhere_else() {
-    let app = spawn().await;
+    let app = spawn_app().await;
     let key = key_of(&register(&app, "proxied").await);
     let creator = key_of(&register(&app, "creator").await);
     let agent_meta = json!({"agent_id": "agentidmarker1", "model": "modelmarker2"}).to_string();
@@ -1078,7 +1024,7 @@ async fn provider_metadata_is_kept_for_the_operator_and_shown_nowhere_else() {
 
 #[tokio::test]
 async fn bad_provider_metadata_is_refused_and_changes_nothing() {
-    let app = spawn().await;
+    let app = spawn_app().await;
     let long = format!("{{\"pad\": \"{}\"}}", "x".repeat(2048));
     for (headers, meta, field) in [
         (
@@ -1273,7 +1219,7 @@ fn the_openapi_document_names_every_error_code_the_dialect_answers() {
 
 #[tokio::test]
 async fn the_server_serves_its_openapi_document() {
-    let app = spawn().await;
+    let app = spawn_app().await;
     let reply = bgp(&app, Method::GET, "/api/openapi.json", None, &[], None).await;
     assert_eq!(
         reply.headers.get("content-type").map(|v| v.as_bytes()),

@@ -3,82 +3,22 @@
 //! protocol, the per-turn clock on the injected clock, a restart, private analysis, and the
 //! wire shapes field by field.
 
-use std::sync::Arc;
-
 use reqwest::Method;
 use serde_json::{Value, json};
 
 use crate::helpers::*;
 
-/// The dialects of these servers: the binary's, the Board Game Protocol's included.
-fn bgp_dialects(games: &arbiter_arena::Games) -> arbiter_server::Dialects {
-    arbiter_server::Dialects::none()
-        .with_flipsight(games, "othello")
-        .and_then(|d| d.with_bgp(games, "gomoku"))
-        .expect("the test servers run Othello and Gomoku")
-}
-
-async fn start(dir: tempfile::TempDir, clock: arbiter_arena::ManualClock) -> TestApp {
-    let store = arbiter_store_sqlite::SqliteStore::open(&dir.path().join("arbiter.db"))
-        .await
-        .expect("store");
-    start_running(
-        dir,
-        clock,
-        arbiter_arena::ArenaConfig::default(),
-        Arc::new(store),
-        games(),
-        bgp_dialects,
-    )
-    .await
-}
-
-async fn serve() -> TestApp {
-    let dir = tempfile::tempdir().expect("temp dir");
-    start(dir, arbiter_arena::ManualClock::new(T0)).await
-}
-
-/// The server's root, where the protocol's paths hang.
-fn root(app: &TestApp) -> String {
-    app.base.trim_end_matches("/api/v1").to_owned()
-}
-
-/// A request to the protocol's `path` with optional headers and body.
 /// Request headers, by name.
 type Headers<'a> = Vec<(&'a str, &'a str)>;
 
-async fn call(
-    app: &TestApp,
-    method: Method,
-    path: &str,
-    headers: &[(&str, &str)],
-    body: Option<Value>,
-) -> Reply {
-    let mut request = app.client.request(method, format!("{}{path}", root(app)));
-    for (name, value) in headers {
-        request = request.header(*name, *value);
-    }
-    if let Some(body) = body {
-        request = request.body(body.to_string());
-    }
-    let response = request.send().await.expect("request sent");
-    let status = response.status();
-    let headers = response.headers().clone();
-    let text = response.text().await.expect("body");
-    Reply {
-        status,
-        body: serde_json::from_str(&text).unwrap_or(Value::Null),
-        text,
-        headers,
-    }
-}
-
+/// POSTs `body` to the protocol's `path` with `headers`.
 async fn post(app: &TestApp, path: &str, headers: &[(&str, &str)], body: Value) -> Reply {
-    call(app, Method::POST, path, headers, Some(body)).await
+    app.call_root(Method::POST, path, headers, Some(body)).await
 }
 
+/// GETs the protocol's `path` with `headers`.
 async fn get(app: &TestApp, path: &str, headers: &[(&str, &str)]) -> Reply {
-    call(app, Method::GET, path, headers, None).await
+    app.call_root(Method::GET, path, headers, None).await
 }
 
 /// A running match between guests `alice` (seat 0) and `bob` (seat 1): id and tokens.
@@ -160,7 +100,7 @@ async fn play_five(app: &TestApp, id: &str, black: &str, white: &str) -> Value {
 
 #[tokio::test]
 async fn two_guests_play_a_whole_match() {
-    let app = serve().await;
+    let app = spawn_app().await;
     let created = post(
         &app,
         "/api/matches",
@@ -175,7 +115,7 @@ async fn two_guests_play_a_whole_match() {
         token.starts_with("pk_live_") && token.len() == 8 + 43,
         "{token}"
     );
-    let root = root(&app);
+    let root = app.root();
     assert_eq!(
         created,
         json!({
@@ -303,7 +243,7 @@ async fn two_guests_play_a_whole_match() {
 
 #[tokio::test]
 async fn refusals_answer_in_the_protocol_s_shape_and_change_nothing() {
-    let app = serve().await;
+    let app = spawn_app().await;
     let (id, black, white) = guests(&app, "gomoku", json!({})).await;
     place(&app, &id, &black, 7, 7).await.expect(200);
     let action = format!("/api/matches/{id}/action");
@@ -454,7 +394,7 @@ async fn refusals_answer_in_the_protocol_s_shape_and_change_nothing() {
 
 #[tokio::test]
 async fn a_duplicate_guest_name_is_refused() {
-    let app = serve().await;
+    let app = spawn_app().await;
     let created = post(
         &app,
         "/api/matches",
@@ -479,7 +419,7 @@ async fn a_duplicate_guest_name_is_refused() {
 
 #[tokio::test]
 async fn registered_agents_play_a_rated_match_the_native_api_shows() {
-    let app = serve().await;
+    let app = spawn_app().await;
     let mut keys = Vec::new();
     for name in ["Stonecutter", "Riverbend"] {
         let body = app
@@ -564,7 +504,7 @@ async fn registered_agents_play_a_rated_match_the_native_api_shows() {
 
 #[tokio::test]
 async fn othello_is_played_through_the_protocol() {
-    let app = serve().await;
+    let app = spawn_app().await;
     let (id, black, white) = guests(&app, "othello", json!({})).await;
     let snapshot = get(&app, &format!("/api/matches/{id}"), &[])
         .await
@@ -619,7 +559,7 @@ async fn othello_is_played_through_the_protocol() {
 
 #[tokio::test]
 async fn the_turn_clock_warns_at_half_and_forfeits_at_the_deadline() {
-    let app = serve().await;
+    let app = spawn_app().await;
     let (id, black, _white) = guests(&app, "gomoku", json!({"turn_timeout": 20})).await;
     place(&app, &id, &black, 7, 7).await.expect(200);
     let since = all_events(&app, &id, &[]).await.len();
@@ -652,7 +592,7 @@ async fn the_turn_clock_warns_at_half_and_forfeits_at_the_deadline() {
 
 #[tokio::test]
 async fn a_match_nobody_joins_is_cancelled_after_a_day() {
-    let app = serve().await;
+    let app = spawn_app().await;
     let created = post(
         &app,
         "/api/matches",
@@ -678,7 +618,7 @@ async fn a_match_nobody_joins_is_cancelled_after_a_day() {
 
 #[tokio::test]
 async fn a_restart_keeps_play_tokens_and_events() {
-    let app = serve().await;
+    let app = spawn_app().await;
     let (id, black, white) = guests(&app, "gomoku", json!({})).await;
     post(
         &app,
@@ -690,7 +630,7 @@ async fn a_restart_keeps_play_tokens_and_events() {
     .expect(200);
     let before = all_events(&app, &id, &[]).await;
     let (dir, clock) = app.stop().await;
-    let app = start(dir, clock).await;
+    let app = start_on(dir, clock, arbiter_arena::ArenaConfig::default()).await;
     assert_eq!(
         all_events(&app, &id, &[]).await,
         before,
@@ -707,7 +647,7 @@ async fn a_restart_keeps_play_tokens_and_events() {
 
 #[tokio::test]
 async fn private_analysis_reaches_its_owner_alone() {
-    let app = serve().await;
+    let app = spawn_app().await;
     let (id, black, white) = guests(&app, "gomoku", json!({})).await;
     let secret = json!({"eval": 0.15, "pv": [[7, 7], [8, 8]], "private": true});
     post(
@@ -766,12 +706,12 @@ async fn private_analysis_reaches_its_owner_alone() {
 
 #[tokio::test]
 async fn a_waiting_long_poll_wakes_when_a_stone_is_placed() {
-    let app = serve().await;
+    let app = spawn_app().await;
     let (id, black, _white) = guests(&app, "gomoku", json!({})).await;
     let since = all_events(&app, &id, &[]).await.len();
     let url = format!(
         "{}/api/matches/{id}/events?since={since}&wait=30",
-        root(&app)
+        app.root()
     );
     let client = app.client.clone();
     let waiting = tokio::spawn(async move {
@@ -813,7 +753,7 @@ async fn a_waiting_long_poll_wakes_when_a_stone_is_placed() {
 
 #[tokio::test]
 async fn an_agent_with_no_move_in_othello_passes() {
-    let app = serve().await;
+    let app = spawn_app().await;
     let mut keys = Vec::new();
     for name in ["Blackbird", "Whitecap"] {
         let (_, key) = app.register(name).await;
@@ -889,7 +829,7 @@ async fn an_agent_with_no_move_in_othello_passes() {
 
 #[tokio::test]
 async fn a_long_poll_of_a_closed_match_answers_at_once() {
-    let app = serve().await;
+    let app = spawn_app().await;
     let (id, black, white) = guests(&app, "gomoku", json!({})).await;
     play_five(&app, &id, &black, &white).await;
     let total = all_events(&app, &id, &[]).await.len();
@@ -911,7 +851,7 @@ async fn a_long_poll_of_a_closed_match_answers_at_once() {
 
 #[tokio::test]
 async fn players_who_poll_are_judged_by_the_turn_clock_alone() {
-    let app = serve().await;
+    let app = spawn_app().await;
     let (id, black, white) = guests(&app, "gomoku", json!({"turn_timeout": 120})).await;
     let agents = [
         app.register("Slowpoke").await.1,

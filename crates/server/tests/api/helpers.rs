@@ -38,6 +38,19 @@ pub(crate) struct Reply {
 }
 
 impl Reply {
+    /// Reads `response` whole.
+    pub(crate) async fn read(response: reqwest::Response) -> Reply {
+        let status = response.status();
+        let headers = response.headers().clone();
+        let text = response.text().await.expect("body");
+        Reply {
+            status,
+            body: serde_json::from_str(&text).unwrap_or(Value::Null),
+            text,
+            headers,
+        }
+    }
+
     /// Asserts a status and returns the body.
     #[track_caller]
     pub(crate) fn expect(self, status: u16) -> Value {
@@ -68,9 +81,19 @@ pub(crate) async fn spawn_app() -> TestApp {
 }
 
 pub(crate) async fn spawn_app_with(config: ArenaConfig) -> TestApp {
+    spawn_running(config, games(), dialects).await
+}
+
+/// A server on a fresh database with the clock at [`T0`], running `games` and speaking the
+/// dialects `dialects` gives for them.
+pub(crate) async fn spawn_running(
+    config: ArenaConfig,
+    games: arbiter_arena::Games,
+    dialects: fn(&arbiter_arena::Games) -> arbiter_server::Dialects,
+) -> TestApp {
     let dir = tempfile::tempdir().expect("temp dir");
-    let clock = ManualClock::new(T0);
-    start_on(dir, clock, config).await
+    let store = open_store(&dir).await;
+    start_running(dir, ManualClock::new(T0), config, store, games, dialects).await
 }
 
 /// Starts a server on the database in `dir` with `clock`.
@@ -79,10 +102,16 @@ pub(crate) async fn start_on(
     clock: ManualClock,
     config: ArenaConfig,
 ) -> TestApp {
+    let store = open_store(&dir).await;
+    start_with_store(dir, clock, config, store).await
+}
+
+/// The SQLite database in `dir`, created if it is not there yet.
+async fn open_store(dir: &tempfile::TempDir) -> Arc<dyn Store> {
     let store = SqliteStore::open(&dir.path().join("arbiter.db"))
         .await
         .expect("store");
-    start_with_store(dir, clock, config, Arc::new(store)).await
+    Arc::new(store)
 }
 
 /// Starts a server on `store`, whose files (if any) are in `dir`.
@@ -151,16 +180,33 @@ impl TestApp {
         if let Some(body) = body {
             request = request.body(body.to_string());
         }
-        let response = request.send().await.expect("request sent");
-        let status = response.status();
-        let headers = response.headers().clone();
-        let text = response.text().await.expect("body");
-        Reply {
-            status,
-            body: serde_json::from_str(&text).unwrap_or(Value::Null),
-            text,
-            headers,
+        Reply::read(request.send().await.expect("request sent")).await
+    }
+
+    /// The server's root, where the paths of dialects other than the native API hang.
+    pub(crate) fn root(&self) -> &str {
+        self.base.trim_end_matches("/api/v1")
+    }
+
+    /// A request to `path` off the server's [root](TestApp::root) with `headers` and a JSON
+    /// `body`.
+    pub(crate) async fn call_root(
+        &self,
+        method: Method,
+        path: &str,
+        headers: &[(&str, &str)],
+        body: Option<Value>,
+    ) -> Reply {
+        let mut request = self
+            .client
+            .request(method, format!("{}{path}", self.root()));
+        for (name, value) in headers {
+            request = request.header(*name, *value);
         }
+        if let Some(body) = body {
+            request = request.body(body.to_string());
+        }
+        Reply::read(request.send().await.expect("request sent")).await
     }
 
     pub(crate) async fn get(&self, path: &str, token: Option<&str>) -> Reply {
@@ -425,9 +471,12 @@ pub(crate) fn games() -> arbiter_arena::Games {
         .with(&arbiter_gomoku::FAMILY)
 }
 
-/// The dialects test servers speak, as the binary sets them: FlipSight's serves Othello.
+/// The dialects test servers speak, as the binary sets them: FlipSight's serves Othello, and
+/// the Board Game Protocol serves the games played on a board's points, Gomoku when a request
+/// names none.
 pub(crate) fn dialects(games: &arbiter_arena::Games) -> arbiter_server::Dialects {
     arbiter_server::Dialects::none()
         .with_flipsight(games, "othello")
-        .expect("the test servers run Othello")
+        .and_then(|dialects| dialects.with_bgp(games, "gomoku"))
+        .expect("the test servers run Othello and Gomoku")
 }

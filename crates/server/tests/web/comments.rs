@@ -2,11 +2,6 @@
 //! Board Game Protocol, shown on the live page, its refreshed legs and the replay with the
 //! mover's name and the move, escaped, the same for every reader, and never an analysis.
 
-use std::sync::Arc;
-
-use arbiter_arena::{ArenaConfig, Games, ManualClock};
-use arbiter_server::Dialects;
-use arbiter_store_sqlite::SqliteStore;
 use serde_json::{Value, json};
 
 use super::*;
@@ -20,45 +15,17 @@ const SCRIPT_COMMENT: &str = "centre first <script>alert(1)</script>";
 /// [`SCRIPT_COMMENT`] as the pages' templates escape it.
 const SCRIPT_COMMENT_ESCAPED: &str = "centre first &#60;script&#62;alert(1)&#60;/script&#62;";
 
-/// The harness's dialects and the Board Game Protocol serving Gomoku.
-fn bgp_dialects(games: &Games) -> Dialects {
-    dialects(games)
-        .with_bgp(games, "gomoku")
-        .expect("the test servers run Gomoku")
-}
-
-/// A test server speaking the Board Game Protocol too, on a fresh database.
-async fn spawn_bgp() -> TestApp {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let store = SqliteStore::open(&dir.path().join("arbiter.db"))
-        .await
-        .expect("store");
-    start_running(
-        dir,
-        ManualClock::new(T0),
-        ArenaConfig::default(),
-        Arc::new(store),
-        games(),
-        bgp_dialects,
-    )
-    .await
-}
-
-/// The server's root, where the protocol's paths hang.
-fn root(app: &TestApp) -> String {
-    app.base.trim_end_matches("/api/v1").to_owned()
-}
-
 /// POSTs `body` to the protocol's `path`, with a play token if given; returns the status and
 /// the answer.
 async fn bgp_post(app: &TestApp, path: &str, token: Option<&str>, body: &Value) -> (u16, Value) {
-    let mut request = app.client.post(format!("{}{path}", root(app))).json(body);
-    if let Some(token) = token {
-        request = request.header("X-Play-Token", token);
-    }
-    let response = request.send().await.expect("the protocol answers");
-    let status = response.status().as_u16();
-    (status, response.json().await.unwrap_or(Value::Null))
+    let headers: Vec<(&str, &str)> = token
+        .map(|token| ("X-Play-Token", token))
+        .into_iter()
+        .collect();
+    let reply = app
+        .call_root(reqwest::Method::POST, path, &headers, Some(body.clone()))
+        .await;
+    (reply.status.as_u16(), reply.body)
 }
 
 /// A guest's seat body.
@@ -162,7 +129,7 @@ fn assert_no_analysis_or_script(what: &str, html: &str) {
 
 #[tokio::test]
 async fn comments_show_with_their_mover_and_move_live_and_in_the_replay() {
-    let app = spawn_bgp().await;
+    let app = spawn_app().await;
     let (status, created) = bgp_post(&app, "/api/matches", None, &{
         let mut body = guest("alice");
         body["game"] = json!("gomoku");
@@ -249,7 +216,7 @@ async fn comments_show_with_their_mover_and_move_live_and_in_the_replay() {
 
 #[tokio::test]
 async fn a_player_and_a_spectator_read_the_same_comments_and_the_hint_names_no_game() {
-    let app = spawn_bgp().await;
+    let app = spawn_app().await;
     let person = Browser::new(&app);
     let csrf = person.sign_up("ada").await;
     let fields = [

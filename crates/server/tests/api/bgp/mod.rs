@@ -14,18 +14,16 @@ mod timeouts;
 mod tokens;
 
 use std::future::Future;
-use std::sync::Arc;
 use std::time::Duration;
 
-use arbiter_arena::{ArenaConfig, Games, ManualClock};
+use arbiter_arena::{ArenaConfig, Games};
 use arbiter_server::Dialects;
-use arbiter_store_sqlite::SqliteStore;
 
 use futures::StreamExt;
 use reqwest::Method;
 use serde_json::{Value, json};
 
-use crate::helpers::{Reply, T0, TestApp, dialects, games, start_running};
+use crate::helpers::{Reply, T0, TestApp, dialects, games, spawn_running};
 
 /// The key of a match's `config` that names Gomoku's rule set (`freestyle` by default,
 /// `renju`). The protocol leaves a game's own settings to the game; the issue says the config
@@ -42,32 +40,16 @@ pub(crate) const T0_S: i64 = T0 / 1000;
 /// The public address the suite's servers are given, from which their links are built.
 pub(crate) const PUBLIC_URL: &str = "https://arena.example";
 
-/// The dialects of the suite's servers: the harness's, and the Board Game Protocol's serving
-/// Gomoku, with [`PUBLIC_URL`] as the server's public address.
-fn bgp_dialects(games: &Games) -> Dialects {
-    dialects(games)
-        .with_bgp(games, "gomoku")
-        .expect("the test servers run Gomoku")
-        .with_public_url(PUBLIC_URL)
+/// The dialects of the suite's servers: the harness's, the Board Game Protocol's among them,
+/// with [`PUBLIC_URL`] as the server's public address.
+fn public_dialects(games: &Games) -> Dialects {
+    dialects(games).with_public_url(PUBLIC_URL)
 }
 
 /// A test server speaking the Board Game Protocol, on a fresh database with the injected
 /// clock at [`T0`].
 pub(crate) async fn spawn_bgp() -> TestApp {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let store = SqliteStore::open(&dir.path().join("arbiter.db"))
-        .await
-        .expect("store");
-    let clock = ManualClock::new(T0);
-    start_running(
-        dir,
-        clock,
-        ArenaConfig::default(),
-        Arc::new(store),
-        games(),
-        bgp_dialects,
-    )
-    .await
+    spawn_running(ArenaConfig::default(), games(), public_dialects).await
 }
 
 /// How long the tests wait, in real time, for an answer that the server should give at once
@@ -144,7 +126,7 @@ impl Bgp {
     pub(crate) fn new(app: &TestApp) -> Bgp {
         Bgp {
             http: app.client.clone(),
-            root: app.base.trim_end_matches("/api/v1").to_owned(),
+            root: app.root().to_owned(),
             extra: Vec::new(),
         }
     }
@@ -167,16 +149,7 @@ impl Bgp {
         cred: Cred<'_>,
         body: Option<String>,
     ) -> Reply {
-        let response = self.request(method, path, cred, body).await;
-        let status = response.status();
-        let headers = response.headers().clone();
-        let text = response.text().await.expect("a body");
-        Reply {
-            status,
-            body: serde_json::from_str(&text).unwrap_or(Value::Null),
-            text,
-            headers,
-        }
+        Reply::read(self.request(method, path, cred, body).await).await
     }
 
     async fn request(
