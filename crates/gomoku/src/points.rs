@@ -106,7 +106,7 @@ impl PointBoard for Points {
     fn reason_word(&self, rules_reason: &str) -> String {
         match rules_reason {
             "five" => "five_in_row".to_owned(),
-            "full_board" => "draw".to_owned(),
+            "full_board" | "no_legal_move" => "draw".to_owned(),
             other => other.to_owned(),
         }
     }

@@ -148,7 +148,8 @@ pub enum GomokuEvent {
     },
     /// The game ended.
     Ended {
-        /// `five`, `foul` or `full_board`.
+        /// `five`, `foul`, `full_board`, or `no_legal_move` (Black left with forbidden
+        /// points only, under Renju with fouls refused).
         reason: &'static str,
         /// The winning seat; `None` for a draw.
         winner: Option<u8>,
@@ -223,6 +224,20 @@ impl GomokuState {
             ))),
             (foul, _) => Ok(foul),
         }
+    }
+
+    /// Whether the colour to play may take some point: any empty one, but not, when
+    /// forbidden stones are refused, one forbidden to it. The first allowed point ends the
+    /// search, and most points are ruled out as fouls at a glance.
+    fn can_place_any(&mut self) -> bool {
+        let size = self.board.size();
+        let refused = self.config.foul == FoulPolicy::Illegal;
+        (0..size).any(|y| {
+            (0..size).any(|x| {
+                self.board.get(x, y) == Some(Cell::Empty)
+                    && !(refused && self.foul_of(x, y).is_some())
+            })
+        })
     }
 
     /// Why the stone to play would be a foul at (`x`, `y`), if it would.
@@ -514,7 +529,9 @@ fn place(
         Some(state.end("full_board", None))
     } else {
         state.to_move = 1 - seat;
-        None
+        // Under Renju with fouls refused, Black may find every empty point forbidden; the
+        // game cannot go on, and neither side has won.
+        (!state.can_place_any()).then(|| state.end("no_legal_move", None))
     };
     events.extend(ended.map(Emitted::public));
     Ok(events)

@@ -305,6 +305,56 @@ fn a_full_board_is_a_draw() {
 }
 
 #[test]
+fn black_left_with_only_forbidden_points_ends_the_game_drawn() {
+    // Every point holds a stone of a pattern with no three in a row, but for two: (14, 14),
+    // where White plays last, and (3, 0), between Black's three and two on the top row, an
+    // overline and so forbidden to Black.
+    let mut board = Board::new(15);
+    for y in 0..15 {
+        for x in 0..15 {
+            let color = match (x, y) {
+                (0..=2 | 4 | 5, 0) => Some(Color::Black),
+                (3, 0) | (14, 14) => None,
+                _ if (x / 2 + y) % 2 == 0 => Some(Color::Black),
+                _ => Some(Color::White),
+            };
+            if let Some(color) = color {
+                board.place(x, y, color);
+            }
+        }
+    }
+    assert_eq!(board.forbidden(3, 0), Some(Foul::Overline));
+    let mut state = GomokuState {
+        config: renju(FoulPolicy::Illegal),
+        board,
+        phase: Phase::Play,
+        to_move: 1,
+        next: Color::White,
+        black: Some(0),
+        history: Vec::new(),
+        end: None,
+    };
+    play(&mut state, 1, at(14, 14)).expect("White's last point");
+    let outcome = Gomoku::outcome(&state).expect("over");
+    assert_eq!(
+        (outcome.winner(), outcome.reason.as_str()),
+        (None, "no_legal_move")
+    );
+    // Where a foul loses instead, the forbidden point stays playable and the game goes on.
+    let mut state = GomokuState {
+        config: renju(FoulPolicy::Loss),
+        end: None,
+        ..state
+    };
+    state.phase = Phase::Play;
+    state.board.set(14, 14, Cell::Empty);
+    state.to_move = 1;
+    state.next = Color::White;
+    play(&mut state, 1, at(14, 14)).expect("White's last point");
+    assert!(Gomoku::outcome(&state).is_none());
+}
+
+#[test]
 fn configs_are_checked() {
     let bad = [
         GomokuConfig {
