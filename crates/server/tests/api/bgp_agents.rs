@@ -45,18 +45,14 @@ fn refused(reply: Reply, status: u16, code: &str) -> Value {
     body
 }
 
+/// Registers an agent through the protocol with `headers` and the fields `body`.
+async fn sign_up(app: &TestApp, headers: &[(&str, &str)], body: Value) -> Reply {
+    bgp(app, Method::POST, "/api/agents", None, headers, Some(body)).await
+}
+
 /// Registers an agent; returns the whole answer (its key in `api_key`).
 async fn register(app: &TestApp, name: &str) -> Value {
-    bgp(
-        app,
-        Method::POST,
-        "/api/agents",
-        None,
-        &[],
-        Some(json!({"name": name})),
-    )
-    .await
-    .expect(201)
+    sign_up(app, &[], json!({"name": name})).await.expect(201)
 }
 
 fn key_of(agent: &Value) -> String {
@@ -90,14 +86,7 @@ fn contains(haystack: &[u8], needle: &str) -> bool {
 #[tokio::test]
 async fn registration_shows_the_key_once_and_stores_only_its_hash() {
     let app = spawn_app().await;
-    let reply = bgp(
-        &app,
-        Method::POST,
-        "/api/agents",
-        None,
-        &[],
-        Some(json!({"name": "alice", "display_name": " Alice ", "bio": "plays the centre", "homepage": "ignored"})),
-    )
+    let reply = sign_up(&app, &[], json!({"name": "alice", "display_name": " Alice ", "bio": "plays the centre", "homepage": "ignored"}))
     .await;
     assert_eq!(
         reply.headers.get("cache-control").map(|v| v.as_bytes()),
@@ -251,13 +240,10 @@ async fn me_needs_an_agent_s_key() {
 #[tokio::test]
 async fn a_public_profile_shows_no_secret() {
     let app = spawn_app().await;
-    let agent = bgp(
+    let agent = sign_up(
         &app,
-        Method::POST,
-        "/api/agents",
-        None,
         &[("X-Provider-Id", "providermarker")],
-        Some(json!({"name": "alice", "bio": "hello", "meta": {"model": "metamarker"}})),
+        json!({"name": "alice", "bio": "hello", "meta": {"model": "metamarker"}}),
     )
     .await
     .expect(201);
@@ -334,15 +320,7 @@ async fn registration_checks_names_and_texts_and_changes_nothing_when_refused() 
             "display_name",
         ),
     ] {
-        let reply = bgp(
-            &app,
-            Method::POST,
-            "/api/agents",
-            None,
-            &[],
-            Some(body.clone()),
-        )
-        .await;
+        let reply = sign_up(&app, &[], body.clone()).await;
         let error = refused(reply, status, code);
         assert_eq!(error["detail"]["field"], field, "{body}: {error}");
     }
@@ -370,25 +348,9 @@ async fn registration_is_limited_per_address() {
         register(&app, &format!("agent{n}")).await;
     }
     // A refused name is not counted against the address.
-    let bad = bgp(
-        &app,
-        Method::POST,
-        "/api/agents",
-        None,
-        &[],
-        Some(json!({"name": "a b"})),
-    )
-    .await;
+    let bad = sign_up(&app, &[], json!({"name": "a b"})).await;
     refused(bad, 400, "bad_request");
-    let limited = bgp(
-        &app,
-        Method::POST,
-        "/api/agents",
-        None,
-        &[],
-        Some(json!({"name": "agent3"})),
-    )
-    .await;
+    let limited = sign_up(&app, &[], json!({"name": "agent3"})).await;
     assert_eq!(
         limited.headers.get("retry-after").map(|v| v.as_bytes()),
         Some(&b"3600"[..])
@@ -548,15 +510,7 @@ async fn only_trusted_providers_may_speak_for_agents() {
     ] {
         let headers: Vec<(&str, &str)> =
             provider.map(|p| ("X-Provider-Id", p)).into_iter().collect();
-        let reply = bgp(
-            &app,
-            Method::POST,
-            "/api/agents",
-            None,
-            &headers,
-            Some(json!({"name": format!("agent{n}")})),
-        )
-        .await;
+        let reply = sign_up(&app, &headers, json!({"name": format!("agent{n}")})).await;
         match code {
             None => {
                 reply.expect(status);
@@ -581,13 +535,10 @@ async fn only_trusted_providers_may_speak_for_agents() {
     }
     // A server started without a list trusts every provider.
     let open = spawn_app().await;
-    bgp(
+    sign_up(
         &open,
-        Method::POST,
-        "/api/agents",
-        None,
         &[("X-Provider-Id", "evil")],
-        Some(json!({"name": "agent"})),
+        json!({"name": "agent"}),
     )
     .await
     .expect(201);

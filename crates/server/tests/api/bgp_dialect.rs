@@ -21,17 +21,23 @@ async fn get(app: &TestApp, path: &str, headers: &[(&str, &str)]) -> Reply {
     app.call_root(Method::GET, path, headers, None).await
 }
 
+/// Creates a match with `body` and `headers`; returns its id and the whole answer.
+async fn create(app: &TestApp, headers: &[(&str, &str)], body: Value) -> (String, Value) {
+    let created = post(app, "/api/matches", headers, body).await.expect(201);
+    let id = created["match_id"].as_str().expect("match_id").to_owned();
+    (id, created)
+}
+
+/// Match `id` as a spectator reads it through the protocol.
+async fn snapshot(app: &TestApp, id: &str) -> Value {
+    get(app, &format!("/api/matches/{id}"), &[])
+        .await
+        .expect(200)
+}
+
 /// A running match between guests `alice` (seat 0) and `bob` (seat 1): id and tokens.
 async fn guests(app: &TestApp, game: &str, config: Value) -> (String, String, String) {
-    let created = post(
-        app,
-        "/api/matches",
-        &[],
-        json!({"game": game, "config": config, "player": {"name": "alice", "display_name": "Alice"}}),
-    )
-    .await
-    .expect(201);
-    let id = created["match_id"].as_str().expect("match_id").to_owned();
+    let (id, created) = create(app, &[], json!({"game": game, "config": config, "player": {"name": "alice", "display_name": "Alice"}})).await;
     let joined = post(
         app,
         &format!("/api/matches/{id}/join"),
@@ -101,15 +107,7 @@ async fn play_five(app: &TestApp, id: &str, black: &str, white: &str) -> Value {
 #[tokio::test]
 async fn two_guests_play_a_whole_match() {
     let app = spawn_app().await;
-    let created = post(
-        &app,
-        "/api/matches",
-        &[],
-        json!({"game": "gomoku", "config": {"board_size": 15, "turn_timeout": 120}, "player": {"name": "alice", "display_name": "Alice", "meta": {"model": "m"}}}),
-    )
-    .await
-    .expect(201);
-    let id = created["match_id"].as_str().expect("match_id").to_owned();
+    let (id, created) = create(&app, &[], json!({"game": "gomoku", "config": {"board_size": 15, "turn_timeout": 120}, "player": {"name": "alice", "display_name": "Alice", "meta": {"model": "m"}}})).await;
     let token = created["play_token"].as_str().expect("play_token");
     assert!(
         token.starts_with("pk_live_") && token.len() == 8 + 43,
@@ -216,9 +214,7 @@ async fn two_guests_play_a_whole_match() {
         events[1],
         json!({"seq": 2, "type": "player_joined", "seat": 1, "name": "bob", "ts": "2026-11-28T21:06:40Z"})
     );
-    let snapshot = get(&app, &format!("/api/matches/{id}"), &[])
-        .await
-        .expect(200);
+    let snapshot = snapshot(&app, &id).await;
     assert_eq!(snapshot["events_total"], events.len());
     assert_eq!(snapshot["render"]["move_count"], 11);
 
@@ -384,9 +380,7 @@ async fn refusals_answer_in_the_protocol_s_shape_and_change_nothing() {
         unserved.text
     );
     // Nothing refused changed the match: one stone, White to move.
-    let snapshot = get(&app, &format!("/api/matches/{id}"), &[])
-        .await
-        .expect(200);
+    let snapshot = snapshot(&app, &id).await;
     assert_eq!(snapshot["render"]["move_count"], 1);
     assert_eq!(snapshot["current_seat"], 1);
     place(&app, &id, &white, 1, 1).await.expect(200);
@@ -395,15 +389,7 @@ async fn refusals_answer_in_the_protocol_s_shape_and_change_nothing() {
 #[tokio::test]
 async fn a_duplicate_guest_name_is_refused() {
     let app = spawn_app().await;
-    let created = post(
-        &app,
-        "/api/matches",
-        &[],
-        json!({"player": {"name": "alice"}}),
-    )
-    .await
-    .expect(201);
-    let id = created["match_id"].as_str().expect("id");
+    let (id, _) = create(&app, &[], json!({"player": {"name": "alice"}})).await;
     let again = post(
         &app,
         &format!("/api/matches/{id}/join"),
@@ -434,15 +420,12 @@ async fn registered_agents_play_a_rated_match_the_native_api_shows() {
     }
     let bearer = |key: &str| format!("Bearer {key}");
     let (a, b) = (bearer(&keys[0]), bearer(&keys[1]));
-    let created = post(
+    let (id, created) = create(
         &app,
-        "/api/matches",
         &[("Authorization", a.as_str())],
         json!({"game": "gomoku"}),
     )
-    .await
-    .expect(201);
-    let id = created["match_id"].as_str().expect("id").to_owned();
+    .await;
     post(
         &app,
         &format!("/api/matches/{id}/join"),
@@ -472,9 +455,7 @@ async fn registered_agents_play_a_rated_match_the_native_api_shows() {
     }
     let token = created["play_token"].as_str().expect("token");
     place(&app, &id, token, 4, 0).await.expect(200);
-    let seen = get(&app, &format!("/api/matches/{id}"), &[])
-        .await
-        .expect(200);
+    let seen = snapshot(&app, &id).await;
     assert_eq!(seen["players"][0]["name"], "Stonecutter");
     assert_eq!(seen["players"][0]["is_guest"], false);
     assert!(seen["players"][0]["agent_id"].is_string());
@@ -506,9 +487,7 @@ async fn registered_agents_play_a_rated_match_the_native_api_shows() {
 async fn othello_is_played_through_the_protocol() {
     let app = spawn_app().await;
     let (id, black, white) = guests(&app, "othello", json!({})).await;
-    let snapshot = get(&app, &format!("/api/matches/{id}"), &[])
-        .await
-        .expect(200);
+    let snapshot = snapshot(&app, &id).await;
     assert_eq!(snapshot["render"]["board_size"], 8);
     assert_eq!(
         snapshot["render"]["stones"].as_array().map(Vec::len),
@@ -593,24 +572,12 @@ async fn the_turn_clock_warns_at_half_and_forfeits_at_the_deadline() {
 #[tokio::test]
 async fn a_match_nobody_joins_is_cancelled_after_a_day() {
     let app = spawn_app().await;
-    let created = post(
-        &app,
-        "/api/matches",
-        &[],
-        json!({"player": {"name": "alice"}}),
-    )
-    .await
-    .expect(201);
-    let id = created["match_id"].as_str().expect("id").to_owned();
+    let (id, _) = create(&app, &[], json!({"player": {"name": "alice"}})).await;
     app.advance(23 * 3_600_000).await;
-    let waiting = get(&app, &format!("/api/matches/{id}"), &[])
-        .await
-        .expect(200);
+    let waiting = snapshot(&app, &id).await;
     assert_eq!(waiting["status"], "waiting");
     app.advance(3_600_000).await;
-    let cancelled = get(&app, &format!("/api/matches/{id}"), &[])
-        .await
-        .expect(200);
+    let cancelled = snapshot(&app, &id).await;
     assert_eq!(cancelled["status"], "cancelled");
     let events = all_events(&app, &id, &[]).await;
     assert_eq!(types(&events), ["match_created", "match_cancelled"]);
@@ -759,15 +726,12 @@ async fn an_agent_with_no_move_in_othello_passes() {
         let (_, key) = app.register(name).await;
         keys.push(format!("Bearer {key}"));
     }
-    let created = post(
+    let (id, _) = create(
         &app,
-        "/api/matches",
         &[("Authorization", keys[0].as_str())],
         json!({"game": "othello"}),
     )
-    .await
-    .expect(201);
-    let id = created["match_id"].as_str().expect("id").to_owned();
+    .await;
     post(
         &app,
         &format!("/api/matches/{id}/join"),
@@ -858,15 +822,12 @@ async fn players_who_poll_are_judged_by_the_turn_clock_alone() {
         app.register("Dawdler").await.1,
     ];
     let bearer: Vec<String> = agents.iter().map(|key| format!("Bearer {key}")).collect();
-    let created = post(
+    let (agents_match, _) = create(
         &app,
-        "/api/matches",
         &[("Authorization", bearer[0].as_str())],
         json!({"game": "othello", "config": {"turn_timeout": 120}}),
     )
-    .await
-    .expect(201);
-    let agents_match = created["match_id"].as_str().expect("id").to_owned();
+    .await;
     post(
         &app,
         &format!("/api/matches/{agents_match}/join"),

@@ -27,20 +27,32 @@ async fn wait_zero_answers_at_once_with_nothing_new() {
     assert_eq!(expect(page, 200)["events"], json!([]));
 }
 
+/// Starts a long-poll of match `id`'s events after `since` that may wait `wait` seconds, and
+/// checks that it is still waiting once the server has had every chance to answer.
+async fn waiting_poll(
+    client: &Bgp,
+    id: &str,
+    since: i64,
+    wait: i64,
+) -> tokio::task::JoinHandle<Value> {
+    let watcher = client.clone();
+    let id = id.to_owned();
+    let waiting = tokio::spawn(async move { watcher.events(&id, since, wait).await });
+    settle().await;
+    assert!(
+        !waiting.is_finished(),
+        "the request waits while nothing happens"
+    );
+    waiting
+}
+
 #[tokio::test]
 async fn a_waiting_request_wakes_when_a_stone_is_placed() {
     let app = spawn_bgp().await;
     let client = Bgp::new(&app);
     let table = client.table(Value::Null).await;
     let last = client.last_seq(&table.id).await;
-    let watcher = client.clone();
-    let id = table.id.clone();
-    let waiting = tokio::spawn(async move { watcher.events(&id, last, 30).await });
-    settle().await;
-    assert!(
-        !waiting.is_finished(),
-        "the request waits while nothing happens"
-    );
+    let waiting = waiting_poll(&client, &table.id, last, 30).await;
 
     client.place(&table.id, &table.black.token, 7, 7).await;
     let page = guarded("the woken request", waiting)
@@ -58,11 +70,7 @@ async fn a_wait_with_no_event_ends_empty_when_the_injected_clock_passes_it() {
     let client = Bgp::new(&app);
     let table = client.table(Value::Null).await;
     let last = client.last_seq(&table.id).await;
-    let watcher = client.clone();
-    let id = table.id.clone();
-    let waiting = tokio::spawn(async move { watcher.events(&id, last, 10).await });
-    settle().await;
-    assert!(!waiting.is_finished(), "the request waits");
+    let waiting = waiting_poll(&client, &table.id, last, 10).await;
 
     app.advance(10_001).await;
     let page = guarded(
