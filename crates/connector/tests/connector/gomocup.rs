@@ -6,10 +6,10 @@
 //! instead, and check the match's game and variant.
 
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use arbiter_connector::{Challenge, ConnectorError, EngineSpec, Exit};
+use arbiter_connector::{Challenge, ConnectorError, EngineSpec, Exit, Options};
 use serde_json::{Value, json};
 
 use crate::harness::*;
@@ -17,18 +17,39 @@ use crate::harness::*;
 /// The memory the brains are told they may use, in MiB.
 const MEMORY_MB: u64 = 64;
 
-/// A connector for `token` with the test brain started with `options`, logging to `log`.
-fn brain(server: &Server, token: &str, python: &str, log: &Path, options: &str) -> Connector {
+/// A connector's options for `token` with the test brain started with `options`, logging to
+/// `log`.
+fn brain_options(server: &Server, token: &str, python: &str, log: &Path, options: &str) -> Options {
     let script = engine_file("tests/engines/gomocup_engine.py");
     let command = format!("{python} {script} --log {} {options}", log.display());
-    Connector::start(Connector::options(
+    Connector::options(
         server,
         token,
         EngineSpec::Gomocup {
             command,
             max_memory_mb: MEMORY_MB,
         },
-    ))
+    )
+}
+
+/// A connector for `token` with the test brain started with `options`, logging to `log`.
+fn brain(server: &Server, token: &str, python: &str, log: &Path, options: &str) -> Connector {
+    Connector::start(brain_options(server, token, python, log, options))
+}
+
+/// `options`, challenging the house bot `house-easy` to `game` and `variant` (the connector's
+/// defaults where `None`), as `--challenge` does.
+fn challenging_the_house(
+    mut options: Options,
+    game: Option<&str>,
+    variant: Option<&str>,
+) -> Options {
+    options.challenge = Some(Challenge {
+        opponent: "house-easy".to_owned(),
+        game: game.map(str::to_owned),
+        variant: variant.map(str::to_owned),
+    });
+    options
 }
 
 /// A connector for `token` playing Gomoku with the practice engine.
@@ -50,19 +71,77 @@ async fn bots(server: &Server) -> (String, String, String) {
     (brain_token, practice_token, name)
 }
 
-/// The practice bot challenges the brain's bot; returns the finished match's snapshot.
-async fn play(server: &Server, practice: &str, brain: &str, variant: &str, format: &str) -> Value {
-    let id = server
-        .challenge(
-            practice,
-            brain,
-            json!({"game": "gomoku", "variant": variant, "format": format}),
-        )
-        .await;
-    let end = server.ended(id).await;
-    assert_eq!(end["status"], "finished", "{end}");
-    assert!(end["result"].is_object(), "{end}");
-    end
+/// A server with two bots connected: one whose connector runs the test brain, which writes
+/// what it reads to `log`, and one running the practice engine.
+struct Duel {
+    server: Server,
+    log: PathBuf,
+    /// The folder of `log`, which must live as long as the brain writes there.
+    _dir: tempfile::TempDir,
+    brain_token: String,
+    practice_token: String,
+    /// The brain bot's name, as challenges name it.
+    name: String,
+    connectors: Connectors,
+}
+
+/// The two connectors of a [`Duel`].
+struct Connectors {
+    brain: Connector,
+    practice: Connector,
+}
+
+impl Duel {
+    /// Starts a server, its two bots and their connectors, the brain with `options`, and
+    /// waits until both are connected.
+    async fn start(python: &str, options: &str) -> Duel {
+        let server = Server::start().await;
+        let dir = tempfile::tempdir().expect("temp dir");
+        let log = dir.path().join("log");
+        let (brain_token, practice_token, name) = bots(&server).await;
+        let connectors = Connectors {
+            brain: brain(&server, &brain_token, python, &log, options),
+            practice: practice(&server, &practice_token),
+        };
+        server.connected(&brain_token).await;
+        server.connected(&practice_token).await;
+        Duel {
+            server,
+            log,
+            _dir: dir,
+            brain_token,
+            practice_token,
+            name,
+            connectors,
+        }
+    }
+
+    /// The practice bot challenges the brain's bot with `body`; returns the match's id.
+    async fn challenge(&self, body: Value) -> i64 {
+        self.server
+            .challenge(&self.practice_token, &self.name, body)
+            .await
+    }
+
+    /// The practice bot challenges the brain's bot to Gomoku's `variant` in `format`; returns
+    /// the finished match's snapshot.
+    async fn play(&self, variant: &str, format: &str) -> Value {
+        let id = self
+            .challenge(json!({"game": "gomoku", "variant": variant, "format": format}))
+            .await;
+        let end = self.server.ended(id).await;
+        assert_eq!(end["status"], "finished", "{end}");
+        assert!(end["result"].is_object(), "{end}");
+        end
+    }
+}
+
+impl Connectors {
+    /// Stops both connectors, checking that each ends normally.
+    async fn stop(self) {
+        assert_eq!(self.brain.stop().await, Exit::Normal);
+        assert_eq!(self.practice.stop().await, Exit::Normal);
+    }
 }
 
 /// Each leg's stones, in order, as `(x, y, black)`.
@@ -150,18 +229,11 @@ async fn freestyle_is_played_by_a_brain_restarted_between_matches_or_replaced() 
     // (brain options, whether RESTART is answered OK)
     let table = [("--crlf", true), ("--no-restart --unknown --cr", false)];
     for (options, restarts) in table {
-        let server = Server::start().await;
-        let dir = tempfile::tempdir().expect("temp dir");
-        let log = dir.path().join("log");
-        let (brain_token, practice_token, name) = bots(&server).await;
-        let brain_connector = brain(&server, &brain_token, python, &log, options);
-        let practice_connector = practice(&server, &practice_token);
-        server.connected(&brain_token).await;
-        server.connected(&practice_token).await;
-        let environment = &server.me(&brain_token).await["environment"];
+        let duel = Duel::start(python, options).await;
+        let environment = &duel.server.me(&duel.brain_token).await["environment"];
         assert_eq!(environment["engine"], "pytest-brain 1.0", "from ABOUT");
 
-        let paired = play(&server, &practice_token, &name, "freestyle", "paired").await;
+        let paired = duel.play("freestyle", "paired").await;
         for stones in legs(&paired) {
             // Whoever plays Black makes five with its fifth stone, the ninth of the game.
             assert_eq!(stones.len(), 9, "{stones:?}");
@@ -178,11 +250,10 @@ async fn freestyle_is_played_by_a_brain_restarted_between_matches_or_replaced() 
                 .collect();
             assert_eq!(black, expected, "{options}: {stones:?}");
         }
-        play(&server, &practice_token, &name, "freestyle", "single").await;
-        assert_eq!(brain_connector.stop().await, Exit::Normal);
-        assert_eq!(practice_connector.stop().await, Exit::Normal);
+        duel.play("freestyle", "single").await;
+        duel.connectors.stop().await;
 
-        let players = players(&log);
+        let players = players(&duel.log);
         // Two legs at once, then one leg in one of those brains, or in a third.
         assert_eq!(players.len(), if restarts { 2 } else { 3 }, "{players:?}");
         let restarted: Vec<&Vec<String>> = players
@@ -219,23 +290,15 @@ async fn freestyle_is_played_by_a_brain_restarted_between_matches_or_replaced() 
 #[tokio::test]
 async fn renju_positions_reach_a_restarted_brain_whole_and_in_move_order() {
     let Some(python) = python() else { return };
-    let server = Server::start().await;
-    let dir = tempfile::tempdir().expect("temp dir");
-    let log = dir.path().join("log");
-    let (brain_token, practice_token, name) = bots(&server).await;
     // The brain exits after every second stone: the next decision starts a fresh one.
-    let brain_connector = brain(&server, &brain_token, python, &log, "--die-after 2");
-    let practice_connector = practice(&server, &practice_token);
-    server.connected(&brain_token).await;
-    server.connected(&practice_token).await;
-    let end = play(&server, &practice_token, &name, "renju", "paired").await;
-    assert_eq!(brain_connector.stop().await, Exit::Normal);
-    assert_eq!(practice_connector.stop().await, Exit::Normal);
+    let duel = Duel::start(python, "--die-after 2").await;
+    let end = duel.play("renju", "paired").await;
+    duel.connectors.stop().await;
     let legs = legs(&end);
     assert!(legs.iter().all(|stones| stones.len() == 9), "{legs:?}");
 
     let mut boards = 0;
-    for commands in players(&log).values() {
+    for commands in players(&duel.log).values() {
         check_info(commands, 4);
         let mut lines = commands.iter();
         while let Some(command) = lines.next() {
@@ -275,19 +338,11 @@ async fn renju_positions_reach_a_restarted_brain_whole_and_in_move_order() {
 #[tokio::test]
 async fn a_brain_answering_swap2board_plays_swap2_openings() {
     let Some(python) = python() else { return };
-    let server = Server::start().await;
-    let dir = tempfile::tempdir().expect("temp dir");
-    let log = dir.path().join("log");
-    let (brain_token, practice_token, name) = bots(&server).await;
-    let brain_connector = brain(&server, &brain_token, python, &log, "--swap2");
-    let practice_connector = practice(&server, &practice_token);
-    server.connected(&brain_token).await;
-    server.connected(&practice_token).await;
-    let variants = &server.me(&brain_token).await["environment"]["variants"];
+    let duel = Duel::start(python, "--swap2").await;
+    let variants = &duel.server.me(&duel.brain_token).await["environment"]["variants"];
     assert_eq!(variants, &json!(["gomoku"]), "every variant, swap2 too");
-    let end = play(&server, &practice_token, &name, "swap2", "paired").await;
-    assert_eq!(brain_connector.stop().await, Exit::Normal);
-    assert_eq!(practice_connector.stop().await, Exit::Normal);
+    let end = duel.play("swap2", "paired").await;
+    duel.connectors.stop().await;
     let legs = legs(&end);
     // Where the brain opened, its three stones; where the practice engine did (the top row),
     // the brain placed two more and handed the choice back.
@@ -303,7 +358,7 @@ async fn a_brain_answering_swap2board_plays_swap2_openings() {
         .collect();
     assert_eq!(answered.len(), 1, "{legs:?}");
     assert_eq!(answered[0][3..5], [(14, 14, false), (13, 14, true)]);
-    let swap2_boards = players(&log)
+    let swap2_boards = players(&duel.log)
         .values()
         .flatten()
         .filter(|c| *c == "SWAP2BOARD")
@@ -362,32 +417,25 @@ async fn swap2_challenges_are_declined_for_a_brain_without_swap2board() {
 #[tokio::test]
 async fn a_brain_refusing_the_board_size_sends_no_stone_and_is_not_asked_again() {
     let Some(python) = python() else { return };
-    let server = Server::start().await;
-    let dir = tempfile::tempdir().expect("temp dir");
-    let log = dir.path().join("log");
-    let (brain_token, practice_token, name) = bots(&server).await;
-    let brain_connector = brain(&server, &brain_token, python, &log, "--max-size 15");
-    let practice_connector = practice(&server, &practice_token);
-    server.connected(&brain_token).await;
-    server.connected(&practice_token).await;
-    let id = server
-        .challenge(
-            &practice_token,
-            &name,
-            json!({"game": "gomoku", "variant": "freestyle-19", "format": "single"}),
-        )
+    let duel = Duel::start(python, "--max-size 15").await;
+    let id = duel
+        .challenge(json!({"game": "gomoku", "variant": "freestyle-19", "format": "single"}))
         .await;
     let refused = async {
-        while !players(&log).values().flatten().any(|c| c == "START 19") {
+        while !players(&duel.log)
+            .values()
+            .flatten()
+            .any(|c| c == "START 19")
+        {
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
     };
     tokio::time::timeout(PATIENCE, refused)
         .await
         .expect("the brain is asked to start a 19x19 board");
-    // Its first stone never comes: on the server's clock, the match is called off.
-    server.advance(3_600_000);
-    let end = server.ended(id).await;
+    // Its first stone never comes: on the duel.server's clock, the match is called off.
+    duel.server.advance(3_600_000);
+    let end = duel.server.ended(id).await;
     assert_eq!(end["status"], "aborted", "{end}");
     assert_eq!(end["result"]["reason"], "no_first_move", "{end}");
     let stones = legs(&end);
@@ -396,9 +444,8 @@ async fn a_brain_refusing_the_board_size_sends_no_stone_and_is_not_asked_again()
         1,
         "the practice engine's stone only: {end}"
     );
-    assert_eq!(brain_connector.stop().await, Exit::Normal);
-    assert_eq!(practice_connector.stop().await, Exit::Normal);
-    let starts = players(&log)
+    duel.connectors.stop().await;
+    let starts = players(&duel.log)
         .values()
         .flatten()
         .filter(|c| c.starts_with("START"))
@@ -412,25 +459,13 @@ async fn a_brain_refusing_the_board_size_sends_no_stone_and_is_not_asked_again()
 #[tokio::test]
 async fn a_balanced_openings_stones_reach_the_brain_first_in_its_first_board() {
     let Some(python) = python() else { return };
-    let server = Server::start().await;
-    let dir = tempfile::tempdir().expect("temp dir");
-    let log = dir.path().join("log");
-    let (brain_token, practice_token, name) = bots(&server).await;
-    let brain_connector = brain(&server, &brain_token, python, &log, "");
-    let practice_connector = practice(&server, &practice_token);
-    server.connected(&brain_token).await;
-    server.connected(&practice_token).await;
-    let id = server
-        .challenge(
-            &practice_token,
-            &name,
-            json!({"game": "gomoku", "variant": "renju", "opening": "balanced"}),
-        )
+    let duel = Duel::start(python, "").await;
+    let id = duel
+        .challenge(json!({"game": "gomoku", "variant": "renju", "opening": "balanced"}))
         .await;
-    let end = server.ended(id).await;
+    let end = duel.server.ended(id).await;
     assert_eq!(end["status"], "finished", "{end}");
-    assert_eq!(brain_connector.stop().await, Exit::Normal);
-    assert_eq!(practice_connector.stop().await, Exit::Normal);
+    duel.connectors.stop().await;
 
     // The opening both legs started from, checked against the board: black, white, black.
     let view = &end["legs"][0]["view"];
@@ -447,7 +482,7 @@ async fn a_balanced_openings_stones_reach_the_brain_first_in_its_first_board() {
         assert_eq!(row.chars().nth(x as usize), Some(stone), "{view}");
     }
 
-    let players = players(&log);
+    let players = players(&duel.log);
     assert_eq!(players.len(), 2, "one brain per leg: {players:?}");
     let mut first_boards = Vec::new();
     for commands in players.values() {
@@ -504,21 +539,8 @@ async fn challenge_plays_gomoku_against_a_house_bot_in_the_variant_named_or_the_
         let dir = tempfile::tempdir().expect("temp dir");
         let log = dir.path().join("log");
         let token = server.mint("brain").await;
-        let script = engine_file("tests/engines/gomocup_engine.py");
-        let command = format!("{python} {script} --log {}", log.display());
-        let mut options = Connector::options(
-            &server,
-            &token,
-            EngineSpec::Gomocup {
-                command,
-                max_memory_mb: MEMORY_MB,
-            },
-        );
-        options.challenge = Some(Challenge {
-            opponent: "house-easy".to_owned(),
-            game: game.map(str::to_owned),
-            variant: variant.map(str::to_owned),
-        });
+        let brain = brain_options(&server, &token, python, &log, "");
+        let mut options = challenging_the_house(brain, game, variant);
         let (timings, mut sent) = tokio::sync::mpsc::unbounded_channel();
         options.timings = Some(timings);
         let connector = Connector::start(options);
@@ -553,22 +575,9 @@ async fn challenge_to_a_match_the_brain_would_not_play_is_not_sent() {
     // does not answer SWAP2BOARD.
     let table = [(Some("othello"), None), (None, Some("swap2"))];
     for (game, variant) in table {
-        let script = engine_file("tests/engines/gomocup_engine.py");
         let log = dir.path().join("log");
-        let command = format!("{python} {script} --log {}", log.display());
-        let mut options = Connector::options(
-            &server,
-            &token,
-            EngineSpec::Gomocup {
-                command,
-                max_memory_mb: MEMORY_MB,
-            },
-        );
-        options.challenge = Some(Challenge {
-            opponent: "house-easy".to_owned(),
-            game: game.map(str::to_owned),
-            variant: variant.map(str::to_owned),
-        });
+        let brain = brain_options(&server, &token, python, &log, "");
+        let options = challenging_the_house(brain, game, variant);
         let refused = tokio::time::timeout(
             PATIENCE,
             arbiter_connector::run(options, std::future::pending()),
