@@ -15,39 +15,61 @@ use serde::de::DeserializeOwned;
 use crate::AppState;
 use crate::error::ApiError;
 
-/// A JSON body; an empty body reads as `{}`. Unknown fields are ignored.
+/// Why a JSON body could not be read, for each dialect to say in its own error format.
+pub(crate) enum BodyRefusal {
+    /// The body is larger than the server accepts.
+    TooLarge,
+    /// The body could not be read; the text says why.
+    Unreadable(String),
+    /// The body is not the JSON the route expects; the text says how.
+    NotJson(String),
+}
+
+/// Reads `request`'s body as JSON whatever its content type, so that `curl -d` works; an
+/// empty or blank body reads as `{}`, so that a route whose fields are all optional accepts
+/// a bodiless POST. Unknown fields are ignored.
+pub(crate) async fn json_body<T: DeserializeOwned>(
+    request: Request,
+    state: &AppState,
+) -> Result<T, BodyRefusal> {
+    let bytes = Bytes::from_request(request, state)
+        .await
+        .map_err(|rejection| match rejection {
+            BytesRejection::FailedToBufferBody(e)
+                if e.status() == StatusCode::PAYLOAD_TOO_LARGE =>
+            {
+                BodyRefusal::TooLarge
+            }
+            other => BodyRefusal::Unreadable(other.body_text()),
+        })?;
+    let text: &[u8] = if bytes.iter().all(u8::is_ascii_whitespace) {
+        b"{}"
+    } else {
+        &bytes
+    };
+    serde_json::from_slice(text)
+        .map_err(|e| BodyRefusal::NotJson(format!("the body is not the expected JSON: {e}")))
+}
+
+/// A JSON body, read as [`json_body`] reads it, refused in the API's format.
 pub(crate) struct ApiJson<T>(pub(crate) T);
 
 impl<T: DeserializeOwned> FromRequest<AppState> for ApiJson<T> {
     type Rejection = ApiError;
 
     async fn from_request(request: Request, state: &AppState) -> Result<Self, Self::Rejection> {
-        let bytes =
-            Bytes::from_request(request, state)
-                .await
-                .map_err(|rejection| match rejection {
-                    BytesRejection::FailedToBufferBody(e)
-                        if e.status() == StatusCode::PAYLOAD_TOO_LARGE =>
-                    {
-                        ApiError::new(
-                            StatusCode::PAYLOAD_TOO_LARGE,
-                            "request_too_large",
-                            "the request body is too large",
-                        )
-                    }
-                    other => ApiError::bad_request("invalid_body", other.body_text()),
-                })?;
-        let text: &[u8] = if bytes.iter().all(u8::is_ascii_whitespace) {
-            b"{}"
-        } else {
-            &bytes
-        };
-        serde_json::from_slice(text).map(ApiJson).map_err(|e| {
-            ApiError::bad_request(
-                "invalid_json",
-                format!("the body is not the expected JSON: {e}"),
-            )
-        })
+        json_body(request, state)
+            .await
+            .map(ApiJson)
+            .map_err(|refusal| match refusal {
+                BodyRefusal::TooLarge => ApiError::new(
+                    StatusCode::PAYLOAD_TOO_LARGE,
+                    "request_too_large",
+                    "the request body is too large",
+                ),
+                BodyRefusal::Unreadable(why) => ApiError::bad_request("invalid_body", why),
+                BodyRefusal::NotJson(why) => ApiError::bad_request("invalid_json", why),
+            })
     }
 }
 

@@ -22,8 +22,6 @@ use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 
 use arbiter_arena::Bot;
 use axum::Router;
-use axum::body::Bytes;
-use axum::extract::rejection::BytesRejection;
 use axum::extract::{ConnectInfo, FromRequest, FromRequestParts, Path, Query, Request};
 use axum::http::header::{AUTHORIZATION, HOST};
 use axum::http::request::Parts;
@@ -31,6 +29,7 @@ use axum::http::{HeaderMap, StatusCode};
 use serde::de::DeserializeOwned;
 
 use crate::AppState;
+use crate::extract::{BodyRefusal, json_body};
 pub(crate) use anti_cheat::is_provider_id;
 pub(crate) use error::{BgpError, BgpResult};
 
@@ -119,25 +118,15 @@ impl<T: DeserializeOwned> FromRequest<AppState> for BgpJson<T> {
     type Rejection = BgpError;
 
     async fn from_request(request: Request, state: &AppState) -> BgpResult<Self> {
-        let bytes =
-            Bytes::from_request(request, state)
-                .await
-                .map_err(|rejection| match rejection {
-                    BytesRejection::FailedToBufferBody(e)
-                        if e.status() == StatusCode::PAYLOAD_TOO_LARGE =>
-                    {
-                        BgpError::refusal(StatusCode::PAYLOAD_TOO_LARGE)
-                    }
-                    other => BgpError::bad_request(other.body_text()),
-                })?;
-        let text: &[u8] = if bytes.iter().all(u8::is_ascii_whitespace) {
-            b"{}"
-        } else {
-            &bytes
-        };
-        serde_json::from_slice(text)
+        json_body(request, state)
+            .await
             .map(BgpJson)
-            .map_err(|e| BgpError::bad_request(format!("the body is not the expected JSON: {e}")))
+            .map_err(|refusal| match refusal {
+                BodyRefusal::TooLarge => BgpError::refusal(StatusCode::PAYLOAD_TOO_LARGE),
+                BodyRefusal::Unreadable(why) | BodyRefusal::NotJson(why) => {
+                    BgpError::bad_request(why)
+                }
+            })
     }
 }
 

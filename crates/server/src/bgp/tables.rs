@@ -172,6 +172,21 @@ fn play_token(headers: &HeaderMap) -> Option<&str> {
         .filter(|token| !token.is_empty())
 }
 
+/// The seat a request that acts (a move, a resignation) speaks for, with its bot: as
+/// [`seat_of_request`] finds it, and refused when the request carries no credential, since
+/// only a seat may act.
+async fn acting_seat(
+    state: &AppState,
+    headers: &HeaderMap,
+    loaded: &Loaded,
+) -> BgpResult<(usize, Bot)> {
+    seat_of_request(state, headers, loaded)
+        .await?
+        .ok_or_else(|| {
+            BgpError::invalid_token("send the seat's X-Play-Token (or the agent's bearer key)")
+        })
+}
+
 /// The seat a request speaks for in `loaded`'s match, and the participant in it: by its
 /// play token (`401 invalid_token` when it matches no seat of this match), else by its
 /// bearer key (`403 wrong_seat` when the agent has no seat here); `None` with neither.
@@ -760,11 +775,7 @@ async fn action(
     })?;
     let note = note_of(&body)?;
     let spectator = load(&state, &id, Reader::SPECTATOR).await?;
-    let (seat, bot) = seat_of_request(&state, &headers, &spectator)
-        .await?
-        .ok_or_else(|| {
-            BgpError::invalid_token("send the seat's X-Play-Token (or the agent's bearer key)")
-        })?;
+    let (seat, bot) = acting_seat(&state, &headers, &spectator).await?;
     if let Some(claimed) = &body.seat
         && claimed.as_u64() != u64::try_from(seat).ok()
     {
@@ -884,11 +895,7 @@ async fn resign(
 ) -> BgpResult<Response> {
     refuse_token_in_query(&query)?;
     let loaded = load(&state, &id, Reader::SPECTATOR).await?;
-    let (_, bot) = seat_of_request(&state, &headers, &loaded)
-        .await?
-        .ok_or_else(|| {
-            BgpError::invalid_token("send the seat's X-Play-Token (or the agent's bearer key)")
-        })?;
+    let (_, bot) = acting_seat(&state, &headers, &loaded).await?;
     check_running(&loaded.snapshot)?;
     state.arena.resign(&bot, loaded.id).await?;
     let after = load(&state, &id, Reader::SPECTATOR).await?;
