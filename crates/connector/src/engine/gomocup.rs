@@ -294,6 +294,15 @@ impl Position {
             format!("{},{},{field}", stone.x, stone.y)
         })
     }
+
+    /// The whole board for the colour to move, as `BOARD` and `SWAP2BOARD` send it: the
+    /// `command` line, the stone lines, then `DONE`.
+    fn board_block(&self, command: &str) -> Vec<String> {
+        std::iter::once(command.to_owned())
+            .chain(self.stone_lines(self.next))
+            .chain(std::iter::once("DONE".to_owned()))
+            .collect()
+    }
 }
 
 /// An action to send: a stone or a swap2 choice.
@@ -531,13 +540,7 @@ impl GomocupEngine {
                 let last = on_board[seen.len()];
                 ("TURN", vec![format!("TURN {},{}", last.x, last.y)])
             }
-            _ => (
-                "BOARD",
-                std::iter::once("BOARD".to_owned())
-                    .chain(position.stone_lines(position.next))
-                    .chain(std::iter::once("DONE".to_owned()))
-                    .collect(),
-            ),
+            _ => ("BOARD", position.board_block("BOARD")),
         };
         // Whatever the brain's board held, it now holds what it is told, or nothing known.
         self.seen = None;
@@ -570,10 +573,7 @@ impl GomocupEngine {
     ) -> Result<Act, Failure> {
         self.ready(position.size, deadline, budget).await?;
         self.send_info(position, clock).await?;
-        let lines: Vec<String> = std::iter::once("SWAP2BOARD".to_owned())
-            .chain(position.stone_lines(position.next))
-            .chain(std::iter::once("DONE".to_owned()))
-            .collect();
+        let lines = position.board_block("SWAP2BOARD");
         self.seen = None;
         let reply = self
             .exchange(&lines, position.size, deadline, budget)
