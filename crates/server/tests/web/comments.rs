@@ -217,17 +217,7 @@ async fn comments_show_with_their_mover_and_move_live_and_in_the_replay() {
 #[tokio::test]
 async fn a_player_and_a_spectator_read_the_same_comments_and_the_hint_names_no_game() {
     let app = spawn_app().await;
-    let person = Browser::new(&app);
-    let csrf = person.sign_up("ada").await;
-    let fields = [
-        ("csrf", csrf.as_str()),
-        ("mode", "freestyle"),
-        ("seats", "2"),
-        ("clock", "5+0"),
-    ];
-    let opened = person.post("/tables", &fields).await;
-    assert_eq!(opened.status, StatusCode::SEE_OTHER, "{}", opened.html);
-    let id = match_id(&opened.location.expect("to the match"));
+    let (person, csrf, id) = super::gomoku::open_freestyle_table(&app, "ada").await;
     let guest_token = join_guest(&app, id, "bob").await;
     let snapshot = app.snapshot(id).await;
     assert_eq!(snapshot["status"], "running", "{snapshot}");

@@ -61,11 +61,11 @@ async fn bot_places(app: &TestApp, id: i64, token: &str, x: u8, y: u8) {
         .expect(200);
 }
 
-#[tokio::test]
-async fn a_person_at_a_gomoku_table_plays_a_stone_on_the_board() {
-    let app = spawn_app().await;
-    let person = Browser::new(&app);
-    let csrf = person.sign_up("ada").await;
+/// A person `name` signs up and opens a two-seat freestyle Gomoku table on a 5+0 clock;
+/// returns the person's browser, its CSRF value and the table's match id.
+pub(super) async fn open_freestyle_table(app: &TestApp, name: &str) -> (Browser, String, i64) {
+    let person = Browser::new(app);
+    let csrf = person.sign_up(name).await;
     let fields = [
         ("csrf", csrf.as_str()),
         ("mode", "freestyle"),
@@ -75,6 +75,13 @@ async fn a_person_at_a_gomoku_table_plays_a_stone_on_the_board() {
     let opened = person.post("/tables", &fields).await;
     assert_eq!(opened.status, StatusCode::SEE_OTHER, "{}", opened.html);
     let id = match_id(&opened.location.expect("to the match"));
+    (person, csrf, id)
+}
+
+#[tokio::test]
+async fn a_person_at_a_gomoku_table_plays_a_stone_on_the_board() {
+    let app = spawn_app().await;
+    let (person, csrf, id) = open_freestyle_table(&app, "ada").await;
     let bot = gomoku_bot(&app, "Tengen").await;
     app.post(&format!("/tables/{id}/join"), Some(&bot), json!({}))
         .await
