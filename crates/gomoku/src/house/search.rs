@@ -414,14 +414,29 @@ impl Engine {
             _ => return None,
         }
         fours.sort_by_key(|&(_, value)| std::cmp::Reverse(value));
-        for (point, _) in fours {
+        let fours = fours.into_iter().map(|(point, _)| point);
+        self.first_winning(fours, attacker, |engine, point| {
+            engine.after_four(point, attacker, |engine| {
+                engine.vcf(attacker, depth - 1).is_some()
+            })
+        })
+    }
+
+    /// The first of `moves` (best first) after which `wins` judges that `attacker` wins:
+    /// each move not forbidden to it is played, judged and taken back. `None` when none wins
+    /// or the budget runs out.
+    fn first_winning(
+        &mut self,
+        moves: impl IntoIterator<Item = usize>,
+        attacker: Color,
+        mut wins: impl FnMut(&mut Engine, usize) -> bool,
+    ) -> Option<usize> {
+        for point in moves {
             if self.forbidden(point, attacker) {
                 continue;
             }
             self.place(point, attacker);
-            let won = self.after_four(point, attacker, |engine| {
-                engine.vcf(attacker, depth - 1).is_some()
-            });
+            let won = wins(self, point);
             self.undo(point);
             if won {
                 return Some(point);
@@ -482,27 +497,16 @@ impl Engine {
         }
         threats.sort_by_key(|&(_, value)| std::cmp::Reverse(value));
         threats.truncate(12);
-        for (point, _) in threats {
-            if self.forbidden(point, attacker) {
-                continue;
-            }
-            self.place(point, attacker);
-            let won = if self.fives_through(point, attacker).is_empty() {
-                self.defend(attacker, depth, vcf_depth)
+        let threats = threats.into_iter().map(|(point, _)| point);
+        self.first_winning(threats, attacker, |engine, point| {
+            if engine.fives_through(point, attacker).is_empty() {
+                engine.defend(attacker, depth, vcf_depth)
             } else {
-                self.after_four(point, attacker, |engine| {
+                engine.after_four(point, attacker, |engine| {
                     engine.vct(attacker, depth - 1, vcf_depth).is_some()
                 })
-            };
-            self.undo(point);
-            if won {
-                return Some(point);
             }
-            if self.budget.stopped {
-                return None;
-            }
-        }
-        None
+        })
     }
 
     /// The defender, to move, answers `attacker`'s threes: true if every answer loses to a
