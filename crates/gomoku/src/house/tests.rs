@@ -15,6 +15,13 @@ use crate::RULES;
 use crate::board::RuleSet;
 use crate::rules::{FoulPolicy, GomokuConfig, OpeningRule};
 
+/// Every level but Random: those that must find a position's obvious move.
+const ALL_BUT_RANDOM: [HouseLevel; 4] = [
+    HouseLevel::Greedy,
+    HouseLevel::Easy,
+    HouseLevel::Medium,
+    HouseLevel::Hard,
+];
 /// The searching levels.
 const SEARCHING: [HouseLevel; 3] = [HouseLevel::Easy, HouseLevel::Medium, HouseLevel::Hard];
 
@@ -109,12 +116,7 @@ fn levels_find_the_move_the_position_demands() {
             "a five to make",
             RuleSet::Freestyle,
             Color::Black,
-            &[
-                HouseLevel::Greedy,
-                HouseLevel::Easy,
-                HouseLevel::Medium,
-                HouseLevel::Hard,
-            ],
+            &ALL_BUT_RANDOM,
             &[
                 ". . . . . . . . .",
                 ". . O O O O . . .",
@@ -127,12 +129,7 @@ fn levels_find_the_move_the_position_demands() {
             "a four to stop",
             RuleSet::Standard,
             Color::White,
-            &[
-                HouseLevel::Greedy,
-                HouseLevel::Easy,
-                HouseLevel::Medium,
-                HouseLevel::Hard,
-            ],
+            &ALL_BUT_RANDOM,
             &[
                 ". . . . . . . . .",
                 ". . O . . . . . .",
@@ -145,12 +142,7 @@ fn levels_find_the_move_the_position_demands() {
             "White wins with an overline under Renju",
             RuleSet::Renju,
             Color::White,
-            &[
-                HouseLevel::Greedy,
-                HouseLevel::Easy,
-                HouseLevel::Medium,
-                HouseLevel::Hard,
-            ],
+            &ALL_BUT_RANDOM,
             &[
                 ". . . . . . . . .",
                 ". O O O ? O O . .",
@@ -163,12 +155,7 @@ fn levels_find_the_move_the_position_demands() {
             "an overline wins nothing under standard rules: block the four",
             RuleSet::Standard,
             Color::White,
-            &[
-                HouseLevel::Greedy,
-                HouseLevel::Easy,
-                HouseLevel::Medium,
-                HouseLevel::Hard,
-            ],
+            &ALL_BUT_RANDOM,
             &[
                 ". . . . . . . . .",
                 ". O O O ! O O . .",
@@ -198,12 +185,7 @@ fn levels_find_the_move_the_position_demands() {
             "Renju: the four-four is forbidden, the straight four is not",
             RuleSet::Renju,
             Color::Black,
-            &[
-                HouseLevel::Greedy,
-                HouseLevel::Easy,
-                HouseLevel::Medium,
-                HouseLevel::Hard,
-            ],
+            &ALL_BUT_RANDOM,
             &[
                 ". . . . . . . . . .",
                 ". . . . . . O . . .",
