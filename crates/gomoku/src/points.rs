@@ -2,7 +2,7 @@
 //! a stone is `{"x", "y"}`, there is no pass, and the variants that open with swap2 (whose
 //! choices are not stones) are not offered.
 
-use arbiter_plugin::{LegRequest, Opening, Point, PointBoard, PointRefusal, Stone};
+use arbiter_plugin::{LegRequest, Opening, Point, PointBoard, Stone};
 use arbiter_rules::{Random, Seat};
 use serde_json::{Value, json};
 
@@ -83,24 +83,13 @@ impl PointBoard for Points {
         COLOURS
     }
 
-    fn refusal(&self, view: &Value, point: Point, refusal: &str) -> PointRefusal {
-        let size = self.size(view).unwrap_or(0);
-        if point.x >= size || point.y >= size {
-            return PointRefusal::OutOfBoard;
-        }
-        let cell = view["board"][point.y as usize]
-            .as_str()
-            .and_then(|row| row.as_bytes().get(point.x as usize).copied());
-        if cell.is_some_and(|cell| cell != b'.') {
-            return PointRefusal::Occupied;
-        }
-        let forbidden = view["forbidden"].as_array().into_iter().flatten().any(|p| {
+    fn forbidden(&self, view: &Value, point: Point, refusal: &str) -> Option<String> {
+        // Renju's forbidden points for Black are listed in the view, and the rules' refusal of
+        // one says that it is forbidden.
+        let listed = view["forbidden"].as_array().into_iter().flatten().any(|p| {
             p[0].as_u64() == Some(u64::from(point.x)) && p[1].as_u64() == Some(u64::from(point.y))
         });
-        if forbidden || refusal.contains("forbidden") {
-            return PointRefusal::Forbidden(refusal.to_owned());
-        }
-        PointRefusal::Illegal(refusal.to_owned())
+        (listed || refusal.contains("forbidden")).then(|| refusal.to_owned())
     }
 
     fn reason_word(&self, rules_reason: &str) -> String {
@@ -114,6 +103,7 @@ impl PointBoard for Points {
 
 #[cfg(test)]
 mod tests {
+    use arbiter_plugin::PointRefusal;
     use arbiter_rules::Ctx;
     use rand::SeedableRng;
     use rand::rngs::ChaCha8Rng;

@@ -4,7 +4,7 @@
 
 use arbiter_othello::Variant;
 use arbiter_othello::coord::Move;
-use arbiter_plugin::{Point, PointBoard, PointRefusal, Stone};
+use arbiter_plugin::{Point, PointBoard, Stone};
 use arbiter_rules::Seat;
 use serde_json::{Value, json};
 
@@ -62,27 +62,15 @@ impl PointBoard for Points {
         COLOURS
     }
 
-    fn refusal(&self, view: &Value, point: Point, refusal: &str) -> PointRefusal {
+    fn forbidden(&self, view: &Value, point: Point, _refusal: &str) -> Option<String> {
         let size = self.size(view).unwrap_or(0);
-        if point.x >= size || point.y >= size {
-            return PointRefusal::OutOfBoard;
-        }
         let index = u64::from(point.y * size + point.x);
-        if view["board"][index as usize]
-            .as_u64()
-            .is_some_and(|c| c != 0)
-        {
-            return PointRefusal::Occupied;
-        }
         let blocked = view["blocked_squares"]
             .as_array()
             .into_iter()
             .flatten()
             .any(|s| s.as_u64() == Some(index));
-        if blocked {
-            return PointRefusal::Forbidden("the square is blocked on this board".to_owned());
-        }
-        PointRefusal::Illegal(refusal.to_owned())
+        blocked.then(|| "the square is blocked on this board".to_owned())
     }
 }
 
@@ -99,6 +87,8 @@ fn point_on(index: i64, size: i64) -> Option<Point> {
 
 #[cfg(test)]
 mod tests {
+    use arbiter_plugin::PointRefusal;
+
     use super::*;
 
     #[test]

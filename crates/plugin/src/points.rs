@@ -71,8 +71,30 @@ pub trait PointBoard: Send + Sync {
     fn colours(&self) -> &'static [&'static str];
 
     /// Why `point` may not be played by the seat to move in a leg's view, given that the
-    /// rules refused it with `refusal` (their own words).
-    fn refusal(&self, view: &Value, point: Point, refusal: &str) -> PointRefusal;
+    /// rules refused it with `refusal` (their own words). A point off the board (by
+    /// [`PointBoard::size`]) or under a stone (by [`PointBoard::stones`]) is told as such in
+    /// every game; the rest is the family's [`PointBoard::forbidden`], else the rules' word.
+    fn refusal(&self, view: &Value, point: Point, refusal: &str) -> PointRefusal {
+        let size = self.size(view).unwrap_or(0);
+        if point.x >= size || point.y >= size {
+            return PointRefusal::OutOfBoard;
+        }
+        if self.stones(view).iter().any(|stone| stone.point == point) {
+            return PointRefusal::Occupied;
+        }
+        match self.forbidden(view, point, refusal) {
+            Some(why) => PointRefusal::Forbidden(why),
+            None => PointRefusal::Illegal(refusal.to_owned()),
+        }
+    }
+
+    /// Why `point`, on the board and empty, is forbidden to the seat to move in a leg's view
+    /// (the rules having refused it with `refusal`), or `None` where it is merely illegal.
+    /// Nothing is forbidden unless the family says so.
+    fn forbidden(&self, view: &Value, point: Point, refusal: &str) -> Option<String> {
+        let _ = (view, point, refusal);
+        None
+    }
 
     /// The word a client reads for why a leg ended, given the rules' own reason (the
     /// `reason` of their outcome); the rules' word unless the family says otherwise.
