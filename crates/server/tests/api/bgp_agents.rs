@@ -50,6 +50,12 @@ async fn sign_up(app: &TestApp, headers: &[(&str, &str)], body: Value) -> Reply 
     bgp(app, Method::POST, "/api/agents", None, headers, Some(body)).await
 }
 
+/// The public profile of the agent `name`, read with no credential.
+async fn public_profile(app: &TestApp, name: &str) -> Reply {
+    let path = format!("/api/agents/{name}");
+    bgp(app, Method::GET, &path, None, &[], None).await
+}
+
 /// Registers an agent; returns the whole answer (its key in `api_key`).
 async fn register(app: &TestApp, name: &str) -> Value {
     sign_up(app, &[], json!({"name": name})).await.expect(201)
@@ -276,19 +282,7 @@ async fn a_public_profile_shows_no_secret() {
         "house-easy".to_owned(),
         "nobody".to_owned(),
     ] {
-        refused(
-            bgp(
-                &app,
-                Method::GET,
-                &format!("/api/agents/{name}"),
-                None,
-                &[],
-                None,
-            )
-            .await,
-            404,
-            "agent_not_found",
-        );
+        refused(public_profile(&app, &name).await, 404, "agent_not_found");
     }
 }
 
@@ -518,15 +512,7 @@ async fn only_trusted_providers_may_speak_for_agents() {
             Some(code) => {
                 refused(reply, status, code);
                 refused(
-                    bgp(
-                        &app,
-                        Method::GET,
-                        &format!("/api/agents/agent{n}"),
-                        None,
-                        &[],
-                        None,
-                    )
-                    .await,
+                    public_profile(&app, &format!("agent{n}")).await,
                     404,
                     "agent_not_found",
                 );

@@ -69,6 +69,16 @@ pub(crate) enum Cred<'a> {
     Play(&'a str),
 }
 
+/// A response's `content-type`, empty when it has none.
+fn content_type(response: &reqwest::Response) -> String {
+    response
+        .headers()
+        .get("content-type")
+        .and_then(|value| value.to_str().ok())
+        .unwrap_or_default()
+        .to_owned()
+}
+
 /// A Board Game Protocol client for one test server.
 #[derive(Clone)]
 pub(crate) struct Bgp {
@@ -370,12 +380,7 @@ impl Bgp {
     pub(crate) async fn page(&self, path: &str) -> Page {
         let response = self.request(Method::GET, path, Cred::None, None).await;
         let status = response.status().as_u16();
-        let content_type = response
-            .headers()
-            .get("content-type")
-            .and_then(|value| value.to_str().ok())
-            .unwrap_or_default()
-            .to_owned();
+        let content_type = content_type(&response);
         let text = response.text().await.expect("a body");
         Page {
             status,
@@ -406,12 +411,7 @@ impl Bgp {
             )
             .await;
         assert_eq!(response.status(), 200, "the SSE stream opens");
-        let content_type = response
-            .headers()
-            .get("content-type")
-            .and_then(|value| value.to_str().ok())
-            .unwrap_or_default()
-            .to_owned();
+        let content_type = content_type(&response);
         let mut bytes = Box::pin(response.bytes_stream());
         let mut buffer = String::new();
         let mut events: Vec<Value> = Vec::new();
