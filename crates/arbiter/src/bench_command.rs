@@ -115,7 +115,7 @@ impl Server {
     }
 
     /// CPU time the server process has used, in seconds (Linux).
-    fn cpu_seconds(&self) -> Option<f64> {
+    pub(crate) fn cpu_seconds(&self) -> Option<f64> {
         let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.child.id())).ok()?;
         let fields: Vec<&str> = stat.rsplit(')').next()?.split_whitespace().collect();
         let ticks: f64 =

@@ -1,7 +1,8 @@
 //! `arbiter bench-watch`: how fast a match's spectators hear of a move. It starts a server
 //! process, opens a Gomoku match between two players, parks many spectators on the match's
 //! event long-poll, and for each move measures the time from the move's `200` at its player
-//! to each waiting spectator's response.
+//! to each waiting spectator's response, and from the move's request, since the mover's own
+//! answer competes with the spectators' for the same cores.
 //!
 //! The spectators come from many loopback addresses (127.0.0.2, 127.0.0.3, …), a few dozen
 //! each, because the server bounds the requests without a token that one address may have
@@ -99,7 +100,7 @@ pub(crate) async fn run(args: WatchBenchArgs) -> anyhow::Result<()> {
     // answer; the move goes out once every request is in and the server has had time to park
     // them.
     let barrier = Arc::new(Barrier::new(args.spectators + 1));
-    let (moved_tx, moved_rx) = watch::channel::<Option<Instant>>(None);
+    let (moved_tx, moved_rx) = watch::channel::<Option<Moved>>(None);
     let mut tasks = Vec::new();
     for index in 0..args.spectators {
         let local = IpAddr::V4(Ipv4Addr::new(
@@ -116,6 +117,7 @@ pub(crate) async fn run(args: WatchBenchArgs) -> anyhow::Result<()> {
         )));
     }
     let mut seconds_by_move = Vec::new();
+    let cpu_before = server.cpu_seconds();
     for n in 0..args.moves {
         barrier.wait().await;
         // The requests are written; give the server a moment to read and park them all.
@@ -123,41 +125,86 @@ pub(crate) async fn run(args: WatchBenchArgs) -> anyhow::Result<()> {
         let started = Instant::now();
         play(&client, &root, &players, n).await?;
         let answered = Instant::now();
-        moved_tx.send_replace(Some(answered));
+        moved_tx.send_replace(Some(Moved {
+            sent: started,
+            answered,
+        }));
         seconds_by_move.push((answered - started).as_secs_f64());
     }
-    let mut latencies_us = Vec::new();
+    let server_cpu = server
+        .cpu_seconds()
+        .zip(cpu_before)
+        .map(|(after, before)| after - before);
+    let (mut from_answer, mut from_request) = (Vec::new(), Vec::new());
     let mut early = 0;
     for task in tasks {
-        for latency in task.await?? {
-            if latency < 0 {
+        for (answer_us, request_us) in task.await?? {
+            if answer_us < 0 {
                 early += 1;
             }
-            latencies_us.push(latency.max(0));
+            from_answer.push(answer_us.max(0));
+            from_request.push(request_us);
         }
     }
-    latencies_us.sort_unstable();
-    let quantile = |p: f64| {
-        let index = ((latencies_us.len() as f64 - 1.0) * p).round() as usize;
-        latencies_us.get(index).copied().unwrap_or_default() as f64 / 1000.0
-    };
-    seconds_by_move.sort_by(f64::total_cmp);
     println!(
-        "wake-ups: {} ({} spectators x {} moves); from the move's 200 to a spectator's response: p50 {:.2} ms, p90 {:.2} ms, p99 {:.2} ms, max {:.2} ms; {early} answered before the move's 200 (counted as 0)",
-        latencies_us.len(),
+        "wake-ups: {} ({} spectators x {} moves)",
+        from_answer.len(),
         args.spectators,
-        args.moves,
-        quantile(0.5),
-        quantile(0.9),
-        quantile(0.99),
-        quantile(1.0),
+        args.moves
     );
+    println!(
+        "from the move's 200 to a spectator's response: {}; {early} answered before the move's 200 (counted as 0)",
+        quantiles(&mut from_answer)
+    );
+    println!(
+        "from the move's request to a spectator's response: {}",
+        quantiles(&mut from_request)
+    );
+    if let Some(cpu) = server_cpu {
+        println!(
+            "the server's CPU: {:.1} µs per wake-up (the moves', the re-sent long-polls' and the pauses' included)",
+            cpu * 1e6 / from_answer.len().max(1) as f64
+        );
+    }
+    seconds_by_move.sort_by(f64::total_cmp);
     println!(
         "the move's own request: p50 {:.2} ms, max {:.2} ms",
         seconds_by_move[seconds_by_move.len() / 2] * 1000.0,
         seconds_by_move.last().copied().unwrap_or_default() * 1000.0
     );
     Ok(())
+}
+
+/// When a move was sent and when its 200 arrived.
+#[derive(Clone, Copy)]
+struct Moved {
+    sent: Instant,
+    answered: Instant,
+}
+
+/// The p50, p90, p99 and maximum of microsecond samples, in milliseconds.
+fn quantiles(samples: &mut [i64]) -> String {
+    samples.sort_unstable();
+    let at = |p: f64| {
+        let index = ((samples.len() as f64 - 1.0) * p).round() as usize;
+        samples.get(index).copied().unwrap_or_default() as f64 / 1000.0
+    };
+    format!(
+        "p50 {:.2} ms, p90 {:.2} ms, p99 {:.2} ms, max {:.2} ms",
+        at(0.5),
+        at(0.9),
+        at(0.99),
+        at(1.0)
+    )
+}
+
+/// The microseconds from `from` to `to`, negative when `to` came first.
+fn micros_between(from: Instant, to: Instant) -> i64 {
+    if to >= from {
+        i64::try_from((to - from).as_micros()).unwrap_or(i64::MAX)
+    } else {
+        -i64::try_from((from - to).as_micros()).unwrap_or(i64::MAX)
+    }
 }
 
 /// Opens the match the spectators watch, between two players of the benchmark's own.
@@ -291,14 +338,15 @@ impl Spectator {
         })
     }
 
-    /// Waits for `moves` moves; returns, per move, the microseconds from the move's 200 to
-    /// this spectator's response (negative when the response came first).
+    /// Waits for `moves` moves; returns, per move, the microseconds to this spectator's
+    /// response from the move's 200 (negative when the response came first) and from the
+    /// move's request.
     async fn run(
         mut self,
         moves: usize,
         barrier: Arc<Barrier>,
-        mut moved: watch::Receiver<Option<Instant>>,
-    ) -> anyhow::Result<Vec<i64>> {
+        mut moved: watch::Receiver<Option<Moved>>,
+    ) -> anyhow::Result<Vec<(i64, i64)>> {
         let mut since = self.poll(0, 0).await?;
         let mut latencies = Vec::with_capacity(moves);
         for _ in 0..moves {
@@ -312,12 +360,11 @@ impl Spectator {
             let body = self.response().await?;
             let arrived = Instant::now();
             moved.changed().await?;
-            let answered = moved.borrow().context("a move's time")?;
-            latencies.push(if arrived >= answered {
-                i64::try_from((arrived - answered).as_micros()).unwrap_or(i64::MAX)
-            } else {
-                -i64::try_from((answered - arrived).as_micros()).unwrap_or(i64::MAX)
-            });
+            let move_times = moved.borrow().context("a move's time")?;
+            latencies.push((
+                micros_between(move_times.answered, arrived),
+                micros_between(move_times.sent, arrived),
+            ));
             since = next_since(&body).context("a page without next_since")?;
         }
         Ok(latencies)
