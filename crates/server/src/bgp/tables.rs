@@ -894,6 +894,8 @@ async fn resign(
     headers: HeaderMap,
 ) -> BgpResult<Response> {
     refuse_token_in_query(&query)?;
+    // A resignation is a write like any other: only a trusted provider may send it.
+    anti_cheat::check_provider(&state, &headers)?;
     let loaded = load(&state, &id, Reader::SPECTATOR).await?;
     let (_, bot) = acting_seat(&state, &headers, &loaded).await?;
     check_running(&loaded.snapshot)?;

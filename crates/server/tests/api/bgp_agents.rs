@@ -519,6 +519,48 @@ async fn only_trusted_providers_may_speak_for_agents() {
             }
         }
     }
+    // Every write is refused from an untrusted provider, a resignation too, and changes
+    // nothing.
+    let created = bgp(
+        &app,
+        Method::POST,
+        "/api/matches",
+        None,
+        &[],
+        Some(json!({"game": "gomoku", "player": {"name": "ann"}})),
+    )
+    .await
+    .expect(201);
+    let id = created["match_id"].as_str().expect("an id");
+    let token = created["play_token"].as_str().expect("a play token");
+    bgp(
+        &app,
+        Method::POST,
+        &format!("/api/matches/{id}/join"),
+        None,
+        &[],
+        Some(json!({"player": {"name": "bob"}})),
+    )
+    .await
+    .expect(200);
+    let resign = format!("/api/matches/{id}/resign");
+    let untrusted = [("X-Play-Token", token), ("X-Provider-Id", "evil")];
+    refused(
+        bgp(&app, Method::POST, &resign, None, &untrusted, None).await,
+        403,
+        "provider_not_allowed",
+    );
+    let snapshot = bgp(
+        &app,
+        Method::GET,
+        &format!("/api/matches/{id}"),
+        None,
+        &[],
+        None,
+    )
+    .await
+    .expect(200);
+    assert_eq!(snapshot["status"], "in_progress");
     // A server started without a list trusts every provider.
     let open = spawn_app().await;
     sign_up(
