@@ -661,9 +661,11 @@ pub struct MoveNote {
     pub private: Option<Value>,
 }
 
-/// Stores `note` about the move `reply` acknowledged, as `note` events right after it (one
-/// for everyone, one for the mover alone), in the same write. A repeated move, answered
-/// with its earlier reply, gets no second note.
+/// Stores `note` about the move `reply` acknowledged, as `note` events right after it, in
+/// the same write: one for everyone when it has a public part, and always one for the mover
+/// alone (its private part, or `null`), so that whether a mover kept something private never
+/// shows in what others read of the log, not even as a gap in its sequence numbers. A
+/// repeated move, answered with its earlier reply, gets no second note.
 pub(crate) fn note_move(
     setup: &Setup,
     progress: &mut Progress,
@@ -690,14 +692,15 @@ pub(crate) fn note_move(
         ),
     ];
     for (audience, part) in parts {
-        if let Some(part) = part {
-            let payload = json!({
-                "leg": reply.leg,
-                "move_seq": reply.seq,
-                "note": part,
-                "participant": mover,
-            });
-            progress.emit(setup, now_ms, audience, "note", payload);
+        if part.is_none() && audience == Audience::Everyone {
+            continue;
         }
+        let payload = json!({
+            "leg": reply.leg,
+            "move_seq": reply.seq,
+            "note": part,
+            "participant": mover,
+        });
+        progress.emit(setup, now_ms, audience, "note", payload);
     }
 }

@@ -672,6 +672,38 @@ async fn private_analysis_reaches_its_owner_alone() {
 }
 
 #[tokio::test]
+async fn whether_an_analysis_is_private_never_shows_in_the_native_log() {
+    // Two matches alike but for the first stone's analysis: private in one, absent in the
+    // other. A spectator of the native API reads the same events, sequence numbers included.
+    let app = spawn_app().await;
+    let mut logs = Vec::new();
+    for analysis in [json!({"eval": 0.3, "private": true}), Value::Null] {
+        let (id, black, _) = guests(&app, "gomoku", json!({})).await;
+        post(
+            &app,
+            &format!("/api/matches/{id}/action"),
+            &[("X-Play-Token", black.as_str())],
+            json!({"type": "place_stone", "x": 7, "y": 7, "comment": "centre", "analysis": analysis}),
+        )
+        .await
+        .expect(200);
+        let page = app
+            .get(&format!("/matches/{id}/events?since=0"), None)
+            .await
+            .expect(200);
+        let shape: Vec<(Value, Value)> = page["events"]
+            .as_array()
+            .expect("events")
+            .iter()
+            .map(|e| (e["seq"].clone(), e["type"].clone()))
+            .collect();
+        assert!(!shape.is_empty());
+        logs.push((shape, page["next_since"].clone()));
+    }
+    assert_eq!(logs[0], logs[1]);
+}
+
+#[tokio::test]
 async fn a_waiting_long_poll_wakes_when_a_stone_is_placed() {
     let app = spawn_app().await;
     let (id, black, _white) = guests(&app, "gomoku", json!({})).await;
