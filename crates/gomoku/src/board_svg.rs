@@ -206,7 +206,7 @@ impl Drawing {
             let (at, _) = Drawing::at(i, 0);
             let _ = write!(
                 svg,
-                r##"<path d="M{at} {first}V{last}M{first} {at}H{last}" stroke="#5d4037" stroke-width="0.5"/><text x="{at}" y="{top}" class="coord">{i}</text><text x="{left}" y="{row}" class="coord">{i}</text>"##,
+                r##"<path d="M{at} {first}V{last}M{first} {at}H{last}" stroke="#5d4037" stroke-width="0.5"/><text x="{at}" y="{top}" font-size="3.4" fill="#666" text-anchor="middle" class="coord">{i}</text><text x="{left}" y="{row}" font-size="3.4" fill="#666" text-anchor="middle" class="coord">{i}</text>"##,
                 top = MARGIN - 2,
                 left = MARGIN / 2,
                 row = at + 1,
@@ -294,7 +294,7 @@ impl Drawing {
         };
         let _ = write!(
             svg,
-            r##"<text x="{x}" y="{y}" class="coord legend">{legend}</text></svg>"##,
+            r##"<text x="{x}" y="{y}" font-size="3.4" fill="#666" text-anchor="middle" class="coord legend">{legend}</text></svg>"##,
             x = MARGIN + grid / 2,
             y = height - 2,
         );

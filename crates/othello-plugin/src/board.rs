@@ -135,7 +135,7 @@ impl Drawing {
             let at = MARGIN + i * SQUARE + SQUARE / 2;
             let _ = write!(
                 svg,
-                r##"<text x="{at}" y="{y}" class="coord">{c}</text><text x="{x}" y="{row_y}" class="coord">{r}</text>"##,
+                r##"<text x="{at}" y="{y}" font-size="3.4" fill="#666" text-anchor="middle" class="coord">{c}</text><text x="{x}" y="{row_y}" font-size="3.4" fill="#666" text-anchor="middle" class="coord">{r}</text>"##,
                 y = side - 1,
                 c = char::from(b'a' + u8::try_from(i).unwrap_or(0)),
                 x = MARGIN / 2,

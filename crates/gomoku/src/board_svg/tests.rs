@@ -101,6 +101,13 @@ fn stones_the_last_move_and_buttons_are_drawn() {
         svg.contains("class=\"coord legend\"></text>"),
         "no legend: {svg}"
     );
+    // The coordinates size themselves, for pages without the site's style sheet (the Board
+    // Game Protocol's claim page).
+    assert_eq!(
+        svg.matches("font-size=\"3.4\" fill=\"#666\" text-anchor=\"middle\" class=\"coord\">")
+            .count(),
+        2 * 15
+    );
 }
 
 #[test]
