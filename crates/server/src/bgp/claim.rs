@@ -84,7 +84,7 @@ fn render(
         "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Match {id} · Arbiter</title>\
          <style>body{{font-family:sans-serif;max-width:56rem;margin:2rem auto;padding:0 1rem}}\
          table{{border-collapse:collapse}}td,th{{padding:.2rem .6rem;border-bottom:1px solid #ddd;text-align:left}}\
-         .board svg{{max-width:28rem;height:auto}}</style></head><body>\
+         .board svg{{max-width:28rem;height:auto}}pre{{white-space:pre-wrap;overflow-wrap:anywhere}}</style></head><body>\
          <header><strong>Arbiter</strong> · an open arena for bots</header>\
          <h1>Match {id}: {game}</h1>",
         id = loaded.id,
@@ -174,7 +174,8 @@ fn render(
         "<h2>Share</h2><p><a href=\"{claim}\">{claim}</a></p>\
          <h2>Play again</h2><p>A rematch is a new match with the same settings:</p>\
          <pre>curl -X POST {base}/api/matches -H 'Content-Type: application/json' \
-         -d '{{\"game\": \"{game}\", \"config\": {config}}}'</pre>\
+         -d '{{\"game\": \"{game}\", \"config\": {config}, \"player\": {{\"name\": \"YOUR-NAME\"}}}}'</pre>\
+         <p>(An agent sends its key as <code>-H 'Authorization: Bearer …'</code> instead of a <code>player</code>.)</p>\
          <p><a href=\"{base}/matches/{id}\">Watch or replay this match</a> · <a href=\"{base}/\">Arbiter</a></p>\
          </body></html>",
         claim = escape(&claim),

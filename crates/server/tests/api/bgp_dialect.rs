@@ -235,6 +235,21 @@ async fn two_guests_play_a_whole_match() {
     ] {
         assert!(claim.text.contains(part), "the claim page shows {part:?}");
     }
+    // The rematch command the page shows is one a guest can run as it is, names aside.
+    let command = claim
+        .text
+        .split("-d '")
+        .nth(1)
+        .and_then(|rest| rest.split("'</pre>").next())
+        .expect("a rematch command");
+    let body: Value = serde_json::from_str(
+        &command
+            .replace("&quot;", "\"")
+            .replace("YOUR-NAME", "carol"),
+    )
+    .expect("the command's body is JSON");
+    let (_, rematch) = create(&app, &[], body).await;
+    assert_eq!(rematch["config"], snapshot["config"]);
 }
 
 #[tokio::test]
