@@ -20,22 +20,37 @@ async fn place(app: &TestApp, id: i64, token: &str, x: u8, y: u8) -> Reply {
         .await
 }
 
-#[tokio::test]
-async fn a_renju_match_refuses_a_double_three_and_ends_with_five() {
-    let app = spawn_app().await;
-    let black = gomoku_bot(&app, "Alpha").await;
-    let white = gomoku_bot(&app, "Beta").await;
-    let body =
-        json!({"opponent": "Beta", "game": "gomoku", "variant": "renju", "format": "single"});
+/// Registers Alpha and Beta and has Alpha challenge Beta to Gomoku on `terms`, the challenge
+/// body's other fields; returns the match and both tokens.
+async fn challenge(app: &TestApp, terms: Value) -> (i64, String, String) {
+    let alpha = gomoku_bot(app, "Alpha").await;
+    let beta = gomoku_bot(app, "Beta").await;
+    let mut body = json!({"opponent": "Beta", "game": "gomoku"});
+    if let (Some(body), Some(terms)) = (body.as_object_mut(), terms.as_object()) {
+        body.extend(terms.clone());
+    }
     let id = app
-        .post("/challenges", Some(&black), body)
+        .post("/challenges", Some(&alpha), body)
         .await
         .expect(201)["id"]
         .as_i64()
         .expect("id");
-    app.post(&format!("/challenges/{id}/accept"), Some(&white), json!({}))
+    (id, alpha, beta)
+}
+
+/// A challenge on `terms`, accepted: a running match and both tokens, Alpha's first.
+async fn started(app: &TestApp, terms: Value) -> (i64, String, String) {
+    let (id, alpha, beta) = challenge(app, terms).await;
+    app.post(&format!("/challenges/{id}/accept"), Some(&beta), json!({}))
         .await
         .expect(200);
+    (id, alpha, beta)
+}
+
+#[tokio::test]
+async fn a_renju_match_refuses_a_double_three_and_ends_with_five() {
+    let app = spawn_app().await;
+    let (id, black, white) = started(&app, json!({"variant": "renju", "format": "single"})).await;
     let turn = app.turns(id, &black).await.remove(0);
     assert_eq!(turn["request"]["game"], "gomoku");
     assert_eq!(
@@ -84,19 +99,7 @@ async fn a_renju_match_refuses_a_double_three_and_ends_with_five() {
 #[tokio::test]
 async fn a_balanced_renju_match_starts_both_legs_from_one_standard_opening() {
     let app = spawn_app().await;
-    let alpha = gomoku_bot(&app, "Alpha").await;
-    let beta = gomoku_bot(&app, "Beta").await;
-    let body = json!({"opponent": "Beta", "game": "gomoku", "variant": "renju",
-        "opening": "balanced"});
-    let id = app
-        .post("/challenges", Some(&alpha), body)
-        .await
-        .expect(201)["id"]
-        .as_i64()
-        .expect("id");
-    app.post(&format!("/challenges/{id}/accept"), Some(&beta), json!({}))
-        .await
-        .expect(200);
+    let (id, alpha, beta) = started(&app, json!({"variant": "renju", "opening": "balanced"})).await;
     let snapshot = app.snapshot(id).await;
     let legs = snapshot["legs"].as_array().expect("legs");
     assert_eq!(legs.len(), 2, "{snapshot}");
@@ -152,16 +155,11 @@ async fn a_balanced_renju_match_starts_both_legs_from_one_standard_opening() {
 #[tokio::test]
 async fn a_swap2_match_refuses_a_balanced_opening() {
     let app = spawn_app().await;
-    let alpha = gomoku_bot(&app, "Alpha").await;
-    let beta = gomoku_bot(&app, "Beta").await;
-    let body = json!({"opponent": "Beta", "game": "gomoku", "variant": "swap2",
-        "opening": "balanced", "format": "single"});
-    let id = app
-        .post("/challenges", Some(&alpha), body)
-        .await
-        .expect(201)["id"]
-        .as_i64()
-        .expect("id");
+    let (id, _, beta) = challenge(
+        &app,
+        json!({"variant": "swap2", "opening": "balanced", "format": "single"}),
+    )
+    .await;
     let refused = app
         .post(&format!("/challenges/{id}/accept"), Some(&beta), json!({}))
         .await;
@@ -178,19 +176,8 @@ async fn a_swap2_match_refuses_a_balanced_opening() {
 #[tokio::test]
 async fn under_renju_foul_a_forbidden_stone_loses_the_game() {
     let app = spawn_app().await;
-    let black = gomoku_bot(&app, "Alpha").await;
-    let white = gomoku_bot(&app, "Beta").await;
-    let body =
-        json!({"opponent": "Beta", "game": "gomoku", "variant": "renju-foul", "format": "single"});
-    let id = app
-        .post("/challenges", Some(&black), body)
-        .await
-        .expect(201)["id"]
-        .as_i64()
-        .expect("id");
-    app.post(&format!("/challenges/{id}/accept"), Some(&white), json!({}))
-        .await
-        .expect(200);
+    let (id, black, white) =
+        started(&app, json!({"variant": "renju-foul", "format": "single"})).await;
     for (b, w) in [
         ((5, 7), (0, 0)),
         ((6, 7), (0, 2)),
