@@ -7,6 +7,7 @@ mod games;
 mod open_files;
 mod perft_command;
 mod serve_command;
+mod verify_command;
 mod watch_bench_command;
 mod xot_command;
 
@@ -41,6 +42,9 @@ enum Command {
     Bot(Box<bot_command::BotArgs>),
     /// Make the list of balanced 8-move openings XOT games start from (printed).
     XotOpenings(xot_command::XotArgs),
+    /// Check an exported match: its seed against the commitment, every draw, every action
+    /// and the result (a file, - for standard input, or the export's URL).
+    Verify(verify_command::VerifyArgs),
 }
 
 fn main() {
@@ -68,6 +72,10 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Bots(args) => runtime()?.block_on(bots_command::run(args)),
         Command::Bench(args) => runtime()?.block_on(bench_command::run(args)),
         Command::BenchWatch(args) => runtime()?.block_on(watch_bench_command::run(args)),
+        Command::Verify(args) => {
+            let code = runtime()?.block_on(verify_command::run(args))?;
+            std::process::exit(code)
+        }
         Command::Bot(args) => {
             let code = runtime()?.block_on(bot_command::run(*args))?;
             // The runtime is gone by now, and with it every engine process.

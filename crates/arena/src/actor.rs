@@ -24,12 +24,16 @@ pub(crate) enum Command {
         bot: Box<Bot>,
         /// The SHA-256 (hex) of the key that claims the seat, if the door gave one.
         seat_key: Option<String>,
+        /// The bot's client seed, checked; empty when it gave none.
+        client_seed: String,
         reply: oneshot::Sender<Result<MatchSummary, ArenaError>>,
     },
     Accept {
         bot: BotId,
         /// Whether either bot reports practice now, which makes the match unrated.
         practice: bool,
+        /// The bot's client seed, checked; empty when it gave none.
+        client_seed: String,
         reply: oneshot::Sender<Result<MatchSummary, ArenaError>>,
     },
     Decline {
@@ -223,12 +227,24 @@ impl Actor {
     /// Accepts the challenge like [`Actor::step`] runs a change, except that acceptance may
     /// also make the match unrated (see [`live::accept`]), so the setup's `rated` is restored
     /// along with the progress when the acceptance is refused or cannot be stored.
-    async fn accept(&mut self, bot: BotId, practice: bool) -> Result<(), ArenaError> {
+    async fn accept(
+        &mut self,
+        bot: BotId,
+        practice: bool,
+        client_seed: String,
+    ) -> Result<(), ArenaError> {
         self.advance().await;
         let now = self.now();
         let undo = self.progress.undo_point();
-        let rated = self.setup.rated;
-        let result = match live::accept(&mut self.setup, &mut self.progress, bot, practice, now) {
+        let (rated, seeds) = (self.setup.rated, self.setup.client_seeds.clone());
+        let result = match live::accept(
+            &mut self.setup,
+            &mut self.progress,
+            bot,
+            practice,
+            client_seed,
+            now,
+        ) {
             // A failed commit has already gone back to `undo`.
             Ok(()) => self.commit(undo).await,
             Err(error) => {
@@ -238,23 +254,30 @@ impl Actor {
         };
         if result.is_err() {
             self.setup.rated = rated;
+            self.setup.client_seeds = seeds;
         }
         result
     }
 
     /// Seats `bot` at the open table like [`Actor::step`] runs a change; the seat is given
     /// back when it cannot be stored.
-    async fn join(&mut self, bot: Bot, seat_key: Option<String>) -> Result<(), ArenaError> {
+    async fn join(
+        &mut self,
+        bot: Bot,
+        seat_key: Option<String>,
+        client_seed: String,
+    ) -> Result<(), ArenaError> {
         self.advance().await;
         let now = self.now();
         let undo = self.progress.undo_point();
         let seated = self.setup.bots.len();
         let (rated, keys) = (self.setup.rated, self.setup.terms.seat_keys.clone());
+        let seeds = self.setup.client_seeds.clone();
         if seat_key.is_some() {
             self.setup.terms.seat_keys.resize(seated, None);
             self.setup.terms.seat_keys.push(seat_key);
         }
-        let result = match live::join(&mut self.setup, &mut self.progress, bot, now) {
+        let result = match live::join(&mut self.setup, &mut self.progress, bot, client_seed, now) {
             // A failed commit has already gone back to `undo`.
             Ok(()) => self.commit(undo).await,
             Err(error) => {
@@ -266,6 +289,7 @@ impl Actor {
             self.setup.bots.truncate(seated);
             self.setup.rated = rated;
             self.setup.terms.seat_keys = keys;
+            self.setup.client_seeds = seeds;
         } else {
             let bots: Vec<BotId> = self.setup.bots.iter().map(|bot| bot.id).collect();
             self.shared
@@ -504,17 +528,19 @@ impl Actor {
             Command::Join {
                 bot,
                 seat_key,
+                client_seed,
                 reply,
             } => {
-                let result = self.join(*bot, seat_key).await;
+                let result = self.join(*bot, seat_key, client_seed).await;
                 let _ = reply.send(result.map(|()| self.summary()));
             }
             Command::Accept {
                 bot,
                 practice,
+                client_seed,
                 reply,
             } => {
-                let result = self.accept(bot, practice).await;
+                let result = self.accept(bot, practice, client_seed).await;
                 let _ = reply.send(result.map(|()| self.summary()));
             }
             Command::Decline { bot, cancel, reply } => {

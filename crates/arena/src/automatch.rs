@@ -92,6 +92,7 @@ impl AutoMatch {
                 rated: true,
                 auto: true,
                 opening: Default::default(),
+                client_seed: None,
             };
             match self
                 .matches

@@ -170,6 +170,7 @@ impl People {
             rated: false,
             auto: false,
             opening: challenge.opening,
+            client_seed: None,
         };
         self.matches
             .challenge(person, request, &[], challenge.seat)

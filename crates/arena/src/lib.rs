@@ -22,6 +22,7 @@ pub mod config;
 mod context;
 pub mod directory;
 mod error;
+mod fairness;
 pub mod feed;
 mod humans;
 mod identities;
@@ -35,6 +36,7 @@ mod ratings;
 mod seats;
 pub mod snapshot;
 pub mod token;
+pub mod verify;
 
 use std::net::IpAddr;
 use std::sync::Arc;
@@ -60,6 +62,7 @@ pub use snapshot::{
     Announcement, Decision, DecisionPage, EventPage, MatchExport, MatchResult, MatchSnapshot,
     MatchSummary, StreamEvent,
 };
+pub use verify::Verdict;
 
 use accounts::Accounts;
 use automatch::AutoMatch;
@@ -446,10 +449,16 @@ impl Arena {
             .await
     }
 
-    /// Accepts a challenge; a variant either bot no longer plays is refused, and practice
-    /// makes the match unrated.
-    pub async fn accept(&self, bot: &Bot, id: MatchId) -> Result<MatchSummary, ArenaError> {
-        self.matches.accept(bot, id).await
+    /// Accepts a challenge, adding the bot's `client_seed` (entropy of its own, mixed into
+    /// every draw of the match) if it gives one; a variant either bot no longer plays is
+    /// refused, and practice makes the match unrated.
+    pub async fn accept(
+        &self,
+        bot: &Bot,
+        id: MatchId,
+        client_seed: Option<&str>,
+    ) -> Result<MatchSummary, ArenaError> {
+        self.matches.accept(bot, id, client_seed).await
     }
 
     /// Declines (the challenged bot) or cancels (the challenger) a challenge.
@@ -515,6 +524,12 @@ impl Arena {
     /// A match's whole event log, with the revealed seed once it has ended.
     pub async fn export(&self, id: MatchId) -> Result<MatchExport, ArenaError> {
         self.matches.export(id).await
+    }
+
+    /// A match checked from its export, as `arbiter verify` checks one (see [`verify`]).
+    pub async fn verify(&self, id: MatchId) -> Result<Verdict, ArenaError> {
+        let export = self.matches.export(id).await?;
+        Ok(verify::verify(self.games(), &export))
     }
 
     /// Every position of one leg of a closed match, from its start to its end, as anyone may
@@ -584,9 +599,15 @@ impl Arena {
             .await
     }
 
-    /// `bot` takes a seat at table `id`; the match starts when the last seat is taken.
-    pub async fn join_table(&self, bot: &Bot, id: MatchId) -> Result<MatchSummary, ArenaError> {
-        self.matches.join_table(bot, id, None).await
+    /// `bot` takes a seat at table `id`, with its `client_seed` if it gives one; the match
+    /// starts when the last seat is taken.
+    pub async fn join_table(
+        &self,
+        bot: &Bot,
+        id: MatchId,
+        client_seed: Option<&str>,
+    ) -> Result<MatchSummary, ArenaError> {
+        self.matches.join_table(bot, id, None, client_seed).await
     }
 
     /// The open tables with a free seat, newest first, at most `limit`.

@@ -24,6 +24,7 @@ use serde_json::{Value, json};
 use crate::ArenaError;
 use crate::config::{ArenaConfig, TimeControl};
 use crate::directory::{Bot, Presence};
+use crate::fairness::{joined_client_seed, stream_client_part};
 use crate::log::{Participants, Reader};
 use crate::snapshot::{
     Decision, LegEndSummary, LegSnapshot, LegStatus, LegSummary, MatchResult, MatchSnapshot,
@@ -84,6 +85,9 @@ pub(crate) struct Setup {
     pub(crate) seat: SeatChoice,
     pub(crate) created_ms: i64,
     pub(crate) seed: ServerSeed,
+    /// Each participant's client seed, in participant order (empty when not given): the
+    /// players' entropy, mixed into every draw (see `fairness.rs`).
+    pub(crate) client_seeds: Vec<String>,
     pub(crate) config: ArenaConfig,
     /// The terms an open table was opened with beyond its game and clocks.
     pub(crate) terms: TableTerms,
@@ -186,15 +190,32 @@ impl Setup {
         self.labelled_rng("", nonce)
     }
 
-    /// A generator of its own for one purpose within a command (`label` goes where client
-    /// seeds go in the derivation), so that what one purpose draws never shifts another's
+    /// A generator of its own for one purpose within a command (`label` goes with the
+    /// client seeds in the derivation), so that what one purpose draws never shifts another's
     /// stream: a replay that skips one still reproduces the other.
     fn labelled_rng(&self, label: &'static str, nonce: i64) -> LazyStream<'_> {
         LazyStream {
             seed: &self.seed,
+            client_seeds: &self.client_seeds,
             label,
             nonce: u64::try_from(nonce).unwrap_or(0),
             stream: None,
+        }
+    }
+
+    /// The rules' context for a command at `now_ms`: its random stream and the match's
+    /// public rolls.
+    fn ctx<'a>(&'a self, now_ms: i64, rng: &'a mut dyn arbiter_rules::Random) -> Ctx<'a> {
+        Ctx::new(u64::try_from(now_ms).unwrap_or(0), rng).with_dice(self)
+    }
+
+    /// Records `participant`'s client seed, given with its challenge, acceptance or seat.
+    pub(crate) fn set_client_seed(&mut self, participant: usize, seed: String) {
+        if self.client_seeds.len() < self.seats() {
+            self.client_seeds.resize(self.seats(), String::new());
+        }
+        if let Some(slot) = self.client_seeds.get_mut(participant) {
+            *slot = seed;
         }
     }
 
@@ -230,7 +251,17 @@ impl Setup {
         if self.terms.seat_keys.iter().any(Option::is_some) {
             details["seat_keys"] = json!(self.terms.seat_keys);
         }
+        if self.client_seeds.iter().any(|seed| !seed.is_empty()) {
+            details["client_seeds"] = json!(self.client_seeds);
+        }
         details
+    }
+}
+
+/// A match's public rolls: its server seed with its participants' client seeds.
+impl arbiter_rules::Dice for Setup {
+    fn roll(&self, nonce: u64, sides: u8, count: usize) -> Vec<u8> {
+        crate::fairness::roll(&self.seed, &self.client_seeds, nonce, sides, count)
     }
 }
 
@@ -238,6 +269,7 @@ impl Setup {
 /// draw nothing, and deriving costs an HMAC.
 pub(crate) struct LazyStream<'a> {
     seed: &'a ServerSeed,
+    client_seeds: &'a [String],
     label: &'static str,
     nonce: u64,
     stream: Option<arbiter_fair::Stream>,
@@ -245,8 +277,13 @@ pub(crate) struct LazyStream<'a> {
 
 impl arbiter_rules::Random for LazyStream<'_> {
     fn next_u32(&mut self) -> u32 {
-        let (seed, label, nonce) = (self.seed, self.label, self.nonce);
-        rand::Rng::next_u32(self.stream.get_or_insert_with(|| seed.stream(label, nonce)))
+        let (seed, nonce) = (self.seed, self.nonce);
+        let (client_seeds, label) = (self.client_seeds, self.label);
+        rand::Rng::next_u32(
+            self.stream.get_or_insert_with(|| {
+                seed.stream(&stream_client_part(client_seeds, label), nonce)
+            }),
+        )
     }
 }
 
@@ -375,7 +412,7 @@ impl Leg {
     }
 
     /// The mover's clock at `now_ms`.
-    fn remaining_ms(&self, seat: Seat, now_ms: i64) -> i64 {
+    pub(crate) fn remaining_ms(&self, seat: Seat, now_ms: i64) -> i64 {
         self.clocks_ms[seat.index()] - (now_ms - self.turn_started_ms)
     }
 

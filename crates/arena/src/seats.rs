@@ -34,7 +34,7 @@ impl Arena {
         id: MatchId,
         seat_key_hash: Option<String>,
     ) -> Result<MatchSummary, ArenaError> {
-        self.matches.join_table(bot, id, seat_key_hash).await
+        self.matches.join_table(bot, id, seat_key_hash, None).await
     }
 
     /// The participant (a bot or a person) with id `id`, if it exists and is not deleted.

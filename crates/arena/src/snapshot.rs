@@ -443,7 +443,7 @@ pub struct EventPage {
 }
 
 /// One stored event in an export: every event, with the participant it was for.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct ExportedEvent {
     /// Its sequence number in the match.
     pub seq: i64,
@@ -458,8 +458,8 @@ pub struct ExportedEvent {
     pub data: Box<RawValue>,
 }
 
-/// A match's whole log, for anyone to verify once it has ended.
-#[derive(Clone, Debug, Serialize)]
+/// A match's whole log, for anyone to verify once it has ended (see [`crate::verify`]).
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct MatchExport {
     /// The match.
     pub id: MatchId,

@@ -36,6 +36,7 @@ fn three_seats() -> TableRequest {
         seats: 3,
         format: Format::Single,
         time_control: TimeControl::default(),
+        client_seed: None,
     }
 }
 
@@ -68,7 +69,7 @@ async fn an_open_table_survives_a_restart_and_starts_when_full() {
             .mint_anonymous(ip, Some(label), None)
             .await
             .expect("bot");
-        second.join_table(&bot, id).await.expect("a seat");
+        second.join_table(&bot, id, None).await.expect("a seat");
     }
     let started = second
         .snapshot(id, arbiter_arena::Reader::SPECTATOR)
@@ -100,17 +101,17 @@ async fn people_open_and_join_tables_as_bots_do_and_house_bots_do_not() {
     assert_eq!(opener.map(|p| p.kind), Some(BotKind::Human), "{table:?}");
 
     arena
-        .join_table(&guest, id)
+        .join_table(&guest, id, None)
         .await
         .expect("a person sits down");
     let twice = arena
-        .join_table(&guest, id)
+        .join_table(&guest, id, None)
         .await
         .expect_err("one seat each");
     assert!(twice.to_string().contains("already has a seat"), "{twice}");
     let house = arena.find_bot("house-greedy").expect("a house bot");
     let refused = arena
-        .join_table(&house, id)
+        .join_table(&house, id, None)
         .await
         .expect_err("no house bots");
     assert!(
@@ -118,9 +119,12 @@ async fn people_open_and_join_tables_as_bots_do_and_house_bots_do_not() {
         "{refused}"
     );
 
-    let started = arena.join_table(&bot, id).await.expect("the last seat");
+    let started = arena
+        .join_table(&bot, id, None)
+        .await
+        .expect("the last seat");
     assert_eq!(started.status, MatchStatus::Running, "{started:?}");
-    let full = arena.join_table(&late, id).await.expect_err("full");
+    let full = arena.join_table(&late, id, None).await.expect_err("full");
     assert!(
         matches!(full, arbiter_arena::ArenaError::ChallengeNotPending),
         "{full}"

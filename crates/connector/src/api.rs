@@ -207,7 +207,7 @@ impl Api {
         game: &str,
         variant: Option<&str>,
     ) -> Result<i64, ApiError> {
-        let mut body = json!({"opponent": opponent, "game": game});
+        let mut body = json!({"opponent": opponent, "game": game, "client_seed": client_seed()});
         if let Some(variant) = variant {
             body["variant"] = json!(variant);
         }
@@ -217,10 +217,16 @@ impl Api {
         })
     }
 
-    /// Accepts a challenge.
+    /// Accepts a challenge, adding a client seed of the connector's own to the match's
+    /// randomness.
     pub(crate) async fn accept(&self, id: i64) -> Result<Value, ApiError> {
-        self.call(Method::POST, &format!("/challenges/{id}/accept"), None)
-            .await
+        let body = json!({"client_seed": client_seed()});
+        self.call(
+            Method::POST,
+            &format!("/challenges/{id}/accept"),
+            Some(body),
+        )
+        .await
     }
 
     /// Declines a challenge.
@@ -276,4 +282,14 @@ fn chain(error: &reqwest::Error) -> String {
         source = cause.source();
     }
     text
+}
+
+/// A fresh client seed: 16 random bytes from the operating system, in hex, which the
+/// server mixes into the match's randomness with its committed seed, so that no draw is the
+/// server's alone. `None`, leaving the server's seed alone, if the system cannot give any.
+fn client_seed() -> Option<String> {
+    use rand::TryRng;
+    let mut bytes = [0u8; 16];
+    rand::rngs::SysRng.try_fill_bytes(&mut bytes).ok()?;
+    Some(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }

@@ -78,24 +78,35 @@ impl ServerSeed {
         ChaCha8Rng::from_seed(self.block(client_seed, nonce, 0))
     }
 
-    /// `count` fair six-sided dice for `nonce`, by rejection sampling on single bytes: walk
-    /// the bytes of blocks 0, 1, 2, … in order, skip bytes of 252 or more, and map each other
-    /// byte `b` to `b mod 6 + 1`. Every face is exactly equally likely.
+    /// `count` fair six-sided dice for `nonce`: [`roll`](Self::roll) with six sides, whose
+    /// rejection threshold, 252, is the published construction's.
     pub fn dice(&self, client_seed: &str, nonce: u64, count: usize) -> Vec<u8> {
-        let mut dice = Vec::with_capacity(count);
+        self.roll(client_seed, nonce, 6, count)
+    }
+
+    /// `count` values from 1 to `sides` for roll `nonce`, each exactly equally likely, by
+    /// rejection sampling on single bytes: walk the bytes of blocks 0, 1, 2, … in order, skip
+    /// every byte at or above the largest multiple of `sides` not above 256, and map each
+    /// other byte `b` to `b mod sides + 1`. `sides` of 0 counts as 1.
+    pub fn roll(&self, client_seed: &str, nonce: u64, sides: u8, count: usize) -> Vec<u8> {
+        let sides = u16::from(sides.max(1));
+        let limit = 256 - 256 % sides;
+        let mut values = Vec::with_capacity(count);
         let mut round = 0;
-        while dice.len() < count {
+        while values.len() < count {
             let block = self.block(client_seed, nonce, round);
-            dice.extend(
+            values.extend(
                 block
                     .iter()
-                    .filter(|&&b| b < 252)
-                    .map(|b| b % 6 + 1)
-                    .take(count - dice.len()),
+                    .map(|&b| u16::from(b))
+                    .filter(|&b| b < limit)
+                    // Below `sides`, itself at most 255, so the value fits.
+                    .map(|b| u8::try_from(b % sides + 1).unwrap_or(1))
+                    .take(count - values.len()),
             );
             round += 1;
         }
-        dice
+        values
     }
 }
 

@@ -146,3 +146,27 @@ fn client_seeds_join_in_seat_order() {
     assert_eq!(client_seed(&["white", "black"]), "white:black");
     assert_eq!(client_seed(&[]), "");
 }
+
+#[test]
+fn rolls_of_other_sizes_reject_only_the_biased_tail() {
+    let seed = ServerSeed::from_revealed(SEED);
+    let bytes: Vec<u8> = (0..4)
+        .flat_map(|round| seed.block(CLIENT, 0, round))
+        .collect();
+    for sides in [1u8, 2, 3, 6, 7, 10, 255] {
+        let limit = 256 - 256 % u16::from(sides);
+        let expected: Vec<u8> = bytes
+            .iter()
+            .filter(|&&b| u16::from(b) < limit)
+            .map(|&b| (u16::from(b) % u16::from(sides)) as u8 + 1)
+            .take(40)
+            .collect();
+        assert_eq!(seed.roll(CLIENT, 0, sides, 40), expected, "{sides} sides");
+    }
+    assert_eq!(seed.roll(CLIENT, 0, 6, 3), seed.dice(CLIENT, 0, 3));
+    assert_eq!(
+        seed.roll(CLIENT, 0, 0, 5),
+        vec![1; 5],
+        "no sides count as one"
+    );
+}

@@ -36,6 +36,20 @@ pub enum ToAct {
 pub struct Ctx<'a> {
     now_ms: u64,
     rng: &'a mut dyn Random,
+    dice: Option<&'a dyn Dice>,
+}
+
+/// Public rolls that anyone can recompute from the match's revealed seed, one at a time.
+///
+/// Where [`Random`] is a private stream for whatever a command draws (an opening, a shuffle),
+/// a roll is a draw the game shows to everyone as it happens (Dice Chess's three dice), named
+/// by its `nonce` so that a verifier recomputes that one roll alone, in any language, from the
+/// seed, the players' client seeds and the nonce (`arbiter-fair` says exactly how). Rules
+/// choose the nonces, counting their rolls in their own state, so a replay asks for the same
+/// ones; legs that count the same way (paired legs) see the same rolls.
+pub trait Dice {
+    /// `count` values from 1 to `sides`, each equally likely, for roll `nonce`.
+    fn roll(&self, nonce: u64, sides: u8, count: usize) -> Vec<u8>;
 }
 
 impl<'a> Ctx<'a> {
@@ -44,7 +58,35 @@ impl<'a> Ctx<'a> {
     /// The arena derives `rng` from the match seed for each command (see `arbiter-fair`), so
     /// replaying the same commands in order reproduces every draw.
     pub fn new(now_ms: u64, rng: &'a mut dyn Random) -> Ctx<'a> {
-        Ctx { now_ms, rng }
+        Ctx {
+            now_ms,
+            rng,
+            dice: None,
+        }
+    }
+
+    /// The same context, rolling its [`Dice`] from `dice`. The arena always gives one; a
+    /// context without one (a test, a simulation) rolls from its generator instead.
+    pub fn with_dice(self, dice: &'a dyn Dice) -> Ctx<'a> {
+        Ctx {
+            dice: Some(dice),
+            ..self
+        }
+    }
+
+    /// Roll `nonce`: `count` values from 1 to `sides` (at least 1), from the context's
+    /// [`Dice`], or, without them, drawn from its generator by [`random::below`](crate::random::below).
+    pub fn roll(&mut self, nonce: u64, sides: u8, count: usize) -> Vec<u8> {
+        let sides = sides.max(1);
+        match self.dice {
+            Some(dice) => dice.roll(nonce, sides, count),
+            None => (0..count)
+                .map(|_| {
+                    // `below` returns less than `sides`, which fits in a u8.
+                    u8::try_from(crate::random::below(self.rng, u32::from(sides))).unwrap_or(0) + 1
+                })
+                .collect(),
+        }
     }
 
     /// The current time on the match clock, in milliseconds. Games use it only to set their

@@ -36,21 +36,21 @@
 //! The per-turn timeout with a warning at half time is an arena time control, not a rules
 //! deadline, so `deadline` stays `None`.
 //!
-//! **Dice Chess** (three dice, up to three sub-moves per turn) — a sketch:
+//! **Dice Chess** (three dice, up to three micro-moves per turn; `arbiter-chess`):
 //! ```text
-//! State   { board, castling, ep_squares, halfmove, to_move, dice: Option<[Die; 3]>, used }
-//! start   standard position; roll the first turn's three dice from ctx.rng()
-//! ToAct   Turn(side to move) for the whole turn; each sub-move is one action
-//! Action  MicroMove { from, to, promotion } (UCI-like), checked against the turn tree
-//!         (the maximum-dice rule and the king-capture exemption)
-//! apply   uses a die; when no die can be used any more (or the king fell) the turn ends,
-//!         the side changes and the next three dice are rolled from ctx.rng(); a roll with no
-//!         usable die passes the turn at once, reported as an event
-//! outcome king captured; the arena's draw policy is a config option
+//! State   { board, castling, ep_squares, halfmove, to_move, dice, roll counter }
+//! start   standard position; roll 0, White's first three dice, from ctx.roll(0, 6, 3)
+//! ToAct   Turn(side to move) for the whole turn; each micro-move is one action
+//! Action  a UCI micro-move, checked against the turn tree (the maximum-dice rule and the
+//!         king-capture exemption)
+//! apply   uses a die; when the turn is complete (or the king fell) the side changes and the
+//!         next roll is drawn with the next nonce; a roll with no usable die passes the turn
+//!         at once, reported as an event
+//! outcome king captured; the host's draw policy is a config option
 //! ```
-//! Because the dice are drawn inside `apply` from the generator the arena derives for that
-//! command (`arbiter-fair`: HMAC-SHA256 of the server seed over `client_seed:nonce`), every
-//! roll can be recomputed from the revealed seed.
+//! Because the dice come from [`Ctx::roll`], each roll is a public event that anyone can
+//! recompute alone from the revealed seed, the players' client seeds and its nonce
+//! (`arbiter-fair`), without replaying anything else.
 //!
 //! **Fate Tokens** (4–8 players, hidden roles, simultaneous phases) — a sketch:
 //! ```text
@@ -80,7 +80,7 @@ pub mod random;
 pub mod seat;
 
 pub use erased::{DynGame, DynState, Erased, GameError};
-pub use game::{ConfigError, Ctx, Emitted, Events, Game, RuleError, Started, ToAct};
+pub use game::{ConfigError, Ctx, Dice, Emitted, Events, Game, RuleError, Started, ToAct};
 pub use outcome::{Outcome, ScoreOrder, SeatOutcome, SeatResult};
 pub use random::Random;
 pub use seat::{MAX_SEATS, Seat, SeatSet, Viewer, Visibility};

@@ -395,6 +395,21 @@ pub struct ChallengeBody {
     /// Where the legs start (default `random`); paired legs share the start.
     #[serde(default)]
     pub opening: MatchOpening,
+    /// Your client seed: entropy of your own, mixed into every random draw of the match
+    /// (dice, openings) with the server's committed seed (`docs/fairness.md`).
+    #[serde(default)]
+    #[schema(pattern = "^[A-Za-z0-9._-]{0,64}$", max_length = 64)]
+    pub client_seed: Option<String>,
+}
+
+/// What a bot may add when it accepts a challenge or takes a seat at a table.
+#[derive(Debug, Default, Deserialize, ToSchema)]
+pub struct SeedBody {
+    /// Your client seed: entropy of your own, mixed into every random draw of the match
+    /// (dice, openings) with the server's committed seed (`docs/fairness.md`).
+    #[serde(default)]
+    #[schema(pattern = "^[A-Za-z0-9._-]{0,64}$", max_length = 64)]
+    pub client_seed: Option<String>,
 }
 
 /// Where a match's legs start; what each choice means is the game's.
@@ -443,6 +458,10 @@ pub struct TableBody {
     /// Clocks (default 60 s per leg per side, no increment).
     #[serde(default)]
     pub time_control: TimeControlBody,
+    /// Your client seed: entropy of your own, mixed into every random draw of the match.
+    #[serde(default)]
+    #[schema(pattern = "^[A-Za-z0-9._-]{0,64}$", max_length = 64)]
+    pub client_seed: Option<String>,
 }
 
 fn single() -> MatchFormat {

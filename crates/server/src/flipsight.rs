@@ -271,6 +271,7 @@ async fn challenge(
         rated: true,
         auto: false,
         opening: Default::default(),
+        client_seed: None,
     };
     let created = state.arena.challenge(bot, request).await?;
     Ok(json!({"match_id": created.id}))
@@ -285,7 +286,7 @@ async fn answer(
 ) -> Result<Value, Failure> {
     let id = resolve(state, bot, body).await?;
     let summary = if accept {
-        state.arena.accept(bot, id).await?
+        state.arena.accept(bot, id, None).await?
     } else {
         state.arena.decline(bot, id, false).await?
     };

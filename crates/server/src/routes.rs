@@ -14,7 +14,7 @@ use crate::AppState;
 use crate::dto::{
     AnonymousRequest, AutoMatchRequest, BotView, ChallengeBody, DisableRequest, EnvironmentReport,
     EventsQuery, FormatQuery, Health, LeaderboardQuery, MoveBody, NewBot, OutputFormat,
-    RegisterRequest, TableBody, TurnsQuery, VariantsRequest,
+    RegisterRequest, SeedBody, TableBody, TurnsQuery, VariantsRequest,
 };
 use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::extract::{Admin, ApiJson, ApiPath, ApiQuery, AuthBot, ClientIp, MaybeBot};
@@ -307,6 +307,7 @@ pub(crate) async fn create_challenge(
         rated: body.rated,
         auto: false,
         opening: body.opening.into(),
+        client_seed: body.client_seed,
     };
     let created = state.arena.challenge_several(&bot, request, more).await?;
     if query.format == OutputFormat::Text {
@@ -358,6 +359,7 @@ pub(crate) async fn open_table(
         seats: body.seats,
         format: body.format.into(),
         time_control: body.time_control.into(),
+        client_seed: body.client_seed,
     };
     let table = state.arena.open_table(&bot, request).await?;
     Ok((StatusCode::CREATED, Json(table)).into_response())
@@ -371,7 +373,7 @@ pub(crate) async fn list_tables(State(state): State<AppState>) -> Json<Value> {
 }
 
 /// Takes a seat at an open table; the match starts when the last seat is taken.
-#[utoipa::path(post, path = "/api/v1/tables/{id}/join", tag = MATCHES, security(("bearer" = [])), params(("id" = i64, Path)),
+#[utoipa::path(post, path = "/api/v1/tables/{id}/join", tag = MATCHES, security(("bearer" = [])), params(("id" = i64, Path)), request_body(content = SeedBody, description = "Optional: your client seed"),
     responses((status = 200, description = "The table, or the match if this seat was the last"),
         (status = 404, body = ErrorBody, description = "`match_not_found`: no such table"),
         (status = 400, body = ErrorBody, description = "`invalid_request`: the bot already has a seat there"),
@@ -380,19 +382,23 @@ pub(crate) async fn join_table(
     State(state): State<AppState>,
     AuthBot(bot): AuthBot,
     ApiPath(id): ApiPath<i64>,
+    ApiJson(body): ApiJson<SeedBody>,
 ) -> ApiResult<Json<MatchSummary>> {
-    Ok(Json(state.arena.join_table(&bot, id).await?))
+    let seed = body.client_seed.as_deref();
+    Ok(Json(state.arena.join_table(&bot, id, seed).await?))
 }
 
 /// Accepts a challenge.
-#[utoipa::path(post, path = "/api/v1/challenges/{id}/accept", tag = MATCHES, security(("bearer" = [])), params(("id" = i64, Path)),
+#[utoipa::path(post, path = "/api/v1/challenges/{id}/accept", tag = MATCHES, security(("bearer" = [])), params(("id" = i64, Path)), request_body(content = SeedBody, description = "Optional: your client seed"),
     responses((status = 200, description = "The started match"), (status = 403, body = ErrorBody, description = "`not_your_challenge`, `not_a_participant`"), (status = 404, body = ErrorBody, description = "`match_not_found`"), (status = 409, body = ErrorBody, description = "`challenge_not_pending`, `bot_busy`, `bot_unavailable`")))]
 pub(crate) async fn accept(
     State(state): State<AppState>,
     AuthBot(bot): AuthBot,
     ApiPath(id): ApiPath<i64>,
+    ApiJson(body): ApiJson<SeedBody>,
 ) -> ApiResult<Json<MatchSummary>> {
-    Ok(Json(state.arena.accept(&bot, id).await?))
+    let seed = body.client_seed.as_deref();
+    Ok(Json(state.arena.accept(&bot, id, seed).await?))
 }
 
 /// Declines a challenge (the challenged bot).

@@ -16,7 +16,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use arbiter_arena::snapshot::{EventView, LegSnapshot, LegStatus};
-use arbiter_arena::{Family, MatchSnapshot, MatchStatus, Reader};
+use arbiter_arena::{Family, MatchSnapshot, MatchStatus, Reader, Verdict};
 use arbiter_plugin::{BoardOptions, BoardRenderer};
 
 use crate::WebState;
@@ -618,6 +618,12 @@ struct ReplayPage {
     comments: Vec<Comment>,
     /// The leg the comments' links step to.
     replay_leg: Option<usize>,
+    /// The commitment to the match's seed, published before it started.
+    commitment: String,
+    /// The seed, revealed once the match ended.
+    seed: Option<String>,
+    /// The verifier's verdict on the match's export, computed as `arbiter verify` computes it.
+    verdict: Verdict,
 }
 
 /// `GET /matches/{id}/replay?leg=0&ply=12`: a finished leg after `ply` moves.
@@ -675,6 +681,7 @@ pub(crate) async fn replay(
         &events,
     );
     comments.retain(|comment| comment.ply <= ply);
+    let verdict = state.arena.verify(id).await?;
     render(&ReplayPage {
         page: page(&visitor, &format!("Replay of match {id}")),
         row: MatchRow::of_snapshot(&snapshot),
@@ -688,6 +695,9 @@ pub(crate) async fn replay(
         moves,
         comments,
         replay_leg: Some(leg),
+        commitment: snapshot.commitment.clone(),
+        seed: snapshot.seed.clone(),
+        verdict,
     })
 }
 

@@ -125,38 +125,8 @@ pub(crate) fn tick(
             Happening::Flag { leg } | Happening::TurnTimeout { leg } => {
                 time_out(setup, progress, leg, at)
             }
-            Happening::TurnWarning { leg } => {
-                let l = &mut progress.legs[leg];
-                l.warned = true;
-                if let Some((seat, participant)) = l.mover() {
-                    let left = l
-                        .remaining_ms(seat, at)
-                        .min(setup.time_control.per_turn_ms.unwrap_or(0) / 2);
-                    let payload = json!({"leg": leg, "participant": participant, "seconds_left": left / 1_000});
-                    progress.emit(setup, at, Audience::Everyone, "turn_warning", payload);
-                }
-            }
-            Happening::RulesDeadline { leg } => {
-                let nonce = progress.seq + 1;
-                let mut rng = setup.rng(nonce);
-                let l = &mut progress.legs[leg];
-                let events = l
-                    .state
-                    .on_deadline(&mut Ctx::new(u64::try_from(at).unwrap_or(0), &mut rng));
-                l.revision += 1;
-                l.turn_started_ms = at;
-                l.period_revision = l.revision;
-                let (public, private) = split_events(events, l.first_seat_participant, l.seats());
-                progress.emit(
-                    setup,
-                    at,
-                    Audience::Everyone,
-                    "deadline",
-                    json!({"leg": leg, "events": public}),
-                );
-                emit_private(setup, progress, at, leg, private);
-                finish_leg_if_over(setup, progress, leg, at);
-            }
+            Happening::TurnWarning { leg } => warn_turn(setup, progress, leg, at),
+            Happening::RulesDeadline { leg } => rules_deadline(setup, progress, leg, at),
             Happening::NoFirstMove => {
                 close(setup, progress, MatchStatus::Aborted, "no_first_move", at)
             }
@@ -173,11 +143,45 @@ pub(crate) fn tick(
     }
 }
 
+/// Warns the mover of `leg` that half its turn's time is gone.
+pub(crate) fn warn_turn(setup: &Setup, progress: &mut Progress, leg: usize, at: i64) {
+    let l = &mut progress.legs[leg];
+    l.warned = true;
+    if let Some((seat, participant)) = l.mover() {
+        let left = l
+            .remaining_ms(seat, at)
+            .min(setup.time_control.per_turn_ms.unwrap_or(0) / 2);
+        let payload = json!({"leg": leg, "participant": participant, "seconds_left": left / 1_000});
+        progress.emit(setup, at, Audience::Everyone, "turn_warning", payload);
+    }
+}
+
+/// The rules' own deadline in `leg` has passed: they take their default actions.
+pub(crate) fn rules_deadline(setup: &Setup, progress: &mut Progress, leg: usize, at: i64) {
+    let nonce = progress.seq + 1;
+    let mut rng = setup.rng(nonce);
+    let l = &mut progress.legs[leg];
+    let events = l.state.on_deadline(&mut setup.ctx(at, &mut rng));
+    l.revision += 1;
+    l.turn_started_ms = at;
+    l.period_revision = l.revision;
+    let (public, private) = split_events(events, l.first_seat_participant, l.seats());
+    progress.emit(
+        setup,
+        at,
+        Audience::Everyone,
+        "deadline",
+        json!({"leg": leg, "events": public}),
+    );
+    emit_private(setup, progress, at, leg, private);
+    finish_leg_if_over(setup, progress, leg, at);
+}
+
 /// A flag fell, or a turn ran out: the mover forfeits the leg; the other leg plays on.
 ///
 /// In a game of more than two whose rules play on without a seat, the mover leaves instead
 /// (see [`leave`]), and the others play on.
-pub(super) fn time_out(setup: &Setup, progress: &mut Progress, leg_index: usize, at_ms: i64) {
+pub(crate) fn time_out(setup: &Setup, progress: &mut Progress, leg_index: usize, at_ms: i64) {
     let leg = &progress.legs[leg_index];
     let Some((seat, participant)) = leg.mover() else {
         return;
@@ -188,6 +192,20 @@ pub(super) fn time_out(setup: &Setup, progress: &mut Progress, leg_index: usize,
     if !leave(setup, progress, participant, "timeout", at_ms) {
         end_leg(setup, progress, leg_index, "timeout", &forfeit, at_ms);
     }
+}
+
+/// The server was down for `downtime_ms` while the match was open: its clocks and deadlines
+/// move on by that much, charged to nobody, and a `resumed` event says so, so that a replay
+/// and a verifier shift them alike.
+pub(crate) fn resume_after(setup: &Setup, progress: &mut Progress, downtime_ms: i64, now_ms: i64) {
+    shift_time(progress, downtime_ms);
+    progress.emit(
+        setup,
+        now_ms,
+        Audience::Everyone,
+        "resumed",
+        json!({"downtime_ms": downtime_ms}),
+    );
 }
 
 /// Shifts every running clock by `ms` (time the server was down is charged to nobody) and

@@ -63,6 +63,9 @@ pub(crate) fn challenge(setup: &Setup, now_ms: i64) -> Progress {
         payload["table"] = json!(true);
         payload["seats"] = json!(setup.seat_count);
     }
+    if let Some(seed) = setup.client_seeds.first().filter(|seed| !seed.is_empty()) {
+        payload["client_seed"] = json!(seed);
+    }
     progress.emit(setup, now_ms, Audience::Everyone, "challenge", payload);
     progress
 }
@@ -73,6 +76,7 @@ pub(crate) fn join(
     setup: &mut Setup,
     progress: &mut Progress,
     bot: Bot,
+    client_seed: String,
     now_ms: i64,
 ) -> Result<(), ArenaError> {
     if progress.status != MatchStatus::Pending || setup.seats_free() == 0 {
@@ -85,7 +89,11 @@ pub(crate) fn join(
         )));
     }
     let participant = setup.bots.len();
-    let payload = json!({"participant": participant, "bot": bot_summary(&bot)});
+    let mut payload = json!({"participant": participant, "bot": bot_summary(&bot)});
+    if !client_seed.is_empty() {
+        payload["client_seed"] = json!(client_seed);
+        setup.set_client_seed(participant, client_seed);
+    }
     setup.bots.push(bot);
     progress.accepted = progress.accepted.with(participant);
     // The match row lists its participants.
@@ -116,6 +124,7 @@ pub(crate) fn accept(
     progress: &mut Progress,
     bot: BotId,
     practice: bool,
+    client_seed: String,
     now_ms: i64,
 ) -> Result<(), ArenaError> {
     if progress.status != MatchStatus::Pending {
@@ -142,6 +151,15 @@ pub(crate) fn accept(
     };
     for &p in &invited {
         progress.accepted = progress.accepted.with(p);
+    }
+    if !client_seed.is_empty() {
+        // The seed is the bot's, whichever of its seats it accepted for; the match row
+        // keeps every participant's.
+        for &p in &invited {
+            setup.set_client_seed(p, client_seed.clone());
+        }
+        payload["client_seed"] = json!(client_seed);
+        progress.row_changed = true;
     }
     if setup.seats() > 2 {
         payload["by"] = json!(invited);
@@ -178,47 +196,68 @@ pub(crate) fn start(setup: &Setup, progress: &mut Progress, now_ms: i64) -> Resu
         setup.first_seat_participant(nonce),
         now_ms,
     )?;
+    let mut private = Vec::new();
+    progress.legs.clear();
+    let legs_payload: Vec<Value> = configs
+        .iter()
+        .zip(legs)
+        .enumerate()
+        .map(|(i, (config, (leg, events)))| {
+            let (public, secret) = split_events(events, leg.first_seat_participant, seats);
+            private.push((i, secret));
+            let mut entry = json!({
+                "leg": i,
+                "first_seat_participant": leg.first_seat_participant,
+                "config": config,
+                "clocks_ms": leg.clocks_ms,
+            });
+            // What the rules did to set the leg up (a roll, a deal), for everyone to see.
+            if !public.is_empty() {
+                entry["events"] = json!(public);
+            }
+            progress.legs.push(leg);
+            entry
+        })
+        .collect();
     let payload = json!({
         "started_ms": now_ms,
-        "legs": configs.iter().zip(&legs).enumerate().map(|(i, (config, leg))| json!({
-            "leg": i,
-            "first_seat_participant": leg.first_seat_participant,
-            "config": config,
-            "clocks_ms": leg.clocks_ms,
-        })).collect::<Vec<_>>(),
+        "client_seed": joined_client_seed(&setup.client_seeds),
+        "legs": legs_payload,
     });
-    progress.legs = legs;
     progress.started_ms = Some(now_ms);
     progress.watch_from_ms = now_ms;
     progress.set_status(MatchStatus::Running);
     note_first_turns(progress, now_ms);
     progress.emit(setup, now_ms, Audience::Everyone, "started", payload);
+    for (leg, secret) in private {
+        emit_private(setup, progress, now_ms, leg, secret);
+    }
     Ok(())
 }
 
+/// A leg as the rules set it up, with the events they set it up with.
+pub(super) type StartedLeg = (Leg, Vec<Emitted<Value>>);
+
 /// The legs from their configurations, `first` in the first seat of the first leg and the
-/// seats swapped in each leg after it.
+/// seats swapped in each leg after it, each with the events the rules set it up with.
 pub(super) fn build_legs(
     setup: &Setup,
     configs: &[Value],
     rng: &mut LazyStream<'_>,
     first: usize,
     now_ms: i64,
-) -> Result<Vec<Leg>, ArenaError> {
+) -> Result<Vec<StartedLeg>, ArenaError> {
     configs
         .iter()
         .enumerate()
         .map(|(i, config)| {
-            let (state, _) = setup
+            let (state, events) = setup
                 .family
                 .rules
-                .start(
-                    config,
-                    &mut Ctx::new(u64::try_from(now_ms).unwrap_or(0), rng),
-                )
+                .start(config, &mut setup.ctx(now_ms, rng))
                 .map_err(|e| ArenaError::InvalidRequest(e.to_string()))?;
             let initial = setup.time_control.initial_ms;
-            Ok(Leg {
+            let leg = Leg {
                 state,
                 first_seat_participant: (first + i) % setup.seats(),
                 clocks_ms: vec![initial; setup.seats()],
@@ -229,7 +268,8 @@ pub(super) fn build_legs(
                 moves: Vec::new(),
                 warned: false,
                 score_order: ScoreOrder::HigherIsBetter,
-            })
+            };
+            Ok((leg, events))
         })
         .collect()
 }
@@ -579,11 +619,7 @@ fn apply_rules(
 ) -> Result<Vec<Emitted<Value>>, ArenaError> {
     let mut rng = setup.rng(nonce);
     leg.state
-        .apply(
-            seat,
-            action,
-            &mut Ctx::new(u64::try_from(now_ms).unwrap_or(0), &mut rng),
-        )
+        .apply(seat, action, &mut setup.ctx(now_ms, &mut rng))
         .map_err(|e| rule_error(e, leg_index))
 }
 

@@ -56,7 +56,10 @@ pub(crate) fn replay_observed(
                     .collect();
                 let mut rng = setup.labelled_rng("legs", event.seq);
                 let first = setup.first_seat_participant(event.seq);
-                progress.legs = build_legs(setup, &configs, &mut rng, first, event.at_ms)?;
+                progress.legs = build_legs(setup, &configs, &mut rng, first, event.at_ms)?
+                    .into_iter()
+                    .map(|(leg, _)| leg)
+                    .collect();
                 progress.started_ms = Some(event.at_ms);
                 progress.status = MatchStatus::Running;
                 note_first_turns(&mut progress, event.at_ms);
@@ -92,18 +95,10 @@ pub(crate) fn replay_observed(
             }
             "deadline" => {
                 let leg_index = leg_of(p, &progress)?;
-                let leg = &mut progress.legs[leg_index];
-                let mut rng = setup.rng(event.seq);
-                leg.state.on_deadline(&mut Ctx::new(
-                    u64::try_from(event.at_ms).unwrap_or(0),
-                    &mut rng,
-                ));
-                leg.revision += 1;
-                leg.turn_started_ms = event.at_ms;
-                leg.period_revision = leg.revision;
-                progress.seq = event.seq;
-                finish_leg_if_over(setup, &mut progress, leg_index, event.at_ms);
+                progress.seq = event.seq - 1;
+                rules_deadline(setup, &mut progress, leg_index, event.at_ms);
             }
+            "resumed" => shift_time(&mut progress, p["downtime_ms"].as_i64().unwrap_or(0)),
             "turn_warning" => {
                 if let Some(leg) = p["leg"].as_u64().and_then(|l| {
                     progress

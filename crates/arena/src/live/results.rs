@@ -4,7 +4,7 @@
 
 use super::*;
 
-pub(super) fn close(
+pub(crate) fn close(
     setup: &Setup,
     progress: &mut Progress,
     status: MatchStatus,
@@ -77,7 +77,7 @@ pub(super) fn end_leg(
 
 /// Ends a running match with a result. `loser` forfeits every unfinished leg and ranks last;
 /// the others are ranked by their scores summed over the legs.
-pub(super) fn finish(
+pub(crate) fn finish(
     setup: &Setup,
     progress: &mut Progress,
     reason: &str,
@@ -253,7 +253,7 @@ pub(super) fn leave_legs(
         }
         let mut state = leg.state.clone();
         let mut rng = setup.rng(nonce);
-        let ctx = &mut Ctx::new(u64::try_from(now_ms).unwrap_or(0), &mut rng);
+        let ctx = &mut setup.ctx(now_ms, &mut rng);
         let events = state.leave(leg.seat_of(participant), ctx)?;
         states.push((i, state, events));
     }

@@ -13,6 +13,7 @@ use crate::snapshot::MatchSummary;
 use super::Matches;
 use crate::actor::Command;
 use crate::directory::Bot;
+use crate::fairness::checked_client_seed;
 use crate::live;
 use crate::log::Reader;
 use crate::{ArenaError, Format, MoveReply, Opening, SeatChoice, TimeControl};
@@ -37,6 +38,9 @@ pub struct ChallengeRequest {
     pub auto: bool,
     /// Where the legs start from.
     pub opening: Opening,
+    /// The challenger's client seed: entropy of its own mixed into every draw of the match
+    /// (see `fairness.rs`); `None` gives none.
+    pub client_seed: Option<String>,
 }
 
 impl Matches {
@@ -111,8 +115,11 @@ impl Matches {
             && bots
                 .iter()
                 .all(|bot| bot.kind != BotKind::Anonymous && !bot.practising());
+        let client_seed = checked_client_seed(request.client_seed.as_deref())?;
         let seed = ServerSeed::generate().map_err(|e| ArenaError::Unavailable(e.to_string()))?;
         let now = self.now();
+        let mut client_seeds = vec![String::new(); bots.len()];
+        client_seeds[0] = client_seed;
         let setup = live::Setup {
             id: self.next_match.fetch_add(1, Ordering::SeqCst) + 1,
             seat_count: bots.len(),
@@ -128,6 +135,7 @@ impl Matches {
             seat,
             created_ms: now,
             seed,
+            client_seeds,
             config: self.context.config.clone(),
             terms: Default::default(),
         };
@@ -199,7 +207,13 @@ impl Matches {
     /// Accepts a challenge. Both bots' environment reports are read again now, since either
     /// may have reported (or reconnected with another engine) after the challenge was made:
     /// a variant one of them no longer plays is refused, and practice makes the match unrated.
-    pub(crate) async fn accept(&self, bot: &Bot, id: MatchId) -> Result<MatchSummary, ArenaError> {
+    pub(crate) async fn accept(
+        &self,
+        bot: &Bot,
+        id: MatchId,
+        client_seed: Option<&str>,
+    ) -> Result<MatchSummary, ArenaError> {
+        let client_seed = checked_client_seed(client_seed)?;
         let (_, _, bots) = self
             .registry
             .handle(id)
@@ -220,6 +234,7 @@ impl Matches {
         self.ask(id, |reply| Command::Accept {
             bot: bot.id,
             practice,
+            client_seed,
             reply,
         })
         .await?

@@ -139,7 +139,9 @@ impl Matches {
             {
                 live::abort_technical(&setup, &mut progress, now);
             } else {
-                live::shift_time(&mut progress, downtime);
+                if downtime > 0 && progress.status.is_open() {
+                    live::resume_after(&setup, &mut progress, downtime, now);
+                }
                 live::watch_from(&mut progress, now);
                 progress.row_changed = true;
             }
@@ -188,6 +190,12 @@ impl Matches {
             seat: serde_json::from_value(details["seat"].clone()).unwrap_or_default(),
             created_ms: record.created_ms,
             seed: ServerSeed::from_revealed(&record.seed),
+            client_seeds: {
+                let mut seeds: Vec<String> =
+                    serde_json::from_value(details["client_seeds"].clone()).unwrap_or_default();
+                seeds.resize(seat_count, String::new());
+                seeds
+            },
             config: self.context.config.clone(),
             terms: live::TableTerms {
                 // The opening is the setup's own, stored with every match.

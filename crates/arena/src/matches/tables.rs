@@ -18,6 +18,7 @@ use arbiter_store::{BotKind, MatchId, MatchStatus};
 use super::Matches;
 use crate::actor::Command;
 use crate::directory::Bot;
+use crate::fairness::checked_client_seed;
 use crate::log::Reader;
 use crate::{ArenaError, Format, SeatChoice, TimeControl, live};
 
@@ -34,6 +35,9 @@ pub struct TableRequest {
     pub format: Format,
     /// Clocks.
     pub time_control: TimeControl,
+    /// The opener's client seed: entropy of its own mixed into every draw of the match;
+    /// `None` gives none.
+    pub client_seed: Option<String>,
 }
 
 impl Matches {
@@ -85,6 +89,8 @@ impl Matches {
                 "a table waits between a second and a week for its seats".to_owned(),
             ));
         }
+        let mut client_seeds = vec![String::new(); request.seats];
+        client_seeds[0] = checked_client_seed(request.client_seed.as_deref())?;
         let seed = ServerSeed::generate().map_err(|e| ArenaError::Unavailable(e.to_string()))?;
         let setup = live::Setup {
             id: self.next_match.fetch_add(1, Ordering::SeqCst) + 1,
@@ -101,6 +107,7 @@ impl Matches {
             seat: SeatChoice::First,
             created_ms: self.now(),
             seed,
+            client_seeds,
             config: self.context.config.clone(),
             terms,
         };
@@ -114,7 +121,9 @@ impl Matches {
         bot: &Bot,
         id: MatchId,
         seat_key: Option<String>,
+        client_seed: Option<&str>,
     ) -> Result<MatchSummary, ArenaError> {
+        let client_seed = checked_client_seed(client_seed)?;
         if !sits_at_tables(bot.kind) {
             return Err(ArenaError::InvalidRequest(
                 "only bots and people sit at tables".to_owned(),
@@ -143,6 +152,7 @@ impl Matches {
         self.ask(id, |reply| Command::Join {
             bot: Box::new(bot.clone()),
             seat_key,
+            client_seed,
             reply,
         })
         .await?

@@ -552,6 +552,7 @@ async fn create(
             increment_ms: per_turn_ms,
             per_turn_ms: Some(per_turn_ms),
         },
+        client_seed: None,
     };
     let terms = TableTerms {
         wait_ms: Some(WAITING_MS),

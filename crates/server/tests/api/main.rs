@@ -7,6 +7,7 @@ mod bgp_agents;
 mod bgp_dialect;
 mod environment;
 mod errors;
+mod fairness;
 mod flipsight;
 mod gomoku;
 mod helpers;

@@ -19,8 +19,22 @@ async fn a_restart_resumes_matches_and_charges_the_downtime_to_nobody() {
     let after = app.snapshot(id).await;
     assert_eq!(after["status"], "running");
     assert_eq!(
-        after["seq"], before["seq"],
-        "every acknowledged event is still there"
+        after["seq"].as_i64(),
+        before["seq"].as_i64().map(|seq| seq + 1),
+        "every acknowledged event is still there, and the outage is logged after them"
+    );
+    let export = app
+        .get(&format!("/matches/{id}/export"), None)
+        .await
+        .expect(200);
+    let last = export["events"].as_array().and_then(|e| e.last()).cloned();
+    assert_eq!(
+        last.as_ref().map(|e| e["type"].clone()),
+        Some(json!("resumed"))
+    );
+    assert_eq!(
+        last.map(|e| e["data"].clone()),
+        Some(json!({"downtime_ms": 20_000}))
     );
     for (l0, l1) in before["legs"]
         .as_array()

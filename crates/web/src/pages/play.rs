@@ -54,6 +54,7 @@ pub(crate) async fn challenge(
         rated: true,
         auto: false,
         opening: Default::default(),
+        client_seed: None,
     };
     let created = state.arena.challenge(&challenger, request).await;
     to_the_match(&state, &visitor, &name, created).await

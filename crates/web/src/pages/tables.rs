@@ -212,6 +212,7 @@ fn table_request(state: &WebState, form: &OpenForm) -> Result<TableRequest, Stri
             increment_ms: increment * 1_000,
             per_turn_ms: None,
         },
+        client_seed: None,
     })
 }
 
@@ -251,7 +252,7 @@ pub(crate) async fn join_table(
 ) -> Result<Response, WebError> {
     visitor.check(&form.csrf)?;
     let (person, jar) = person_for(&state, &visitor, client).await?;
-    match state.arena.join_table(&person, id).await {
+    match state.arena.join_table(&person, id, None).await {
         Ok(_) => Ok((jar, Redirect::to(&format!("/matches/{id}"))).into_response()),
         Err(ArenaError::MatchNotFound(_)) => Err(WebError::NotFound),
         Err(error) => {

@@ -171,7 +171,7 @@ fn steps_match() -> (Setup, Progress) {
         )
     };
     let mut progress = challenge(&setup, T0);
-    accept(&mut setup, &mut progress, 2, false, T0).expect("accept");
+    accept(&mut setup, &mut progress, 2, false, String::new(), T0).expect("accept");
     (setup, progress)
 }
 

@@ -44,6 +44,7 @@ pub(super) fn setup(format: Format, time_control: TimeControl) -> Setup {
         seat: SeatChoice::First,
         created_ms: T0,
         seed: ServerSeed::from_revealed("a-test-seed"),
+        client_seeds: Vec::new(),
         config: ArenaConfig::default(),
         terms: Default::default(),
     }
@@ -55,7 +56,7 @@ pub(super) fn online(_: BotId) -> Presence {
 
 fn started(setup: &mut Setup) -> Progress {
     let mut progress = challenge(setup, T0);
-    accept(setup, &mut progress, 2, false, T0).expect("accept");
+    accept(setup, &mut progress, 2, false, String::new(), T0).expect("accept");
     progress.fresh.clear();
     progress
 }
@@ -223,7 +224,14 @@ fn challenges_expire_after_two_minutes() {
     tick(&setup, &mut progress, T0 + 120_000, &online);
     assert_eq!(progress.status, MatchStatus::Expired);
     assert_eq!(
-        accept(&mut setup, &mut progress, 2, false, T0 + 120_001),
+        accept(
+            &mut setup,
+            &mut progress,
+            2,
+            false,
+            String::new(),
+            T0 + 120_001
+        ),
         Err(ArenaError::ChallengeNotPending)
     );
 }
@@ -233,7 +241,7 @@ fn only_the_right_bot_answers_a_challenge() {
     let mut setup = setup(Format::Single, TimeControl::default());
     let mut progress = challenge(&setup, T0);
     assert_eq!(
-        accept(&mut setup, &mut progress, 1, false, T0),
+        accept(&mut setup, &mut progress, 1, false, String::new(), T0),
         Err(ArenaError::NotYourChallenge("the challenged bot"))
     );
     assert_eq!(
@@ -352,11 +360,11 @@ fn practice_at_acceptance_makes_the_match_unrated_and_records_why() {
     let mut progress = challenge(&setup, T0);
     // A refused acceptance leaves the terms alone.
     assert_eq!(
-        accept(&mut setup, &mut progress, 1, true, T0),
+        accept(&mut setup, &mut progress, 1, true, String::new(), T0),
         Err(ArenaError::NotYourChallenge("the challenged bot"))
     );
     assert!(setup.rated);
-    accept(&mut setup, &mut progress, 2, true, T0).expect("accept");
+    accept(&mut setup, &mut progress, 2, true, String::new(), T0).expect("accept");
     assert!(!setup.rated);
     assert_eq!(
         setup.details(&progress)["rated"],
@@ -377,7 +385,7 @@ fn practice_at_acceptance_makes_the_match_unrated_and_records_why() {
     // Without practice the challenge's terms stand and the event says nothing.
     let mut rated = self::setup(Format::Single, TimeControl::default());
     let mut progress = challenge(&rated, T0);
-    accept(&mut rated, &mut progress, 2, false, T0).expect("accept");
+    accept(&mut rated, &mut progress, 2, false, String::new(), T0).expect("accept");
     assert!(rated.rated);
     let accepted = progress
         .fresh
@@ -519,7 +527,7 @@ fn resigning_loses_the_match() {
 fn replaying_the_events_rebuilds_the_match() {
     let mut setup = setup(Format::Paired, TimeControl::default());
     let mut progress = challenge(&setup, T0);
-    accept(&mut setup, &mut progress, 2, false, T0).expect("accept");
+    accept(&mut setup, &mut progress, 2, false, String::new(), T0).expect("accept");
     for i in 0..10 {
         play_first(
             &setup,
@@ -544,11 +552,11 @@ fn undoing_a_step_restores_the_match_exactly() {
     progress.fresh.clear();
     // Undoing the start removes the legs it built.
     let before_start = progress.undo_point();
-    accept(&mut setup, &mut progress, 2, false, T0).expect("accept");
+    accept(&mut setup, &mut progress, 2, false, String::new(), T0).expect("accept");
     progress.undo(before_start);
     assert!(progress.legs.is_empty());
     assert_eq!(progress.status, MatchStatus::Pending);
-    accept(&mut setup, &mut progress, 2, false, T0).expect("accept");
+    accept(&mut setup, &mut progress, 2, false, String::new(), T0).expect("accept");
     play_first(&setup, &mut progress, 0, T0 + 100);
     progress.fresh.clear();
     let view = |p: &Progress| snapshot(&setup, p, Reader::OMNISCIENT, T0 + 1_000);
@@ -572,7 +580,7 @@ fn undoing_a_step_restores_the_match_exactly() {
 fn events_naming_a_leg_that_does_not_exist_cannot_be_replayed() {
     let mut setup = setup(Format::Paired, TimeControl::default());
     let mut progress = challenge(&setup, T0);
-    accept(&mut setup, &mut progress, 2, false, T0).expect("accept");
+    accept(&mut setup, &mut progress, 2, false, String::new(), T0).expect("accept");
     play_first(&setup, &mut progress, 0, T0);
     let good = progress.fresh.clone();
     let last = good.len() - 1;
@@ -660,7 +668,7 @@ fn simultaneous_phases_take_input_in_any_order_and_rules_deadlines_apply_default
         ..setup(Format::Single, TimeControl::default())
     };
     let mut progress = challenge(&setup, T0);
-    accept(&mut setup, &mut progress, 2, false, T0).expect("accept");
+    accept(&mut setup, &mut progress, 2, false, String::new(), T0).expect("accept");
     assert!(matches!(
         progress.legs[0].state.to_act(),
         ToAct::Simultaneous { phase: 1, .. }
@@ -736,7 +744,7 @@ fn the_challenger_takes_the_seat_chosen_or_one_drawn_from_the_seed() {
             ..setup(Format::Paired, TimeControl::default())
         };
         let mut progress = challenge(&setup, T0);
-        accept(&mut setup, &mut progress, 2, false, T0).expect("accept");
+        accept(&mut setup, &mut progress, 2, false, String::new(), T0).expect("accept");
         let rebuilt = replay(&setup, MatchStatus::Running, &progress.fresh).expect("replay");
         let firsts = |p: &Progress| {
             p.legs

@@ -28,7 +28,7 @@ fn started(setup: &mut Setup) -> Progress {
     let mut progress = challenge(setup, T0);
     for bot in 2..=setup.seats() {
         let bot = BotId::try_from(bot).expect("id");
-        accept(setup, &mut progress, bot, false, T0).expect("accept");
+        accept(setup, &mut progress, bot, false, String::new(), T0).expect("accept");
     }
     progress
 }
@@ -41,17 +41,17 @@ fn request(turn: &Decision) -> Value {
 fn a_three_seat_match_starts_once_everyone_accepts_and_ranks_everyone() {
     let mut setup = goofspiel(3, Format::Single);
     let mut progress = challenge(&setup, T0);
-    accept(&mut setup, &mut progress, 2, false, T0).expect("bot 2 accepts");
+    accept(&mut setup, &mut progress, 2, false, String::new(), T0).expect("bot 2 accepts");
     assert_eq!(
         progress.status,
         MatchStatus::Pending,
         "bot 3 has not accepted yet"
     );
     assert_eq!(
-        accept(&mut setup, &mut progress, 9, false, T0),
+        accept(&mut setup, &mut progress, 9, false, String::new(), T0),
         Err(ArenaError::NotYourChallenge("the challenged bot"))
     );
-    accept(&mut setup, &mut progress, 3, false, T0).expect("bot 3 accepts");
+    accept(&mut setup, &mut progress, 3, false, String::new(), T0).expect("bot 3 accepts");
     assert_eq!(progress.status, MatchStatus::Running);
     // Every pending seat has a decision, built for that seat.
     let decisions = turns(&setup, &progress, Participants::ALL, T0, &|_, _, _| true);
@@ -348,18 +348,39 @@ fn a_table_starts_when_its_last_seat_is_taken() {
     setup.table = true;
     let mut progress = challenge(&setup, T0);
     assert_eq!(
-        accept(&mut setup, &mut progress, 2, false, T0),
+        accept(&mut setup, &mut progress, 2, false, String::new(), T0),
         Err(ArenaError::InvalidRequest(
             "a table starts when its seats are taken: join it instead".to_owned()
         ))
     );
-    join(&mut setup, &mut progress, everyone[1].clone(), T0 + 10).expect("a free seat");
+    join(
+        &mut setup,
+        &mut progress,
+        everyone[1].clone(),
+        String::new(),
+        T0 + 10,
+    )
+    .expect("a free seat");
     assert_eq!(progress.status, MatchStatus::Pending);
     assert!(
-        join(&mut setup, &mut progress, everyone[1].clone(), T0 + 20).is_err(),
+        join(
+            &mut setup,
+            &mut progress,
+            everyone[1].clone(),
+            String::new(),
+            T0 + 20
+        )
+        .is_err(),
         "one seat per bot"
     );
-    join(&mut setup, &mut progress, everyone[2].clone(), T0 + 30).expect("the last seat");
+    join(
+        &mut setup,
+        &mut progress,
+        everyone[2].clone(),
+        String::new(),
+        T0 + 30,
+    )
+    .expect("the last seat");
     assert_eq!(progress.status, MatchStatus::Running);
     assert_eq!(setup.bots.len(), 3);
     assert_eq!(
@@ -374,6 +395,7 @@ fn a_table_starts_when_its_last_seat_is_taken() {
             &mut setup,
             &mut progress,
             bot(9, "Late", BotKind::Registered),
+            String::new(),
             T0 + 40
         )
         .is_err(),
