@@ -10,6 +10,7 @@ pub(crate) fn games() -> Games {
         .with(&arbiter_othello_plugin::FAMILY)
         .with(&arbiter_goofspiel::FAMILY)
         .with(&arbiter_gomoku::FAMILY)
+        .with(&arbiter_chess::FAMILY)
 }
 
 /// The dialects the server speaks besides its native API, each with the game it serves:

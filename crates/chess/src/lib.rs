@@ -1,0 +1,34 @@
+//! Chess for the Arbiter arena: standard chess, Chess960 and Dice Chess, as one game,
+//! `chess`, and its family.
+//!
+//! - `standard.rs`: standard chess and Chess960 on cozy-chess's `Board` ([`Orthodox`], UCI in
+//!   both castling spellings, [`perft`], the automatic draws).
+//! - `dice/`: Dice Chess on its own board ([`DiceBoard`]), with its micro-moves, the turn
+//!   tree ([`Turn`], [`count_turns`]) and DFEN.
+//! - `san.rs`: standard algebraic notation for both.
+//! - `game.rs`: the [`Chess`] game (seat 0 White, seat 1 Black), its actions, events and view.
+//! - `family.rs`: the [`FAMILY`] the arena runs.
+//!
+//! cozy-chess is re-exported so that code built on this crate (house players, renderers)
+//! uses the same board types.
+
+pub mod dice;
+mod ending;
+mod family;
+mod game;
+pub mod san;
+pub mod standard;
+mod stored;
+
+pub use cozy_chess;
+pub use dice::{DiceBoard, DiceRules, DiceSet, MicroMove, Turn, TurnCount, count_turns};
+pub use ending::{EndReason, GameResult, Side};
+pub use family::{FAMILY, RULES};
+pub use game::{
+    Chess, ChessAction, ChessConfig, ChessEvent, ChessState, ChessView, DiceView, MAX_PASSES,
+    Variant,
+};
+pub use standard::{Orthodox, perft};
+
+#[cfg(test)]
+mod tests;
