@@ -410,3 +410,102 @@ async fn a_system_without_root_certificates_still_gets_a_working_client() {
     assert_eq!(status.code(), Some(3), "{log}");
     assert!(log.contains("Connected to"), "{log}");
 }
+
+/// Waits until the bot `id` is online.
+async fn online(server: &Server, id: i64) {
+    let client = arbiter_http_client::client();
+    let online = async {
+        loop {
+            let url = format!("{}/bots/{id}", server.base);
+            if call(&client, reqwest::Method::GET, url, "", Value::Null)
+                .await
+                .1["online"]
+                == true
+            {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    };
+    tokio::time::timeout(PATIENCE, online)
+        .await
+        .expect("the connector comes online");
+}
+
+/// The id of the match a connector's `--challenge` reports in its log.
+fn challenged(log: &str) -> i64 {
+    log.split("(match ")
+        .nth(1)
+        .and_then(|rest| rest.split(')').next())
+        .and_then(|id| id.parse().ok())
+        .unwrap_or_else(|| panic!("the challenge is reported: {log}"))
+}
+
+/// `arbiter verify` on a match's export, from its address.
+fn verified(server: &Server, id: i64) -> String {
+    let output = Command::new(env!("CARGO_BIN_EXE_arbiter"))
+        .args(["verify", &format!("{}/matches/{id}/export", server.base)])
+        .output()
+        .expect("arbiter verify runs");
+    let out = String::from_utf8_lossy(&output.stdout).into_owned();
+    assert!(output.status.success(), "{out}");
+    out
+}
+
+/// The example Dice Chess engine, for `--engine`, with the games it plays.
+const DICE_ENGINE: [&str; 4] = [
+    "--engine",
+    "python3 ../../examples/dice_chess_engine.py",
+    "--games",
+    "chess",
+];
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_connector_processes_play_dice_chess_with_the_example_engine() {
+    if !have_python() {
+        return;
+    }
+    let (server, _dir) = server();
+    let (host, host_id) = mint(&server, "dice-host").await;
+    let (guest, _) = mint(&server, "dice-guest").await;
+    let waiting = Bot::start(&server, Some(("ARBITER_TOKEN", &host)), &DICE_ENGINE);
+    online(&server, host_id).await;
+    let opponent = host_id.to_string();
+    let mut args = DICE_ENGINE.to_vec();
+    args.extend([
+        "--challenge",
+        &opponent,
+        "--game",
+        "chess",
+        "--variant",
+        "dice",
+    ]);
+    let (status, log) = Bot::start(&server, Some(("ARBITER_TOKEN", &guest)), &args).exit();
+    assert_eq!(status.code(), Some(0), "{log}");
+    let id = challenged(&log);
+    let end = ended(&server, id).await;
+    assert_eq!(end["status"], "finished", "{end}");
+    assert_eq!(end["variant"], "dice", "{end}");
+    for leg in end["legs"].as_array().expect("legs") {
+        assert!(
+            leg["view"]["result"]["reason"].is_string(),
+            "every leg was played to its end: {leg}"
+        );
+    }
+    // Both connectors added entropy of their own to the dice.
+    let client = arbiter_http_client::client();
+    let url = format!("{}/matches/{id}/export", server.base);
+    let (_, export) = call(&client, reqwest::Method::GET, url, "", Value::Null).await;
+    let seeds = export["details"]["client_seeds"].as_array().expect("seeds");
+    assert!(
+        seeds.len() == 2
+            && seeds
+                .iter()
+                .all(|s| s.as_str().is_some_and(|s| s.len() == 32)),
+        "{seeds:?}"
+    );
+    assert!(verified(&server, id).contains("verified"));
+    let (status, log) = waiting.interrupt();
+    assert_eq!(status.code(), Some(0), "{log}");
+    assert!(log.contains(&format!("Match {id} finished")), "{log}");
+}

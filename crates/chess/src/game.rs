@@ -882,4 +882,14 @@ impl Game for Chess {
     fn is_free(action: &ChessAction) -> bool {
         matches!(action, ChessAction::Draw { .. })
     }
+
+    /// A Dice Chess turn is numbered by its roll, so that a turn passed back to the same
+    /// side (the other side's roll left no die usable) is a new turn for the clock; an
+    /// orthodox turn is one move.
+    fn turn_number(state: &ChessState) -> Option<u64> {
+        Some(match &state.play {
+            Play::Orthodox(_) => u64::try_from(state.moves.len()).unwrap_or(u64::MAX),
+            Play::Dice(game) => game.nonce,
+        })
+    }
 }

@@ -11,8 +11,9 @@ pub enum ClockPolicy {
     /// its action, then the increment is added (Othello, Gomoku).
     PerAction,
     /// A turn of several actions is one clock period: the clock runs from the turn's start
-    /// until the turn passes to another seat, and the increment is added once per turn
-    /// (Dice Chess's micro-moves).
+    /// until the turn passes (to another seat, or, where the rules number their turns with
+    /// `Game::turn_number`, to a new turn of the same seat), and the increment is added once
+    /// per turn (Dice Chess's micro-moves).
     PerTurn,
     /// In a simultaneous phase every pending seat's clock runs from the phase's start until
     /// that seat acts; a phase deadline set by the rules closes the phase, and seats that

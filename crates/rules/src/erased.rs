@@ -77,6 +77,8 @@ pub trait DynState: Send + Sync + Debug {
     /// Whether the action, given as JSON, is free (see [`Game::is_free`]); a value that is no
     /// action of the game is not.
     fn is_free(&self, action: &Value) -> bool;
+    /// The number of the turn under way, where the game numbers its turns.
+    fn turn_number(&self) -> Option<u64>;
     /// The whole state as `{"game", "rules_version", "state"}`, for storage.
     fn save(&self) -> Value;
     /// A boxed copy.
@@ -231,6 +233,10 @@ impl<G: Game> DynState for TypedState<G> {
 
     fn is_free(&self, action: &Value) -> bool {
         G::Action::deserialize(action).is_ok_and(|action| G::is_free(&action))
+    }
+
+    fn turn_number(&self) -> Option<u64> {
+        G::turn_number(&self.0)
     }
 
     fn save(&self) -> Value {

@@ -268,4 +268,12 @@ pub trait Game: 'static {
     fn is_free(_action: &Self::Action) -> bool {
         false
     }
+
+    /// The number of the turn under way, for games whose turns may follow one another with
+    /// the same seat to move (a turn passed back because the other seat could not move): a
+    /// clock charged per turn starts a new period whenever it changes. `None`, the default,
+    /// means that a turn ends exactly when the seat to move changes.
+    fn turn_number(_state: &Self::State) -> Option<u64> {
+        None
+    }
 }

@@ -469,15 +469,18 @@ pub(super) fn apply_move(
 ) -> Result<MoveReply, ArenaError> {
     let nonce = progress.seq + 1;
     let leg = &mut progress.legs[leg_index];
-    let before = leg.state.to_act();
+    let (before, turn_before) = (leg.state.to_act(), leg.state.turn_number());
     let game_events = apply_rules(setup, leg, leg_index, seat, &action, nonce, now_ms)?;
     let after = leg.state.to_act();
     // Game clocks run in turns: a clock period ends with each action, or under a per-turn
-    // clock only when the turn passes. A simultaneous phase runs on the rules' own deadline,
-    // and its decisions began when the phase did.
+    // clock only when the turn passes (to another seat, or to the same one again where the
+    // rules number their turns). A simultaneous phase runs on the rules' own deadline, and
+    // its decisions began when the phase did.
     let period_goes_on = match (before, after) {
         (ToAct::Turn { seat: a }, ToAct::Turn { seat: b }) => {
-            a == b && setup.family.clock == ClockPolicy::PerTurn
+            a == b
+                && setup.family.clock == ClockPolicy::PerTurn
+                && leg.state.turn_number() == turn_before
         }
         (ToAct::Simultaneous { phase: a, .. }, ToAct::Simultaneous { phase: b, .. }) => a == b,
         _ => false,
