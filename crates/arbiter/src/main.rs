@@ -32,7 +32,7 @@ enum Command {
     Serve(serve_command::ServeArgs),
     /// Register and manage bots directly in the database (while the server is stopped).
     Bots(bots_command::BotsArgs),
-    /// Count the leaves of an Othello-family game tree (move-generator test and benchmark).
+    /// Count the leaves of an Othello or chess game tree (move-generator test and benchmark).
     Perft(perft_command::PerftArgs),
     /// Load-test a server: simulated bots play paired matches over HTTP.
     Bench(bench_command::BenchArgs),
