@@ -1,6 +1,7 @@
 // Arbiter's web pages in headless Chromium: the newcomer walkthrough from sign-up to a watched
-// and replayed match, a person playing a house bot by clicking, a quick match in the colour a
-// guest chose followed live on the home page, and the pages' refusals.
+// and replayed match, a person playing a house bot by clicking (Othello, and Dice Chess a
+// piece and then its square at a time), a quick match in the colour a guest chose followed
+// live on the home page, and the pages' refusals.
 //
 // Run by crates/arbiter/tests/browser.rs, which starts the server and passes:
 //   BASE_URL    the server's address
@@ -254,6 +255,39 @@ try {
     await guest.close();
   });
 
+  await step("a guest plays Dice Chess against a house bot, a piece and then its square", async () => {
+    const guest = await browser.newContext({ baseURL: base, viewport: { width: 375, height: 812 } });
+    const board = await guest.newPage();
+    await board.goto("/bots/house-greedy");
+    await board.selectOption("form.play select[name=variant]", "dice");
+    await board.selectOption("form.play select[name=colour]", "first");
+    await board.click("form.play button[type=submit]");
+    await board.waitForURL(/\/matches\/\d+$/);
+    check((await board.textContent(".you")).includes("You play White"), "the guest moves first, as White");
+    let played = 0;
+    for (let i = 0; i < 60 && played < 6; i++) {
+      await board.waitForSelector("#legs[data-open='false'], #legs [data-play] [data-pick]", { timeout: 30_000 });
+      if ((await board.locator("#legs[data-open='false']").count()) === 1) break;
+      const pick = board.locator("#legs [data-play] [data-pick]").first();
+      try {
+        check((await board.locator("#legs [data-play] .play.shown").count()) === 0, "no target before a pick");
+        await pick.click({ timeout: 3_000 });
+        const target = board.locator("#legs [data-play] .play.shown").first();
+        await target.waitFor({ timeout: 3_000 });
+        const refreshed = board.waitForResponse((r) => r.url().endsWith("/legs"), { timeout: 10_000 }).catch(() => null);
+        await target.click({ timeout: 3_000 });
+        await refreshed;
+      } catch {
+        continue; // The board was replaced under the click (the house bot moved): look again.
+      }
+      played += 1;
+      if (played === 2) await photograph(board, "dice-chess");
+    }
+    check(played >= 3 || (await board.locator("#legs[data-open='false']").count()) === 1, `${played} micro-moves clicked`);
+    check((await board.locator("#legs svg.board text").count()) > 32, "the pieces and the dice are drawn");
+    await guest.close();
+  });
+
   await step("a guest quick-matches as White; the home page follows the game live", async () => {
     // The home page is open before the game starts; its list of boards picks the game up.
     await page.goto("/");
@@ -261,7 +295,7 @@ try {
     const board = await guest.newPage();
     await board.goto("/");
     check((await board.textContent("form.quick legend")).includes("Play a bot now"), "the offer");
-    await board.selectOption("form.quick select[name=colour]", "white");
+    await board.selectOption("form.quick select[name=colour]", "second");
     await board.click("form.quick button[value=start]");
     await board.waitForURL(/\/matches\/\d+$/);
     const id = board.url().split("/").pop();

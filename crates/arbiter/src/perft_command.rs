@@ -49,8 +49,9 @@ pub(crate) fn run(args: &PerftArgs) -> anyhow::Result<()> {
     let leaves = match args.game {
         PerftGame::Othello => {
             let kernels = match args.simd {
-                Some(level) => Kernels::with_level(level)
-                    .context("cannot use the requested --simd level")?,
+                Some(level) => {
+                    Kernels::with_level(level).context("cannot use the requested --simd level")?
+                }
                 None => Kernels::best(),
             };
             println!(

@@ -152,8 +152,16 @@ async fn challenge(server: &Server, token: &str, body: Value) -> i64 {
     body["id"].as_i64().expect("id")
 }
 
-/// Long-polls the match's events until it has ended; returns its snapshot.
+/// Long-polls the match's events until it has ended, checks it with `arbiter verify`, and
+/// returns its snapshot.
 async fn ended(server: &Server, id: i64) -> Value {
+    let snapshot = closed(server, id).await;
+    verified(server, id);
+    snapshot
+}
+
+/// Long-polls the match's events until it has ended; returns its snapshot.
+async fn closed(server: &Server, id: i64) -> Value {
     let client = arbiter_http_client::client();
     let wait = async {
         let mut since = 0;
@@ -441,15 +449,17 @@ fn challenged(log: &str) -> i64 {
         .unwrap_or_else(|| panic!("the challenge is reported: {log}"))
 }
 
-/// `arbiter verify` on a match's export, from its address.
-fn verified(server: &Server, id: i64) -> String {
+/// Checks a match with `arbiter verify`, from its export's address.
+fn verified(server: &Server, id: i64) {
     let output = Command::new(env!("CARGO_BIN_EXE_arbiter"))
         .args(["verify", &format!("{}/matches/{id}/export", server.base)])
         .output()
         .expect("arbiter verify runs");
-    let out = String::from_utf8_lossy(&output.stdout).into_owned();
-    assert!(output.status.success(), "{out}");
-    out
+    let out = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success() && out.contains("verified"),
+        "match {id}: {out}"
+    );
 }
 
 /// The example Dice Chess engine, for `--engine`, with the games it plays.
@@ -504,8 +514,50 @@ async fn two_connector_processes_play_dice_chess_with_the_example_engine() {
                 .all(|s| s.as_str().is_some_and(|s| s.len() == 32)),
         "{seeds:?}"
     );
-    assert!(verified(&server, id).contains("verified"));
     let (status, log) = waiting.interrupt();
     assert_eq!(status.code(), Some(0), "{log}");
     assert!(log.contains(&format!("Match {id} finished")), "{log}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_example_engine_plays_dice_chess_against_every_house_player() {
+    if !have_python() {
+        return;
+    }
+    let (server, _dir) = server();
+    let client = arbiter_http_client::client();
+    let (status, body) = call(
+        &client,
+        reqwest::Method::POST,
+        format!("{}/admin/bots", server.base),
+        support::ADMIN,
+        json!({"name": "dicer", "supported_variants": ["chess"], "concurrency": 2}),
+    )
+    .await;
+    assert_eq!(status, 201, "{body}");
+    let token = body["token"].as_str().expect("token").to_owned();
+    let id = body["bot"]["id"].as_i64().expect("id");
+    let bot = Bot::start(&server, Some(("ARBITER_TOKEN", &token)), &DICE_ENGINE);
+    online(&server, id).await;
+    // The house bots play two matches of a variant at once; short clocks keep them quick.
+    for pair in ["random", "greedy", "easy", "medium", "hard"].chunks(2) {
+        let mut matches = Vec::new();
+        for level in pair {
+            let body = json!({"opponent": format!("house-{level}"), "game": "chess",
+                "variant": "dice", "format": "single", "time_control": {"initial_ms": 10_000}});
+            matches.push((*level, challenge(&server, &token, body).await));
+        }
+        for (level, id) in matches {
+            let end = ended(&server, id).await;
+            assert_eq!(end["status"], "finished", "house-{level}: {end}");
+            assert!(
+                end["legs"][0]["view"]["moves"]
+                    .as_array()
+                    .is_some_and(|moves| !moves.is_empty()),
+                "house-{level}: {end}"
+            );
+        }
+    }
+    let (status, log) = bot.interrupt();
+    assert_eq!(status.code(), Some(0), "{log}");
 }

@@ -21,8 +21,8 @@ pub static FAMILY: Family = Family {
     codec: &Codec,
     decisions: &GenericDecisions,
     clock: ClockPolicy::PerTurn,
-    house: None,
-    board: None,
+    house: Some(&crate::house::House),
+    board: Some(&crate::board_svg::BoardSvg),
     points: None,
 };
 

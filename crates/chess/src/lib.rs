@@ -8,14 +8,19 @@
 //! - `san.rs`: standard algebraic notation for both.
 //! - `game.rs`: the [`Chess`] game (seat 0 White, seat 1 Black), its actions, events and view.
 //! - `family.rs`: the [`FAMILY`] the arena runs.
+//! - `house.rs` and `house/`: the house players, from a random move to alpha-beta for chess
+//!   and expectimax over the dice for Dice Chess.
+//! - `board_svg.rs`: the board the web pages draw, with Dice Chess's dice.
 //!
-//! cozy-chess is re-exported so that code built on this crate (house players, renderers)
+//! cozy-chess is re-exported so that code built on this crate (the binary's perft, tests)
 //! uses the same board types.
 
+mod board_svg;
 pub mod dice;
 mod ending;
 mod family;
 mod game;
+pub mod house;
 pub mod san;
 pub mod standard;
 mod stored;

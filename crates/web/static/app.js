@@ -60,6 +60,7 @@ async function refreshLegs(id) {
   document.getElementById("legs").outerHTML = await fragment.text();
   clocksFrom = performance.now();
   tickClocks();
+  restorePicks();
   return true;
 }
 const legs = document.getElementById("legs");
@@ -143,18 +144,68 @@ function playSquare(square) {
   const box = square.closest("[data-play]");
   if (!box) return;
   const [leg, revision] = box.dataset.play.split(" ");
+  // A move from a picked point ends the pick: the point it started from is empty now.
+  picks.delete(leg);
   sendAction(box, leg, revision, square.dataset.action);
+}
+
+// A board whose actions go from one point to another marks each point an action starts
+// from with `data-pick`, and each action's end point as a `.play` square whose `data-from`
+// names its start; the style sheet hides those until their start is picked. Clicking (or
+// pressing Enter or Space on) a start picks it and shows its ends; clicking it again, or
+// anything else on the board, or pressing Escape, drops the pick. Without this script such
+// ends stay hidden, and the board's actions have no buttons under it either (the family says
+// they are played on the board), so these boards, like every board, are played with the
+// script; the actions the family leaves off the board keep their buttons.
+// The pick of each leg is kept across the refreshes of the legs, which come twice after a
+// move (the answer and the long-poll), so that a pick made between them survives.
+const picks = new Map();
+function showPick(box, point) {
+  for (const start of box.querySelectorAll("[data-pick].picked")) start.classList.remove("picked");
+  for (const end of box.querySelectorAll(".play.shown")) end.classList.remove("shown");
+  const start = point && [...box.querySelectorAll("[data-pick]")].find((s) => s.dataset.pick === point);
+  if (!start) return [];
+  start.classList.add("picked");
+  const ends = [...box.querySelectorAll(".play[data-from]")].filter((end) => end.dataset.from === point);
+  for (const end of ends) end.classList.add("shown");
+  return ends;
+}
+function pick(start, byKey) {
+  const box = start.closest("[data-play]");
+  if (!box) return;
+  const leg = box.dataset.play.split(" ")[0];
+  const point = picks.get(leg) === start.dataset.pick ? null : start.dataset.pick;
+  if (point === null) picks.delete(leg); else picks.set(leg, point);
+  const ends = showPick(box, point);
+  // From the keyboard, the first end takes the focus: the ends come after every start in
+  // the board, so tabbing to them would pass every other start first.
+  if (byKey && ends.length > 0) ends[0].focus();
+}
+function dropPicks() {
+  picks.clear();
+  for (const box of document.querySelectorAll("[data-play]")) showPick(box, null);
+}
+function restorePicks() {
+  for (const [leg, point] of [...picks]) {
+    const box = [...document.querySelectorAll("[data-play]")].find((b) => b.dataset.play.split(" ")[0] === leg);
+    if (!box || showPick(box, point).length === 0) picks.delete(leg);
+  }
 }
 document.addEventListener("click", (event) => {
   const square = event.target.closest("[data-play] .play");
-  if (square) playSquare(square);
+  if (square) { playSquare(square); return; }
+  const start = event.target.closest("[data-play] [data-pick]");
+  if (start) { pick(start, false); return; }
+  if (event.target.closest("[data-play]")) dropPicks();
 });
 document.addEventListener("keydown", (event) => {
+  if (event.key === "Escape" && picks.size > 0) { dropPicks(); return; }
+  if (event.key !== "Enter" && event.key !== " ") return;
   const square = event.target.closest?.("[data-play] .play");
-  if (square && (event.key === "Enter" || event.key === " ")) {
-    event.preventDefault();
-    playSquare(square);
-  }
+  const start = event.target.closest?.("[data-play] [data-pick]");
+  if (!square && !start) return;
+  event.preventDefault();
+  if (square) playSquare(square); else pick(start, true);
 });
 document.addEventListener("submit", (event) => {
   const form = event.target.closest("form[data-act]");

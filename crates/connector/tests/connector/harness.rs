@@ -35,6 +35,14 @@ pub(crate) fn python() -> Option<&'static str> {
     found.then_some("python3")
 }
 
+/// The families the test server runs.
+fn games() -> arbiter_arena::Games {
+    arbiter_arena::Games::new()
+        .with(&arbiter_othello_plugin::FAMILY)
+        .with(&arbiter_goofspiel::FAMILY)
+        .with(&arbiter_gomoku::FAMILY)
+}
+
 pub(crate) struct Server {
     pub(crate) url: String,
     pub(crate) dir: tempfile::TempDir,
@@ -72,10 +80,7 @@ impl Server {
         };
         let arena = Arena::start(
             config,
-            arbiter_arena::Games::new()
-                .with(&arbiter_othello_plugin::FAMILY)
-                .with(&arbiter_goofspiel::FAMILY)
-                .with(&arbiter_gomoku::FAMILY),
+            games(),
             Arc::new(clock.clone()),
             Arc::new(store),
             None,
@@ -195,8 +200,27 @@ impl Server {
             .1
     }
 
-    /// Waits for the match to end (long-polling its events) and returns its snapshot.
+    /// Waits for the match to end (long-polling its events), checks its export as
+    /// `arbiter verify` would, and returns its snapshot.
     pub(crate) async fn ended(&self, id: i64) -> Value {
+        let snapshot = self.closed(id).await;
+        let (status, export) = self
+            .call(
+                reqwest::Method::GET,
+                &format!("/matches/{id}/export"),
+                "",
+                None,
+            )
+            .await;
+        assert_eq!(status, 200, "{export}");
+        let export = serde_json::from_value(export).expect("an export");
+        let verdict = arbiter_arena::verify::verify(&games(), &export);
+        assert!(verdict.is_verified(), "match {id}: {verdict:#?}");
+        snapshot
+    }
+
+    /// Waits for the match to end (long-polling its events) and returns its snapshot.
+    async fn closed(&self, id: i64) -> Value {
         let wait = async {
             let mut since = 0;
             loop {

@@ -12,6 +12,7 @@ mod helpers;
 
 use helpers::*;
 
+mod chess;
 mod comments;
 mod errors;
 mod generic;
@@ -1205,8 +1206,11 @@ async fn a_person_plays_white_and_the_house_bot_moves_first() {
     let browser = Browser::new(&app);
     let csrf = browser.sign_up("ada").await;
     let form = browser.get("/bots/house-greedy").await;
-    assert!(form.html.contains("<option value=\"white\">White</option>"));
-    let started = play_as(&browser, "house-greedy", &play_fields(&csrf, "white")).await;
+    assert!(
+        form.html
+            .contains("<option value=\"second\">I move second</option>")
+    );
+    let started = play_as(&browser, "house-greedy", &play_fields(&csrf, "second")).await;
     let id = match_id(&started.location.expect("to the match"));
     let snapshot = app.snapshot(id).await;
     assert_eq!(
@@ -1239,7 +1243,7 @@ async fn a_person_plays_white_and_the_house_bot_moves_first() {
     assert!(
         refused
             .html
-            .contains("choose Black, White or a random colour")
+            .contains("choose to move first, second, or a random seat")
     );
 }
 

@@ -97,20 +97,22 @@ pub(crate) struct PlayForm {
     /// `start`, or `xot` for a balanced 8-move opening (the default mode only).
     #[serde(default)]
     opening: String,
-    /// `black`, `white` or `random`; Black when the form has no choice.
+    /// `first`, `second` or `random` (or the older `black` and `white`, Othello's colours of
+    /// the first and second seats); the first seat when the form has no choice.
     #[serde(default)]
     colour: String,
 }
 
-/// The seat a person asked for: Black is Othello's first seat, and the first seat in any
-/// game.
+/// The seat a person asked for: the first mover's, the second's, or one drawn from the
+/// match seed. Games name their first seat differently (Black in Othello, White in chess), so
+/// the form speaks of moving first.
 fn seat_of(colour: &str) -> Result<arbiter_arena::SeatChoice, WebError> {
     match colour {
-        "" | "black" => Ok(arbiter_arena::SeatChoice::First),
-        "white" => Ok(arbiter_arena::SeatChoice::Second),
+        "" | "first" | "black" => Ok(arbiter_arena::SeatChoice::First),
+        "second" | "white" => Ok(arbiter_arena::SeatChoice::Second),
         "random" => Ok(arbiter_arena::SeatChoice::Random),
         _ => Err(WebError::BadRequest(
-            "choose Black, White or a random colour".to_owned(),
+            "choose to move first, second, or a random seat".to_owned(),
         )),
     }
 }
