@@ -225,23 +225,7 @@ async fn two_connector_processes_play_a_paired_match_and_stop_on_ctrl_c() {
         Some(("ARBITER_TOKEN", &python)),
         &["--engine", "python3 ../../examples/engine.py"],
     );
-    let client = arbiter_http_client::client();
-    let online = async {
-        loop {
-            let url = format!("{}/bots/{python_id}", server.base);
-            if call(&client, reqwest::Method::GET, url, "", Value::Null)
-                .await
-                .1["online"]
-                == true
-            {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-    };
-    tokio::time::timeout(PATIENCE, online)
-        .await
-        .expect("the connector comes online");
+    online(&server, python_id).await;
     let id = challenge(&server, &practice, json!({"opponent": python_id})).await;
     let end = ended(&server, id).await;
     assert_eq!(end["status"], "finished", "{end}");

@@ -23,6 +23,7 @@ use serde_json::Value;
 
 use crate::dice::{DiceBoard, DiceRules, DiceSet, Turn};
 use crate::ending::EndReason;
+use crate::game::piece_name;
 use crate::san::{dice_san, orthodox_san};
 use crate::standard::parse_uci;
 
@@ -263,18 +264,6 @@ fn colour_name(colour: Color) -> &'static str {
     match colour {
         Color::White => "White",
         Color::Black => "Black",
-    }
-}
-
-/// A piece's name in the drawing's fixed text.
-fn piece_name(piece: Piece) -> &'static str {
-    match piece {
-        Piece::Pawn => "pawn",
-        Piece::Knight => "knight",
-        Piece::Bishop => "bishop",
-        Piece::Rook => "rook",
-        Piece::Queen => "queen",
-        Piece::King => "king",
     }
 }
 

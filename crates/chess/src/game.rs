@@ -444,8 +444,8 @@ fn parse_squares(text: &str) -> Option<(Square, Square, Option<Piece>)> {
     Some((from, to, promotion))
 }
 
-/// A piece type's name in messages.
-fn piece_name(piece: Piece) -> &'static str {
+/// A piece type's name in messages and drawings.
+pub(crate) fn piece_name(piece: Piece) -> &'static str {
     match piece {
         Piece::Pawn => "pawn",
         Piece::Knight => "knight",

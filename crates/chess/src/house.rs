@@ -10,7 +10,6 @@
 //! Each level plays as well as its thinking time allows (`HouseLevel::max_think_ms`); tests
 //! fix a node budget instead, which makes every choice the same on any machine.
 
-mod budget;
 mod dice;
 mod eval;
 mod orthodox;

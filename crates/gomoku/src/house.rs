@@ -15,14 +15,14 @@ mod tests;
 
 use std::time::{Duration, Instant};
 
-use arbiter_plugin::{HouseLevel, HousePlayer, SeatView};
+use arbiter_plugin::{Budget, HouseLevel, HousePlayer, SeatView};
 use arbiter_rules::Random;
 use arbiter_rules::random::below;
 use serde_json::{Value, json};
 
 use crate::board::{Board, Cell, Color};
 use crate::rules::{GomokuAction, GomokuView, Phase, Swap2Choice};
-use search::{Budget, Engine, Strength};
+use search::{Engine, Strength};
 
 /// Gomoku's house player, at every level.
 pub(crate) struct House;

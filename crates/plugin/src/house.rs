@@ -75,3 +75,54 @@ pub trait HousePlayer: Send + Sync {
     /// How many decisions the seat probably still has in the game, to share its clock.
     fn decisions_left(&self, view: &SeatView<'_>) -> i64;
 }
+
+/// How much a house player's search may still do: nodes and time, whichever runs out first.
+///
+/// A node budget makes a search's result independent of the machine's speed, which is what
+/// tests rely on; play uses the deadline, with no node limit.
+#[derive(Clone, Debug)]
+pub struct Budget {
+    deadline: Instant,
+    max_nodes: u64,
+    nodes: u64,
+    stopped: bool,
+}
+
+impl Budget {
+    /// Up to `max_nodes` nodes, until `deadline`.
+    pub fn new(deadline: Instant, max_nodes: u64) -> Budget {
+        Budget {
+            deadline,
+            max_nodes,
+            nodes: 0,
+            stopped: false,
+        }
+    }
+
+    /// Counts a node; true once the budget is spent. The clock is read at the first node and
+    /// every 64 after, a small fraction of a millisecond apart, because reading it at every
+    /// node would cost about as much as a node.
+    #[inline]
+    pub fn tick(&mut self) -> bool {
+        if self.stopped {
+            return true;
+        }
+        self.nodes += 1;
+        if self.nodes >= self.max_nodes || (self.nodes % 64 == 1 && Instant::now() >= self.deadline)
+        {
+            self.stopped = true;
+        }
+        self.stopped
+    }
+
+    /// Whether the budget is spent.
+    #[inline]
+    pub fn stopped(&self) -> bool {
+        self.stopped
+    }
+
+    /// The nodes counted so far.
+    pub fn nodes(&self) -> u64 {
+        self.nodes
+    }
+}

@@ -27,7 +27,7 @@ mod setup;
 pub use clock::ClockPolicy;
 pub use codec::{ActionCodec, CodecError, JsonCodec};
 pub use decision::{DecisionContext, DecisionWriter, GENERIC_PROTOCOL, GenericDecisions, SeatView};
-pub use house::{HouseLevel, HousePlayer};
+pub use house::{Budget, HouseLevel, HousePlayer};
 pub use points::{Point, PointBoard, PointRefusal, Stone};
 pub use registry::{Games, Mode, UnknownMode};
 pub use render::{BoardOptions, BoardRenderer};

@@ -806,29 +806,13 @@ mod reference {
         }
     }
 
-    /// The legal turns: sequences using L* dice, and shorter ones that take the king.
-    pub(super) fn legal_sequences(
+    /// L*, and every complete turn as it was walked: sequences using L* dice, and shorter
+    /// ones that take the king.
+    fn complete_turns(
         board: &DiceBoard,
         dice: DiceSet,
         rules: &DiceRules,
-    ) -> BTreeSet<Vec<String>> {
-        let pos = parse(board);
-        let letters: Vec<char> = dice
-            .letters(cozy_chess::Color::Black)
-            .chars()
-            .filter(|&c| c != '-')
-            .collect();
-        let mut all = Vec::new();
-        walk(&pos, &letters, rules, &mut Vec::new(), 0, &mut all);
-        let target = all.iter().map(|&(_, used, _)| used).max().unwrap_or(0);
-        all.into_iter()
-            .filter(|(_, used, king)| *king || *used == target)
-            .map(|(moves, _, _)| moves)
-            .collect()
-    }
-
-    /// The reference's [`TurnCount`].
-    pub(super) fn count(board: &DiceBoard, dice: DiceSet, rules: &DiceRules) -> TurnCount {
+    ) -> (u8, Vec<Vec<String>>) {
         let pos = parse(board);
         let letters: Vec<char> = dice
             .letters(cozy_chess::Color::Black)
@@ -839,9 +823,26 @@ mod reference {
         walk(&pos, &letters, rules, &mut Vec::new(), 0, &mut all);
         let target = all.iter().map(|&(_, used, _)| used).max().unwrap_or(0);
         let turns = all
-            .iter()
+            .into_iter()
             .filter(|(_, used, king)| *king || *used == target)
-            .count() as u64;
+            .map(|(moves, _, _)| moves)
+            .collect();
+        (target, turns)
+    }
+
+    /// The legal turns: sequences using L* dice, and shorter ones that take the king.
+    pub(super) fn legal_sequences(
+        board: &DiceBoard,
+        dice: DiceSet,
+        rules: &DiceRules,
+    ) -> BTreeSet<Vec<String>> {
+        complete_turns(board, dice, rules).1.into_iter().collect()
+    }
+
+    /// The reference's [`TurnCount`].
+    pub(super) fn count(board: &DiceBoard, dice: DiceSet, rules: &DiceRules) -> TurnCount {
+        let (target, turns) = complete_turns(board, dice, rules);
+        let turns = turns.len() as u64;
         TurnCount { target, turns }
     }
 }

@@ -36,10 +36,10 @@ use arbiter_rules::Random;
 use cozy_chess::{Piece, Square};
 
 use super::Limits;
-use super::budget::Budget;
 use super::eval::phase_of;
 use crate::dice::{DiceBoard, DiceRules, DiceSet, MicroMove, Turn};
 use crate::game::ChessView;
+use arbiter_plugin::Budget;
 use eval::{WIN, after_turn, balance, evaluate, material};
 use turns::{Gain, for_each_turn};
 

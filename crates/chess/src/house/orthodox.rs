@@ -10,11 +10,11 @@ use arbiter_rules::Random;
 use cozy_chess::{Board, Move, Piece};
 
 use super::Limits;
-use super::budget::Budget;
 use super::eval::{phase_of, square_bonus, value};
 use super::search::{Searcher, Settings, victim};
 use crate::game::{ChessView, Variant};
 use crate::standard::{legal_moves, parse_uci, uci};
+use arbiter_plugin::Budget;
 
 /// How each searching level searches; `None` for the levels that do not.
 pub(super) fn settings(level: HouseLevel) -> Option<Settings> {

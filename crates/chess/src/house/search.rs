@@ -14,9 +14,9 @@
 
 use cozy_chess::{Board, Move, Piece};
 
-use super::budget::Budget;
 use super::eval::{evaluate, has_pieces, value};
 use crate::standard::insufficient_material;
+use arbiter_plugin::Budget;
 
 /// The score of a mate now; a mate `n` plies from the root scores `MATE - n`.
 pub(crate) const MATE: i32 = 32_000;

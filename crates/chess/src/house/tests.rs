@@ -277,9 +277,9 @@ proptest! {
 fn report_search_depths() {
     use cozy_chess::Board;
 
-    use super::budget::Budget;
     use super::search::Searcher;
     use crate::standard::legal_moves;
+    use arbiter_plugin::Budget;
 
     for fen in [
         "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",

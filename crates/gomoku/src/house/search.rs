@@ -5,7 +5,7 @@
 //! Every search runs under a [`Budget`] of nodes and time. Given the same position and node
 //! budget, with a deadline that does not strike first, each result is the same.
 
-use std::time::Instant;
+use arbiter_plugin::Budget;
 
 use crate::board::{Board, Cell, Color, RuleSet};
 
@@ -28,45 +28,6 @@ const EMPTY_CELL: u8 = 0;
 const BLACK_CELL: u8 = 1;
 const WHITE_CELL: u8 = 2;
 const WALL_CELL: u8 = 3;
-
-/// How much a search may do: nodes and time, whichever runs out first.
-pub(crate) struct Budget {
-    deadline: Instant,
-    max_nodes: u64,
-    nodes: u64,
-    stopped: bool,
-}
-
-impl Budget {
-    /// Up to `max_nodes` nodes, until `deadline`.
-    pub(crate) fn new(deadline: Instant, max_nodes: u64) -> Budget {
-        Budget {
-            deadline,
-            max_nodes,
-            nodes: 0,
-            stopped: false,
-        }
-    }
-
-    /// Counts a node; true once the budget is spent. The clock is read every 32 nodes (and
-    /// at the first), a fraction of a millisecond apart.
-    fn tick(&mut self) -> bool {
-        if self.stopped {
-            return true;
-        }
-        self.nodes += 1;
-        if self.nodes >= self.max_nodes || (self.nodes % 32 == 1 && Instant::now() >= self.deadline)
-        {
-            self.stopped = true;
-        }
-        self.stopped
-    }
-
-    /// Whether the budget is spent.
-    pub(crate) fn stopped(&self) -> bool {
-        self.stopped
-    }
-}
 
 /// How widely and deeply a level searches.
 #[derive(Clone, Copy, Debug)]
@@ -441,7 +402,7 @@ impl Engine {
             if won {
                 return Some(point);
             }
-            if self.budget.stopped {
+            if self.budget.stopped() {
                 return None;
             }
         }
@@ -479,7 +440,7 @@ impl Engine {
         if let Some(point) = self.vcf(attacker, vcf_depth) {
             return Some(point);
         }
-        if depth == 0 || self.budget.stopped {
+        if depth == 0 || self.budget.stopped() {
             return None;
         }
         let defender = attacker.other();
@@ -599,7 +560,7 @@ impl Engine {
                 return false;
             }
         }
-        !self.budget.stopped
+        !self.budget.stopped()
     }
 
     /// The candidates for `color` worth searching at a node: the forced block if the other
@@ -710,7 +671,7 @@ impl Engine {
             self.place(point, color);
             let value = -self.negamax(color.other(), next, -beta, -alpha, ply + 1, width);
             self.undo(point);
-            if self.budget.stopped {
+            if self.budget.stopped() {
                 return 0;
             }
             best = best.max(value);
@@ -767,7 +728,7 @@ impl Engine {
                     strength.width,
                 );
                 self.undo(point);
-                if self.budget.stopped {
+                if self.budget.stopped() {
                     break;
                 }
                 let value = if value.abs() >= WIN - 2 * MAX_PLY {
@@ -780,7 +741,7 @@ impl Engine {
                     iteration = Some((point, value));
                 }
             }
-            if self.budget.stopped {
+            if self.budget.stopped() {
                 break;
             }
             let Some(found) = iteration else { break };

@@ -14,8 +14,8 @@ use std::ops::ControlFlow;
 use cozy_chess::{File, Piece, Rank, Square};
 
 use crate::dice::{DiceBoard, DiceRules, DiceSet, MicroMove, MoveKind, Turn, for_each_move};
-use crate::house::budget::Budget;
 use crate::house::eval::{square_bonus, value};
+use arbiter_plugin::Budget;
 
 /// What micro-moves gain for the side that plays them: material first, then the square
 /// bonuses, so that comparing two gains compares material and breaks ties by squares.
