@@ -651,6 +651,22 @@ async fn a_bot_owner_challenges_a_house_bot_then_watches_and_replays_the_match()
         assert_eq!(counts.iter().sum::<u32>(), 12, "a 12-disc opening: {label}");
         assert!(start.html.contains("data-key=\"ArrowRight\""));
     }
+    // The replay shows the commitment, the revealed seed and the verifier's verdict.
+    let replay = browser.get(&format!("/matches/{id}/replay")).await;
+    for shown in [&finished["commitment"], &finished["seed"]] {
+        let shown = shown.as_str().expect("hex");
+        assert!(
+            replay.html.contains(&format!("<code>{shown}</code>")),
+            "{shown}"
+        );
+    }
+    assert!(
+        replay
+            .html
+            .contains("class=\"verdict verified\" data-verdict>verified: match"),
+        "{}",
+        replay.html
+    );
     assert_eq!(
         browser
             .get(&format!("/matches/{id}/replay?leg=2"))
