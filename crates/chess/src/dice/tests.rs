@@ -846,3 +846,45 @@ mod reference {
         TurnCount { target, turns }
     }
 }
+
+/// Complete turns for fixed positions and dice, pinned: found by `count_turns` and by the
+/// slow reference alike when they were recorded, so that both cannot drift together. A turn
+/// is a sequence of L* micro-moves, or a shorter one that takes the king; with no usable die
+/// the forced pass is the one turn.
+const PINNED: &[(&str, &str, u8, u64)] = &[
+    (START, "PNR", 3, 234),
+    (START, "PRR", 3, 24),
+    (START, "PPP", 3, 3_376),
+    (START, "NNN", 3, 174),
+    (START, "PPN", 3, 2_540),
+    (START, "KRN", 2, 4),
+    (START, "KKK", 0, 1),
+    (START, "BBQ", 0, 1),
+    (KIWIPETE, "PNR", 3, 2_795),
+    (KIWIPETE, "PPP", 3, 366),
+    (KIWIPETE, "KKK", 3, 7),
+    (KIWIPETE, "QQQ", 3, 850),
+    (KIWIPETE, "KRN", 3, 577),
+    (KIWIPETE, "BBQ", 3, 3_604),
+    (QUEEN, "KKK", 3, 226),
+    (QUEEN, "QQQ", 3, 12_543),
+    (QUEEN, "KRN", 1, 5),
+    (QUEEN, "BBQ", 1, 26),
+    (QUEEN, "PNR", 0, 1),
+];
+const KIWIPETE: &str = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1";
+const QUEEN: &str = "3k4/8/8/8/3Q4/8/8/3K4 w - - 0 1";
+
+#[test]
+fn turn_counts_of_fixed_positions_and_dice() {
+    let rules = DiceRules::default();
+    for &(fen, letters, target, turns) in PINNED {
+        let (board, _) = position(fen);
+        let dice = DiceSet::parse_letters(letters).expect("dice");
+        assert_eq!(
+            count_turns(&board, dice, &rules),
+            TurnCount { target, turns },
+            "{fen} with {letters}"
+        );
+    }
+}
