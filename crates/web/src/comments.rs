@@ -63,6 +63,9 @@ pub(crate) fn leg_comments(
         }
         let participant = data["participant"].as_u64();
         match (event.kind.as_str(), participant) {
+            // A free action (a draw offer, a chat line) moves nothing on, as the replay's
+            // positions do not: its comments go with the mover's latest action.
+            ("move" | "acted", Some(_)) if data["free"] == true => {}
             ("move" | "acted", Some(mover)) => {
                 let repeated = event.kind == "acted"
                     && previous.is_some_and(|(seq, kind, who)| {
@@ -167,8 +170,13 @@ mod tests {
                 "note",
                 json!({"leg": 1, "move_seq": 7, "participant": 0, "note": {"comment": "other leg"}}),
             ),
-            moved(9, 0, 6, 6),
-            note(10, 9, 0, json!({"comment": "again"})),
+            event(
+                9,
+                "move",
+                json!({"leg": 0, "participant": 1, "action": {"draw": true}, "free": true}),
+            ),
+            moved(10, 0, 6, 6),
+            note(11, 10, 0, json!({"comment": "again"})),
         ];
         let comment = |name: &str, ply, after: &str, text: &str| Comment {
             name: name.to_owned(),

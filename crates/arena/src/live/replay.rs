@@ -12,7 +12,7 @@ pub(crate) fn replay(
 }
 
 /// Rebuilds a match like [`replay`], showing `observe` the match once its legs are set up
-/// (`None`) and after each move (the leg moved in).
+/// (`None`) and after each move that is not a free action (the leg moved in).
 pub(crate) fn replay_observed(
     setup: &Setup,
     status: MatchStatus,
@@ -91,7 +91,10 @@ pub(crate) fn replay_observed(
                         *slot = value.as_i64().unwrap_or(*slot);
                     }
                 }
-                observe(&progress, Some(leg_index));
+                // A free action (a draw offer, a chat line) leaves the position where it was.
+                if p["free"] != true {
+                    observe(&progress, Some(leg_index));
+                }
             }
             "deadline" => {
                 let leg_index = leg_of(p, &progress)?;

@@ -208,3 +208,43 @@ async fn a_dice_chess_page_draws_the_dice_and_the_micro_moves_played() {
     }
     assert_eq!(legs.matches("class=\"last\"").count(), 2);
 }
+
+#[tokio::test]
+async fn a_draw_offer_leaves_the_replay_in_step_with_the_moves() {
+    let app = chess_app().await;
+    let (guest, csrf, id, bot) = guest_plays_a_bot(&app, "chess:standard").await;
+    // The bot offers a draw (a free action, from whichever side); the guest declines it by
+    // moving, and the bot resigns after one more move.
+    let page = guest.get(&format!("/matches/{id}")).await.html;
+    if page.contains("You play Black.") {
+        bot_plays(&app, id, &bot).await;
+    }
+    let offer = json!({"leg": 0, "revision": 0, "move": {"draw": true}});
+    app.post(&format!("/matches/{id}/moves"), Some(&bot), offer)
+        .await
+        .expect(200);
+    let page = guest.get(&format!("/matches/{id}")).await.html;
+    let first = attributes(&page, "data-action")
+        .into_iter()
+        .next()
+        .expect("a move");
+    let (status, _) = click(&guest, &csrf, id, &page, &first).await;
+    assert_eq!(status, 200);
+    assert_eq!(bot_plays(&app, id, &bot).await, 1);
+    app.post(&format!("/matches/{id}/resign"), Some(&bot), json!({}))
+        .await
+        .expect(200);
+    let finished = app.snapshot(id).await;
+    assert_eq!(finished["status"], "finished", "{finished}");
+
+    let moves = finished["legs"][0]["view"]["san"]
+        .as_array()
+        .expect("san")
+        .len();
+    let replay = guest.get(&format!("/matches/{id}/replay")).await.html;
+    assert!(
+        replay.contains(&format!("<strong id=\"ply\">{moves}</strong> of {moves}")),
+        "one position per move, none for the offer: {replay}"
+    );
+    assert!(replay.contains("data-verdict>verified"), "{replay}");
+}
