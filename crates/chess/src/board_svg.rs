@@ -442,6 +442,8 @@ struct Drawing {
     dice: Option<Dice>,
     ending: Option<Ending>,
     draw_offer: Option<Color>,
+    /// Whether Black's side of the board is at the bottom: for a person playing Black.
+    flipped: bool,
 }
 
 impl Drawing {
@@ -477,18 +479,24 @@ impl Drawing {
             dice: Dice::of_view(&view["dice"]),
             ending,
             draw_offer: colour_of(&view["draw_offer"]),
+            flipped: options.seat == Some(1),
         }
     }
 
-    /// The top left corner of `square`, White's first rank at the bottom.
-    fn corner(square: u8) -> (usize, usize) {
+    /// The top left corner of `square`: White's first rank at the bottom, or, for a person
+    /// playing Black, Black's.
+    fn corner(&self, square: u8) -> (usize, usize) {
         let (file, rank) = (usize::from(square % 8), usize::from(square / 8 % 8));
-        (MARGIN + file * SQUARE, (7 - rank) * SQUARE)
+        if self.flipped {
+            (MARGIN + (7 - file) * SQUARE, rank * SQUARE)
+        } else {
+            (MARGIN + file * SQUARE, (7 - rank) * SQUARE)
+        }
     }
 
     /// The centre of `square`.
-    fn centre(square: u8) -> (usize, usize) {
-        let (x, y) = Drawing::corner(square);
+    fn centre(&self, square: u8) -> (usize, usize) {
+        let (x, y) = self.corner(square);
         (x + SQUARE / 2, y + SQUARE / 2)
     }
 
@@ -562,7 +570,7 @@ impl Drawing {
     /// The squares, the last move's, the king in check and the coordinates.
     fn squares(&self, svg: &mut String) {
         for square in 0..64u8 {
-            let (x, y) = Drawing::corner(square);
+            let (x, y) = self.corner(square);
             let (file, rank) = (square % 8, square / 8);
             let fill = if (file + rank) % 2 == 0 { DARK } else { LIGHT };
             let _ = write!(
@@ -572,7 +580,7 @@ impl Drawing {
         }
         if let Some(last) = self.last {
             for square in [last.from, last.to] {
-                let (x, y) = Drawing::corner(square);
+                let (x, y) = self.corner(square);
                 let _ = write!(
                     svg,
                     r##"<rect x="{x}" y="{y}" width="{SQUARE}" height="{SQUARE}" fill="#9bc700" fill-opacity="0.41" class="last"/>"##
@@ -583,7 +591,7 @@ impl Drawing {
             let king =
                 (0..64u8).find(|&s| self.cells[usize::from(s)] == Some((self.side, Piece::King)));
             if let Some(king) = king {
-                let (cx, cy) = Drawing::centre(king);
+                let (cx, cy) = self.centre(king);
                 let _ = write!(
                     svg,
                     r##"<circle cx="{cx}" cy="{cy}" r="5" fill="#e53935" fill-opacity="0.35" class="check"/><circle cx="{cx}" cy="{cy}" r="3.4" fill="#e53935" fill-opacity="0.5"/>"##
@@ -591,8 +599,11 @@ impl Drawing {
             }
         }
         for i in 0..8u8 {
-            let at = MARGIN + usize::from(i) * SQUARE + SQUARE / 2;
-            let row = usize::from(7 - i) * SQUARE + SQUARE / 2 + 1;
+            // The labels follow the squares: file `i` and rank `i + 1` at their square's
+            // column and row, wherever the board is turned.
+            let (x, y) = self.corner(i * 9);
+            let at = x + SQUARE / 2;
+            let row = y + SQUARE / 2 + 1;
             let _ = write!(
                 svg,
                 r##"<text x="{at}" y="{y}" font-size="3.4" fill="#666" text-anchor="middle" class="coord">{file}</text><text x="{x}" y="{row}" font-size="3.4" fill="#666" text-anchor="middle" class="coord">{rank}</text>"##,
@@ -614,7 +625,7 @@ impl Drawing {
             let Some((colour, piece)) = cell else {
                 continue;
             };
-            let (cx, cy) = Drawing::centre(square);
+            let (cx, cy) = self.centre(square);
             let y = cy + 3;
             let solid = solid_glyph(piece);
             let name = name(square);
@@ -643,7 +654,7 @@ impl Drawing {
             })
         );
         if let (true, Some(last)) = (king_captured, self.last) {
-            let (cx, cy) = Drawing::centre(last.to);
+            let (cx, cy) = self.centre(last.to);
             let _ = write!(
                 svg,
                 r##"<circle cx="{cx}" cy="{cy}" r="4.6" fill="none" stroke="#d32f2f" stroke-width="0.8" class="captured"/>"##
@@ -660,7 +671,7 @@ impl Drawing {
         picks.sort_unstable();
         picks.dedup();
         for from in picks {
-            let (x, y) = Drawing::corner(from);
+            let (x, y) = self.corner(from);
             let piece = self.cells[usize::from(from)].map_or("piece", |(_, p)| piece_name(p));
             let name = name(from);
             let _ = write!(
@@ -669,8 +680,8 @@ impl Drawing {
             );
         }
         for mv in &self.moves {
-            let (x, y) = Drawing::corner(mv.to);
-            let (cx, cy) = Drawing::centre(mv.to);
+            let (x, y) = self.corner(mv.to);
+            let (cx, cy) = self.centre(mv.to);
             let (from, to) = (name(mv.from), name(mv.to));
             // A capture (or a target a piece stands on) is ringed; an empty square dotted.
             let mark = if self.cells[usize::from(mv.to)].is_some() {

@@ -288,6 +288,7 @@ mod tests {
                 BoardOptions {
                     hints: false,
                     playable: false,
+                    ..BoardOptions::default()
                 },
                 0,
                 0,
@@ -296,6 +297,7 @@ mod tests {
                 BoardOptions {
                     hints: true,
                     playable: false,
+                    ..BoardOptions::default()
                 },
                 2,
                 0,
@@ -304,6 +306,7 @@ mod tests {
                 BoardOptions {
                     hints: true,
                     playable: true,
+                    ..BoardOptions::default()
                 },
                 2,
                 2,
@@ -312,6 +315,7 @@ mod tests {
                 BoardOptions {
                     hints: false,
                     playable: true,
+                    ..BoardOptions::default()
                 },
                 0,
                 0,
@@ -332,7 +336,8 @@ mod tests {
                     &view,
                     BoardOptions {
                         hints: true,
-                        playable: true
+                        playable: true,
+                        ..BoardOptions::default()
                     }
                 )
                 .contains("aria-label=\"Play f4\"")
@@ -344,7 +349,8 @@ mod tests {
                     &view,
                     BoardOptions {
                         hints: true,
-                        playable: true
+                        playable: true,
+                        ..BoardOptions::default()
                     }
                 )
                 .contains("class=\"play\" data-action=\"29\"")

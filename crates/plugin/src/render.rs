@@ -12,6 +12,10 @@ pub struct BoardOptions {
     /// value, `19`) in a `data-action` attribute, which the page's script posts as the move's
     /// `action`. Has no effect without `hints`.
     pub playable: bool,
+    /// The seat of the person the board is drawn for, where they play in the leg, so that a
+    /// board may be drawn from their side (chess turns it round for Black); `None` for
+    /// spectators and replays.
+    pub seat: Option<u8>,
 }
 
 /// Draws a family's board for the web pages.

@@ -224,6 +224,9 @@ impl LegPanel {
                 let options = BoardOptions {
                     hints: active,
                     playable: mine,
+                    seat: you
+                        .and_then(|you| by_seat.iter().position(|&p| p == you))
+                        .and_then(|seat| u8::try_from(seat).ok()),
                 };
                 (
                     Some(board.svg(view, options)),

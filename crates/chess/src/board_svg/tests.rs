@@ -51,14 +51,17 @@ fn from_fen(variant: Variant, fen: &str, dice: &[[u8; 3]], moves: &[&str]) -> Va
 const STILL: BoardOptions = BoardOptions {
     hints: false,
     playable: false,
+    seat: None,
 };
 const LIVE: BoardOptions = BoardOptions {
     hints: true,
     playable: false,
+    seat: None,
 };
 const TO_PLAY: BoardOptions = BoardOptions {
     hints: true,
     playable: true,
+    seat: None,
 };
 
 fn svg(view: &Value, options: BoardOptions) -> String {
@@ -176,6 +179,7 @@ fn a_person_to_play_picks_a_piece_then_one_of_its_squares() {
         BoardOptions {
             hints: false,
             playable: true,
+            seat: None,
         },
     ] {
         let drawn = svg(&view, options);
@@ -443,5 +447,41 @@ fn san_is_shown_only_when_made_of_its_own_characters() {
     ];
     for (text, plain) in cases {
         assert_eq!(plain_san(text), plain, "{text:?}");
+    }
+}
+
+/// The height at which the piece on `square` is drawn.
+fn piece_height(svg: &str, square: &str) -> u32 {
+    svg.split(&format!("data-square=\"{square}\"><text x=\""))
+        .nth(1)
+        .and_then(|rest| rest.split("y=\"").nth(1))
+        .and_then(|rest| rest.split('"').next())
+        .and_then(|y| y.parse().ok())
+        .expect("the piece is drawn")
+}
+
+#[test]
+fn a_person_playing_black_sees_the_board_from_black_s_side() {
+    let view = standard(&[]);
+    for (seat, white_at_bottom) in [(None, true), (Some(0), true), (Some(1), false)] {
+        let svg = BoardSvg.svg(
+            &view,
+            BoardOptions {
+                seat,
+                ..BoardOptions::default()
+            },
+        );
+        let (white_king, black_king) = (piece_height(&svg, "e1"), piece_height(&svg, "e8"));
+        assert_eq!(white_king > black_king, white_at_bottom, "seat {seat:?}");
+        // The files run the other way too: the white king stands right of the queen from
+        // White's side and left of it from Black's.
+        let x = |square: &str| -> u32 {
+            svg.split(&format!("data-square=\"{square}\"><text x=\""))
+                .nth(1)
+                .and_then(|rest| rest.split('"').next())
+                .and_then(|x| x.parse().ok())
+                .expect("drawn")
+        };
+        assert_eq!(x("e1") > x("d1"), white_at_bottom, "seat {seat:?}");
     }
 }

@@ -55,14 +55,17 @@ const DOUBLE_THREE: [(u8, u8); 8] = [
 const LIVE: BoardOptions = BoardOptions {
     hints: true,
     playable: false,
+    seat: None,
 };
 const TO_PLAY: BoardOptions = BoardOptions {
     hints: true,
     playable: true,
+    seat: None,
 };
 const REPLAY: BoardOptions = BoardOptions {
     hints: false,
     playable: false,
+    seat: None,
 };
 
 #[test]
@@ -122,6 +125,7 @@ fn options_decide_hints_buttons_and_numbers() {
             BoardOptions {
                 hints: false,
                 playable: true,
+                seat: None,
             },
             0,
             0,
