@@ -60,6 +60,16 @@ pub(crate) enum Command {
         bot: BotId,
         reply: oneshot::Sender<Result<MatchSummary, ArenaError>>,
     },
+    Abort {
+        bot: BotId,
+        reply: oneshot::Sender<Result<MatchSummary, ArenaError>>,
+    },
+    Say {
+        bot: BotId,
+        room: live::ChatRoom,
+        text: String,
+        reply: oneshot::Sender<Result<(), ArenaError>>,
+    },
     /// A participant's presence may have changed.
     Presence,
     Snapshot {
@@ -596,6 +606,23 @@ impl Actor {
                     .step(|setup, progress, now| live::resign(setup, progress, bot, now))
                     .await;
                 let _ = reply.send(result.map(|()| self.summary()));
+            }
+            Command::Abort { bot, reply } => {
+                let result = self
+                    .step(|setup, progress, now| live::abort(setup, progress, bot, now))
+                    .await;
+                let _ = reply.send(result.map(|()| self.summary()));
+            }
+            Command::Say {
+                bot,
+                room,
+                text,
+                reply,
+            } => {
+                let result = self
+                    .step(|setup, progress, now| live::say(setup, progress, bot, room, &text, now))
+                    .await;
+                let _ = reply.send(result);
             }
             Command::Presence => self.advance_with(true).await,
             Command::Snapshot { reader, reply } => {

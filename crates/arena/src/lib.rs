@@ -52,7 +52,9 @@ pub use config::{ArenaConfig, TimeControl};
 pub use directory::{Bot, BotProfile, Environment};
 pub use error::{ArenaError, ErrorClass};
 pub use humans::{PERSON_PREFIX, PersonChallenge, QuickMatch, ROOM_ROUND};
-pub use live::{MoveNote, MoveReply, SeatChoice, TableTerms};
+pub use live::{
+    CHAT_MAX_CHARS, CHAT_MAX_LINES, ChatRoom, MoveNote, MoveReply, SeatChoice, TableTerms,
+};
 pub use log::{Participants, Reader};
 pub use matches::{BotStream, ChallengeRequest, TableRequest};
 pub use names::{BOT_NAME_RULE, NAME_MAX_CHARS, NAME_MIN_CHARS, NAME_RULE};
@@ -488,6 +490,34 @@ impl Arena {
     /// Resigns a match.
     pub async fn resign(&self, bot: &Bot, id: MatchId) -> Result<MatchSummary, ArenaError> {
         self.matches.resign(bot, id).await
+    }
+
+    /// Aborts a running match without a result, which a participant may do until every
+    /// participant has moved in it.
+    pub async fn abort(&self, bot: &Bot, id: MatchId) -> Result<MatchSummary, ArenaError> {
+        self.matches.abort(bot, id).await
+    }
+
+    /// Says a chat line in a match, to its players or to everyone watching it (see
+    /// [`ChatRoom`]).
+    pub async fn say(
+        &self,
+        bot: &Bot,
+        id: MatchId,
+        room: ChatRoom,
+        text: &str,
+    ) -> Result<(), ArenaError> {
+        self.matches.say(bot, id, room, text).await
+    }
+
+    /// Creates a challenge from `from`, who takes the seat `seat` says in the first leg.
+    pub async fn challenge_seated(
+        &self,
+        from: &Bot,
+        request: ChallengeRequest,
+        seat: SeatChoice,
+    ) -> Result<MatchSummary, ArenaError> {
+        self.matches.challenge(from, request, &[], seat).await
     }
 
     /// Who a bot is in a match: the participants it plays.

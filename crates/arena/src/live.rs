@@ -6,7 +6,7 @@
 //! match from its stored events after a restart.
 //!
 //! This module holds the match's data (its setup, legs and progress); `play` changes it by
-//! challenges and actions, `results` ends legs and matches, `clocks` acts as time passes, `presence` tracks who is gone,
+//! challenges and actions, `chat` adds what participants say, `results` ends legs and matches, `clocks` acts as time passes, `presence` tracks who is gone,
 //! `views` renders decisions, summaries and snapshots, and `replay` rebuilds a match.
 
 use std::sync::Arc;
@@ -31,6 +31,7 @@ use crate::snapshot::{
     MatchSummary, ParticipantSummary, Ranking, RatingChange, ResultRatings, TableSeats,
 };
 
+mod chat;
 mod clocks;
 mod play;
 mod presence;
@@ -38,6 +39,8 @@ mod replay;
 mod results;
 mod views;
 
+pub use chat::{CHAT_MAX_CHARS, CHAT_MAX_LINES, ChatRoom};
+pub(crate) use chat::{count_chat_line, say};
 pub(crate) use clocks::*;
 pub use play::MoveNote;
 pub(crate) use play::*;
@@ -474,6 +477,8 @@ pub(crate) struct Progress {
     first_turn_at: Vec<Option<i64>>,
     /// Whether each participant has moved.
     moved: Vec<bool>,
+    /// How many chat lines each participant has said.
+    chat_lines: Vec<usize>,
     /// Since when each participant has been gone while another was connected.
     absent_since: Vec<Option<i64>>,
     /// When each participant was last seen gone.

@@ -134,8 +134,9 @@ fn run(games: &Games, export: &MatchExport, checked: &mut Vec<String>) -> Result
         let p = event.payload_value();
         let now = event.at_ms;
         let step = match event.kind.as_str() {
-            // What a door or the ratings added beside the play is not the rules'.
-            "note" | "rated" => {
+            // What a door, the players or the ratings added beside the play is not the
+            // rules'.
+            "note" | "chat" | "rated" => {
                 if event.kind == "rated" {
                     trusted.push("rating changes".to_owned());
                 }

@@ -24,6 +24,7 @@ pub static FAMILY: Family = Family {
     house: Some(&crate::house::House),
     board: Some(&crate::board_svg::BoardSvg),
     points: None,
+    line: Some(&crate::line::Line),
 };
 
 /// The variants, in the order people see them.

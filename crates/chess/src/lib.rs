@@ -21,6 +21,7 @@ mod ending;
 mod family;
 mod game;
 pub mod house;
+mod line;
 pub mod san;
 pub mod standard;
 mod stored;

@@ -31,6 +31,7 @@ pub static FAMILY: Family = Family {
     house: Some(&House),
     board: None,
     points: None,
+    line: None,
 };
 
 /// The variants: the full thirteen-card game, and a five-card one that ends in five rounds.

@@ -35,6 +35,7 @@ pub static FAMILY: Family = Family {
     house: Some(&House),
     board: Some(&board::Board),
     points: Some(&points::Points),
+    line: None,
 };
 
 /// The variants, the default (`std`) first; every one is for two players.

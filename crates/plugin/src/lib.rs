@@ -19,6 +19,7 @@ mod clock;
 mod codec;
 mod decision;
 mod house;
+mod line;
 mod points;
 mod registry;
 mod render;
@@ -28,6 +29,7 @@ pub use clock::ClockPolicy;
 pub use codec::{ActionCodec, CodecError, JsonCodec};
 pub use decision::{DecisionContext, DecisionWriter, GENERIC_PROTOCOL, GenericDecisions, SeatView};
 pub use house::{Budget, HouseLevel, HousePlayer};
+pub use line::{LineEnd, MoveLine, VariantKey};
 pub use points::{Point, PointBoard, PointRefusal, Stone};
 pub use registry::{Games, Mode, UnknownMode};
 pub use render::{BoardOptions, BoardRenderer};
@@ -58,6 +60,9 @@ pub struct Family {
     /// The game seen as stones on the points of a square board, for families whose games
     /// are played so; dialects that speak of points serve only such games.
     pub points: Option<&'static dyn PointBoard>,
+    /// The game as a start position and a line of move tokens, for two-seat families whose
+    /// games are told so; dialects that speak of move lines serve only such games.
+    pub line: Option<&'static dyn MoveLine>,
 }
 
 impl Family {

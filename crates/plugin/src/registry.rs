@@ -236,6 +236,7 @@ mod tests {
             house: None,
             board: None,
             points: None,
+            line: None,
         }
     }
 

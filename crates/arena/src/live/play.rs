@@ -32,6 +32,7 @@ pub(crate) fn challenge(setup: &Setup, now_ms: i64) -> Progress {
         legs: Vec::new(),
         first_turn_at: vec![None; setup.seats()],
         moved: vec![false; setup.seats()],
+        chat_lines: vec![0; setup.seats()],
         absent_since: vec![None; setup.seats()],
         seen_gone_at: vec![None; setup.seats()],
         // House bots and the challenger itself accept at once; every other bot is asked.

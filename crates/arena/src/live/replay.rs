@@ -154,6 +154,20 @@ pub(crate) fn replay_observed(
                     merge_ratings(result, &change);
                 }
             }
+            // A line in the players' room is stored once per listener; the everyone's copy
+            // or the speaker's own counts it.
+            "chat" => {
+                let speaker = p["participant"]
+                    .as_u64()
+                    .and_then(|s| usize::try_from(s).ok());
+                let counted = match event.audience {
+                    Audience::Everyone => true,
+                    Audience::Participant(listener) => Some(usize::from(listener)) == speaker,
+                };
+                if let (Some(speaker), true) = (speaker, counted) {
+                    count_chat_line(&mut progress, speaker);
+                }
+            }
             _ => {}
         }
         progress.seq = event.seq;

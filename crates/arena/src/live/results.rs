@@ -199,6 +199,35 @@ pub(crate) fn resign(
     Ok(())
 }
 
+/// `bot` aborts a running match: no result and no rating, as if it had not been played.
+/// A match may be aborted only until every participant has moved in it, so that a bot whose
+/// opponent never shows up can leave, but no one can undo a game once both sides are in it.
+pub(crate) fn abort(
+    setup: &Setup,
+    progress: &mut Progress,
+    bot: BotId,
+    now_ms: i64,
+) -> Result<(), ArenaError> {
+    if setup
+        .participants_of(bot)
+        .iter(setup.seats())
+        .next()
+        .is_none()
+    {
+        return Err(ArenaError::NotParticipant);
+    }
+    if progress.status != MatchStatus::Running {
+        return Err(ArenaError::MatchNotRunning);
+    }
+    if progress.moved.iter().all(|&moved| moved) {
+        return Err(ArenaError::InvalidRequest(
+            "the match can no longer be aborted: every player has moved".to_owned(),
+        ));
+    }
+    close(setup, progress, MatchStatus::Aborted, "aborted", now_ms);
+    Ok(())
+}
+
 /// A participant of a match of more than two leaves it (`reason`: it resigned or its bot is
 /// gone) if the rules of every unfinished leg play on without it, taking its decisions with
 /// their defaults; returns whether it left. Otherwise nothing changes, and the caller ends

@@ -15,6 +15,7 @@ use crate::actor::Command;
 use crate::directory::Bot;
 use crate::fairness::checked_client_seed;
 use crate::live;
+use crate::live::ChatRoom;
 use crate::log::Reader;
 use crate::{ArenaError, Format, MoveReply, Opening, SeatChoice, TimeControl};
 
@@ -290,6 +291,35 @@ impl Matches {
             Err(ArenaError::MatchNotFound(_)) => self.closed_or_missing(id).await,
             other => other?,
         }
+    }
+
+    /// Aborts a running match before every participant has moved.
+    pub(crate) async fn abort(&self, bot: &Bot, id: MatchId) -> Result<MatchSummary, ArenaError> {
+        match self
+            .ask(id, |reply| Command::Abort { bot: bot.id, reply })
+            .await
+        {
+            Err(ArenaError::MatchNotFound(_)) => self.closed_or_missing(id).await,
+            other => other?,
+        }
+    }
+
+    /// Says a chat line in a match.
+    pub(crate) async fn say(
+        &self,
+        bot: &Bot,
+        id: MatchId,
+        room: ChatRoom,
+        text: &str,
+    ) -> Result<(), ArenaError> {
+        let text = text.to_owned();
+        self.ask(id, |reply| Command::Say {
+            bot: bot.id,
+            room,
+            text,
+            reply,
+        })
+        .await?
     }
 }
 

@@ -155,6 +155,7 @@ static STEPS: Family = Family {
     house: None,
     board: None,
     points: None,
+    line: None,
 };
 
 fn steps_match() -> (Setup, Progress) {

@@ -524,6 +524,105 @@ fn resigning_loses_the_match() {
 }
 
 #[test]
+fn a_match_may_be_aborted_only_until_every_participant_has_moved() {
+    let mut setup = setup(Format::Single, TimeControl::default());
+    let mut progress = challenge(&setup, T0);
+    accept(&mut setup, &mut progress, 2, false, String::new(), T0).expect("accept");
+    play_first(&setup, &mut progress, 0, T0 + 10);
+    let mut aborted = progress.clone();
+    abort(&setup, &mut aborted, 2, T0 + 20).expect("abortable after one side moved");
+    assert_eq!(aborted.status, MatchStatus::Aborted);
+    assert_eq!(json!(aborted.result)["reason"], json!("aborted"));
+    let rebuilt = replay(&setup, MatchStatus::Aborted, &aborted.fresh).expect("replay");
+    assert_eq!(rebuilt.result, aborted.result);
+    play_first(&setup, &mut progress, 0, T0 + 30);
+    assert!(matches!(
+        abort(&setup, &mut progress, 2, T0 + 40),
+        Err(ArenaError::InvalidRequest(_))
+    ));
+    assert_eq!(
+        abort(&setup, &mut progress, 99, T0 + 40),
+        Err(ArenaError::NotParticipant)
+    );
+}
+
+#[test]
+fn chat_lines_reach_their_room_and_are_counted_again_on_replay() {
+    let mut setup = setup(Format::Single, TimeControl::default());
+    let mut progress = challenge(&setup, T0);
+    assert_eq!(
+        say(&setup, &mut progress, 1, ChatRoom::Players, "hi", T0),
+        Err(ArenaError::MatchNotRunning)
+    );
+    accept(&mut setup, &mut progress, 2, false, String::new(), T0).expect("accept");
+    let before = progress.fresh.len();
+    say(
+        &setup,
+        &mut progress,
+        1,
+        ChatRoom::Players,
+        " good luck ",
+        T0 + 1,
+    )
+    .expect("say");
+    say(
+        &setup,
+        &mut progress,
+        2,
+        ChatRoom::Spectators,
+        "hello all",
+        T0 + 2,
+    )
+    .expect("say");
+    let said: Vec<(Audience, Value)> = progress.fresh[before..]
+        .iter()
+        .map(|e| (e.audience, e.payload_value()))
+        .collect();
+    assert_eq!(
+        said,
+        [
+            (
+                Audience::Participant(0),
+                json!({"participant": 0, "room": "players", "text": "good luck"})
+            ),
+            (
+                Audience::Participant(1),
+                json!({"participant": 0, "room": "players", "text": "good luck"})
+            ),
+            (
+                Audience::Everyone,
+                json!({"participant": 1, "room": "spectators", "text": "hello all"})
+            ),
+        ]
+    );
+    for bad in ["", "   ", "a\u{7}b", &"x".repeat(CHAT_MAX_CHARS + 1)] {
+        assert!(matches!(
+            say(&setup, &mut progress, 1, ChatRoom::Players, bad, T0),
+            Err(ArenaError::InvalidRequest(_))
+        ));
+    }
+    for _ in 1..CHAT_MAX_LINES {
+        say(
+            &setup,
+            &mut progress,
+            1,
+            ChatRoom::Spectators,
+            "again",
+            T0 + 3,
+        )
+        .expect("say");
+    }
+    let rebuilt = replay(&setup, MatchStatus::Running, &progress.fresh).expect("replay");
+    for mut p in [progress, rebuilt] {
+        assert!(matches!(
+            say(&setup, &mut p, 1, ChatRoom::Spectators, "once more", T0 + 4),
+            Err(ArenaError::InvalidRequest(_))
+        ));
+        say(&setup, &mut p, 2, ChatRoom::Spectators, "my turn", T0 + 4).expect("the other may");
+    }
+}
+
+#[test]
 fn replaying_the_events_rebuilds_the_match() {
     let mut setup = setup(Format::Paired, TimeControl::default());
     let mut progress = challenge(&setup, T0);
@@ -658,6 +757,7 @@ pub(super) static GOOFSPIEL: Family = Family {
     house: None,
     board: None,
     points: None,
+    line: None,
 };
 
 #[test]

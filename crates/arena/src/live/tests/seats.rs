@@ -629,6 +629,7 @@ static RELAY: Family = Family {
     house: None,
     board: None,
     points: None,
+    line: None,
 };
 
 #[test]
