@@ -15,9 +15,11 @@ pub(crate) fn games() -> Games {
 
 /// The dialects the server speaks besides its native API, each with the game it serves:
 /// FlipSight's dialect is Othello's; the Board Game Protocol serves every game played on a
-/// board's points, Gomoku when a request names none.
+/// board's points, Gomoku when a request names none; the Lichess dialect serves every game
+/// told as a line of moves, Chess when a challenge names no variant.
 pub(crate) fn dialects(games: &Games) -> Result<Dialects, UnknownGame> {
     Dialects::none()
         .with_flipsight(games, arbiter_othello_plugin::FAMILY.id())?
-        .with_bgp(games, arbiter_gomoku::FAMILY.id())
+        .with_bgp(games, arbiter_gomoku::FAMILY.id())?
+        .with_lichess(games, arbiter_chess::FAMILY.id())
 }

@@ -62,7 +62,7 @@ pub use ratings::{Standing, Tally};
 pub use seats::{GUEST_NAME_MAX_CHARS, table_guest_name};
 pub use snapshot::{
     Announcement, Decision, DecisionPage, EventPage, MatchExport, MatchResult, MatchSnapshot,
-    MatchSummary, StreamEvent,
+    MatchSummary, ParticipantSummary, StreamEvent,
 };
 pub use verify::Verdict;
 

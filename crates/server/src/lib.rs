@@ -11,6 +11,7 @@ pub mod dto;
 pub mod error;
 mod extract;
 mod flipsight;
+mod lichess;
 mod limits;
 mod openapi;
 mod routes;
@@ -47,6 +48,8 @@ pub struct AppState {
     /// The Board Game Protocol's translated event logs of the open matches it is asked
     /// about.
     bgp_feeds: std::sync::Arc<bgp::feed::Feeds>,
+    /// What the Lichess dialect keeps between requests.
+    lichess: std::sync::Arc<lichess::Hub>,
 }
 
 pub use limits::ServeLimits;
@@ -67,6 +70,8 @@ pub struct Dialects {
     /// The upstream providers the Board Game Protocol trusts to speak for agents; `None`
     /// trusts any.
     bgp_providers: Option<std::sync::Arc<[String]>>,
+    /// The games the Lichess dialect serves, if it is spoken.
+    lichess: Option<lichess::Served>,
 }
 
 /// A provider id for the Board Game Protocol's allow-list is not one word.
@@ -127,6 +132,48 @@ impl Dialects {
             bgp: Some(family),
             ..self
         })
+    }
+
+    /// These dialects, with the Lichess dialect spoken: it serves every two-seat game of
+    /// `games` (the arena's games) whose family tells its games as a line of move tokens, and
+    /// `default_game`, one of them, when a challenge names no variant.
+    pub fn with_lichess(self, games: &Games, default_game: &str) -> Result<Dialects, UnknownGame> {
+        let served = |family: &&'static Family| {
+            family.line.is_some() && family.setup.variants().iter().all(|v| v.max_seats == 2)
+        };
+        let families: Vec<&'static Family> = games.families().filter(served).collect();
+        let default = families
+            .iter()
+            .copied()
+            .find(|family| family.id() == default_game)
+            .ok_or_else(|| UnknownGame {
+                dialect: "The Lichess",
+                game: default_game.to_owned(),
+                runs: families
+                    .iter()
+                    .map(|family| family.id())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            })?;
+        let mut ordered = vec![default];
+        ordered.extend(families.into_iter().filter(|f| f.id() != default.id()));
+        Ok(Dialects {
+            lichess: Some(lichess::Served {
+                default,
+                families: ordered.into(),
+            }),
+            ..self
+        })
+    }
+
+    /// Whether the Lichess dialect is spoken.
+    pub fn speaks_lichess(&self) -> bool {
+        self.lichess.is_some()
+    }
+
+    /// The games the Lichess dialect serves.
+    pub(crate) fn lichess(&self) -> Option<&lichess::Served> {
+        self.lichess.as_ref()
     }
 
     /// These dialects, with `url` (`https://host[:port]`) as the server's public address in
@@ -245,6 +292,7 @@ pub fn app_with(arena: Arena, dialects: Dialects, limits: ServeLimits) -> Router
         limits: limits::Guard::new(limits),
         dialects,
         bgp_feeds: Default::default(),
+        lichess: Default::default(),
     };
     let (router, api) = router(arena.games());
     let document = api.to_pretty_json().unwrap_or_default();
@@ -252,6 +300,12 @@ pub fn app_with(arena: Arena, dialects: Dialects, limits: ServeLimits) -> Router
     // The Board Game Protocol's routes exist only where it is spoken.
     let router = if state.dialects.bgp_default().is_some() {
         router.merge(bgp::router())
+    } else {
+        router
+    };
+    // So do the Lichess dialect's, at the server's root as its clients need.
+    let router = if state.dialects.speaks_lichess() {
+        router.merge(lichess::router())
     } else {
         router
     };

@@ -335,12 +335,24 @@ impl Lines {
         }
     }
 
-    /// The next line as JSON; fails the test if none arrives within two seconds.
+    /// The next line that is not empty (a keep-alive), as JSON; fails the test if none
+    /// arrives within two seconds.
     pub(crate) async fn next(&mut self) -> Value {
+        loop {
+            let text = self.next_text().await;
+            if !text.is_empty() {
+                return serde_json::from_str(&text).expect("each line is one JSON object");
+            }
+        }
+    }
+
+    /// The next line as text, without its newline; fails the test if none arrives within
+    /// two seconds.
+    pub(crate) async fn next_text(&mut self) -> String {
         loop {
             if let Some(end) = self.buffer.iter().position(|&b| b == b'\n') {
                 let line: Vec<u8> = self.buffer.drain(..=end).collect();
-                return serde_json::from_slice(&line).expect("each line is one JSON object");
+                return String::from_utf8_lossy(&line[..end]).into_owned();
             }
             let chunk = tokio::time::timeout(Duration::from_secs(2), self.bytes.next())
                 .await

@@ -12,6 +12,7 @@ mod flipsight;
 mod gomoku;
 mod helpers;
 mod identity;
+mod lichess;
 mod lifecycle;
 mod matches;
 mod ratings;

@@ -23,6 +23,7 @@ fn goofspiel_without_house() -> &'static Family {
         house: None,
         board: family.board,
         points: family.points,
+        line: family.line,
     }))
 }
 
