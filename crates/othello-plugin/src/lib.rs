@@ -5,6 +5,7 @@
 //! board the web pages draw (`board.rs`).
 
 mod board;
+mod line;
 mod points;
 
 use std::time::Instant;
@@ -35,7 +36,7 @@ pub static FAMILY: Family = Family {
     house: Some(&House),
     board: Some(&board::Board),
     points: Some(&points::Points),
-    line: None,
+    line: Some(&line::Line),
 };
 
 /// The variants, the default (`std`) first; every one is for two players.

@@ -488,3 +488,55 @@ async fn an_anonymous_bot_plays_itself_and_the_house() {
     assert_eq!(start["game"]["id"], house.as_str());
     assert_eq!(start["game"]["opponent"]["username"], "house-greedy");
 }
+
+#[tokio::test]
+async fn othello_is_played_the_same_way_by_clients_that_take_any_variant() {
+    let app = app().await;
+    let mut tokens = Vec::new();
+    for name in ["Alpha", "Beta"] {
+        let body = json!({"name": name, "supported_variants": ["othello"]});
+        let created = app.post("/admin/bots", Some(ADMIN), body).await.expect(201);
+        tokens.push(created["token"].as_str().expect("token").to_owned());
+    }
+    let (a, b) = (&tokens[0], &tokens[1]);
+    let body =
+        json!({"clock.limit": 60, "clock.increment": 0, "color": "black", "variant": "othello"});
+    let id = li_json(&app, "/api/challenge/Beta", a, body)
+        .await
+        .expect(200)["id"]
+        .as_str()
+        .expect("id")
+        .to_owned();
+    li_post(&app, &format!("/api/challenge/{id}/accept"), b)
+        .await
+        .expect(200);
+    let mut stream = open(&app, &format!("/api/bot/game/stream/{id}"), a).await;
+    let full = stream.next().await;
+    assert_eq!(
+        (&full["variant"]["key"], &full["black"]["name"]),
+        (&json!("othello"), &json!("Alpha"))
+    );
+    assert_eq!(full["initialFen"], "startpos");
+    // The random opening's moves come first, from the usual start.
+    let opening: Vec<String> = full["state"]["moves"]
+        .as_str()
+        .expect("moves")
+        .split_whitespace()
+        .map(str::to_owned)
+        .collect();
+    assert_eq!(opening.len(), 8);
+    let turn = app.turns(id.parse().expect("id"), a).await;
+    let square = turn[0]["request"]["legal_moves"][0]
+        .as_i64()
+        .expect("a square");
+    let token = format!(
+        "{}{}",
+        char::from(b'a' + (square % 8) as u8),
+        square / 8 + 1
+    );
+    li_post(&app, &format!("/api/bot/game/{id}/move/{token}"), a)
+        .await
+        .expect(200);
+    let state = stream.next_of("gameState").await;
+    assert_eq!(state["moves"], format!("{} {token}", opening.join(" ")));
+}
