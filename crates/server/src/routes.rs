@@ -1,8 +1,8 @@
 //! The handlers of the native API v1.
 
 use arbiter_arena::{
-    ChallengeRequest, EventPage, MatchExport, MatchSnapshot, MatchStatus, MatchSummary, MoveReply,
-    TableRequest,
+    ArenaError, BotKind, ChallengeRequest, EventPage, MatchExport, MatchSnapshot, MatchStatus,
+    MatchSummary, MoveReply, TableRequest,
 };
 use axum::Json;
 use axum::extract::State;
@@ -313,6 +313,52 @@ pub(crate) async fn create_challenge(
     if query.format == OutputFormat::Text {
         return Ok(plain(StatusCode::CREATED, format!("{}\n", created.id)));
     }
+    Ok((StatusCode::CREATED, Json(created)).into_response())
+}
+
+/// Challenges a house bot by its level (`random`, `greedy`, `easy`, `medium`, `hard`): the
+/// match starts at once. The body is a challenge's without `opponent`, and may be left out.
+#[utoipa::path(post, path = "/api/v1/bot/challenge/house/{level}", tag = MATCHES, security(("bearer" = [])),
+    params(("level" = String, Path, description = "The house bot's level: its name without `house-`")),
+    request_body(content = ChallengeBody, description = "Optional; `opponent` is ignored"),
+    responses((status = 201, description = "The started match"),
+        (status = 404, body = ErrorBody, description = "`bot_not_found`: no house bot of that level"),
+        (status = 409, body = ErrorBody, description = "`bot_unavailable`, `unsupported_variant`, `bot_busy`, `site_bot_variant_matches_full`"),
+        (status = 429, body = ErrorBody, description = "`rate_limited`: too many pending challenges; see Retry-After")))]
+pub(crate) async fn challenge_house(
+    State(state): State<AppState>,
+    AuthBot(bot): AuthBot,
+    ApiPath(level): ApiPath<String>,
+    ApiJson(mut body): ApiJson<Value>,
+) -> ApiResult<Response> {
+    // The opponent is the path's: a body need not name one.
+    if let Value::Object(fields) = &mut body {
+        fields.insert("opponent".to_owned(), json!(null));
+    }
+    let body: ChallengeBody = serde_json::from_value(body).map_err(|e| {
+        ApiError::bad_request(
+            "invalid_json",
+            format!("the body is not the expected JSON: {e}"),
+        )
+    })?;
+    let house = state
+        .arena
+        .find_bot(&format!("house-{level}"))
+        .ok()
+        .filter(|house| house.kind == BotKind::House)
+        .ok_or_else(|| ArenaError::BotNotFound(format!("house-{level}")))?;
+    let request = ChallengeRequest {
+        opponent: house.name,
+        game: body.game.unwrap_or_else(|| default_game(&state)),
+        variant: body.variant,
+        format: body.format.into(),
+        time_control: body.time_control.into(),
+        rated: body.rated,
+        auto: false,
+        opening: body.opening.into(),
+        client_seed: body.client_seed,
+    };
+    let created = state.arena.challenge(&bot, request).await?;
     Ok((StatusCode::CREATED, Json(created)).into_response())
 }
 

@@ -540,3 +540,33 @@ async fn othello_is_played_the_same_way_by_clients_that_take_any_variant() {
     let state = stream.next_of("gameState").await;
     assert_eq!(state["moves"], format!("{} {token}", opening.join(" ")));
 }
+
+#[tokio::test]
+async fn the_native_api_challenges_a_house_bot_by_its_level() {
+    let app = app().await;
+    let (_, token) = app.anonymous().await;
+    let body = json!({"game": "chess", "variant": "dice", "format": "single"});
+    let started = app
+        .post("/bot/challenge/house/greedy", Some(&token), body)
+        .await
+        .expect(201);
+    assert_eq!(
+        (&started["status"], &started["bot_b"]["name"]),
+        (&json!("running"), &json!("house-greedy"))
+    );
+    assert_eq!(started["variant"], "dice");
+    let bare = app
+        .call(
+            Method::POST,
+            "/bot/challenge/house/random",
+            Some(&token),
+            None,
+        )
+        .await
+        .expect(201);
+    assert_eq!(bare["bot_b"]["name"], "house-random");
+    let unknown = app
+        .post("/bot/challenge/house/nobody", Some(&token), json!({}))
+        .await;
+    assert_eq!(unknown.status, 404);
+}
