@@ -23,3 +23,27 @@ pub(crate) fn dialects(games: &Games) -> Result<Dialects, UnknownGame> {
         .with_bgp(games, arbiter_gomoku::FAMILY.id())?
         .with_lichess(games, arbiter_chess::FAMILY.id())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_game_told_as_a_move_line_has_variant_keys_of_its_own() {
+        let mut keys = Vec::new();
+        for family in games().families() {
+            let Some(line) = family.line else { continue };
+            for variant in family.setup.variants() {
+                if let Some(key) = line.variant_key(variant.name) {
+                    assert!(!keys.contains(&key.key), "{} is given twice", key.key);
+                    keys.push(key.key);
+                }
+            }
+        }
+        assert!(
+            keys.contains(&"standard") && keys.contains(&"diceChess"),
+            "{keys:?}"
+        );
+        assert!(dialects(&games()).is_ok());
+    }
+}

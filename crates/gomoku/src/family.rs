@@ -24,7 +24,7 @@ pub static FAMILY: Family = Family {
     house: Some(&crate::house::House),
     board: Some(&crate::board_svg::Board),
     points: Some(&crate::points::Points),
-    line: None,
+    line: Some(&crate::line::Line),
 };
 
 /// One variant: its line for people and the rules it is played by.

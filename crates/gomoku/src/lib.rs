@@ -10,6 +10,7 @@ pub mod board;
 mod board_svg;
 mod family;
 mod house;
+mod line;
 mod openings;
 mod points;
 pub mod rules;

@@ -570,3 +570,44 @@ async fn the_native_api_challenges_a_house_bot_by_its_level() {
         .await;
     assert_eq!(unknown.status, 404);
 }
+
+#[tokio::test]
+async fn gomoku_stones_are_named_by_column_letter_and_row_number() {
+    let app = app().await;
+    let mut tokens = Vec::new();
+    for name in ["Alpha", "Beta"] {
+        let body = json!({"name": name, "supported_variants": ["gomoku"]});
+        let created = app.post("/admin/bots", Some(ADMIN), body).await.expect(201);
+        tokens.push(created["token"].as_str().expect("token").to_owned());
+    }
+    let (a, b) = (&tokens[0], &tokens[1]);
+    let body =
+        json!({"clock.limit": 60, "clock.increment": 0, "color": "white", "variant": "renju"});
+    let id = li_json(&app, "/api/challenge/Beta", a, body)
+        .await
+        .expect(200)["id"]
+        .as_str()
+        .expect("id")
+        .to_owned();
+    li_post(&app, &format!("/api/challenge/{id}/accept"), b)
+        .await
+        .expect(200);
+    let mut stream = open(&app, &format!("/api/bot/game/stream/{id}"), b).await;
+    let full = stream.next().await;
+    assert_eq!(
+        (&full["variant"]["key"], &full["black"]["name"]),
+        (&json!("renju"), &json!("Beta"))
+    );
+    li_post(&app, &format!("/api/bot/game/{id}/move/h8"), b)
+        .await
+        .expect(200);
+    assert_eq!(stream.next_of("gameState").await["moves"], "h8");
+    let snapshot = app.snapshot(id.parse().expect("id")).await;
+    assert_eq!(
+        snapshot["legs"][0]["view"]["board"][7]
+            .as_str()
+            .expect("row 8")
+            .find('X'),
+        Some(7)
+    );
+}
