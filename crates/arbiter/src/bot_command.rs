@@ -5,14 +5,14 @@ use std::time::Duration;
 
 use arbiter_connector::{
     Challenge, DEFAULT_GOMOCUP_MEMORY_MB, EngineSpec, Exit, FLIPSIGHT_TOKEN_VARIABLE, Games,
-    MAX_THINK_SECONDS, Options, TOKEN_VARIABLE,
+    MAX_THINK_SECONDS, Options, TOKEN_VARIABLE, UciOption,
 };
 use clap::{ArgGroup, Args};
 
 /// Options of `arbiter bot`. The token is read from `ARBITER_TOKEN` (or `FS_BOT_TOKEN`) only,
 /// never from a flag, so that it stays out of shell history and process lists.
 #[derive(Args)]
-#[command(group(ArgGroup::new("adapter").required(true).args(["engine", "practice", "nboard", "edax", "egaroucid", "gomocup"])))]
+#[command(group(ArgGroup::new("adapter").required(true).args(["engine", "practice", "nboard", "edax", "egaroucid", "gomocup", "uci"])))]
 pub(crate) struct BotArgs {
     /// The server's address, http:// or https://.
     #[arg(long, env = "ARBITER_SERVER", default_value = "http://127.0.0.1:8080")]
@@ -23,7 +23,7 @@ pub(crate) struct BotArgs {
     /// An engine speaking JSON lines: one request line per decision, one `{"move": …}` line back (for games other than Othello, the generic engine protocol's `{"action": …}`).
     #[arg(long, value_name = "COMMAND")]
     engine: Option<String>,
-    /// The games the engine plays, comma-separated: a game (othello, goofspiel) or game:variant (othello:std, goofspiel:standard); challenges for others are declined. Games other than Othello need --engine speaking the generic engine protocol (docs/engine-protocol.md), or, for gomoku, --gomocup [default: othello; gomoku with --gomocup]
+    /// The games the engine plays, comma-separated: a game (othello, goofspiel) or game:variant (othello:std, goofspiel:standard, chess:dice); challenges for others are declined. Games other than Othello need --engine speaking the generic engine protocol (docs/engine-protocol.md), or, for gomoku, --gomocup, or, for chess, --uci [default: othello; gomoku with --gomocup; chess (standard, chess960, dice) with --uci]
     #[arg(long, value_name = "LIST", value_parser = games_list)]
     games: Option<Games>,
     /// The built-in practice engine (plays the lowest-numbered legal square; unrated).
@@ -50,6 +50,12 @@ pub(crate) struct BotArgs {
     /// The memory a --gomocup brain is told it may use (INFO max_memory), in MiB; 0 for no limit [default: 350, Gomocup's tournament limit]
     #[arg(long, value_name = "MIB")]
     gomocup_memory: Option<u64>,
+    /// A chess engine speaking UCI, such as `/usr/games/stockfish` (chess only: standard, chess960 and dice).
+    #[arg(long, value_name = "COMMAND")]
+    uci: Option<String>,
+    /// An option for the --uci engine, sent as `setoption name NAME value VALUE` after `uci` (repeatable; NAME alone for a button).
+    #[arg(long, value_name = "NAME=VALUE", value_parser = uci_option, requires = "uci")]
+    uci_option: Vec<UciOption>,
     /// The longest the engine may think about one move, in seconds (at most 300; 0: only the clock limits it).
     #[arg(long, value_name = "S", default_value_t = 10.0)]
     max_think_seconds: f64,
@@ -70,10 +76,10 @@ pub(crate) struct BotArgs {
     /// Challenge this bot once signed in (a house bot such as house-easy, or any bot's name), play that match, then exit.
     #[arg(long, value_name = "NAME")]
     challenge: Option<String>,
-    /// The game of the --challenge match, one --games lists (default: the first it lists: othello, or gomoku with --gomocup).
+    /// The game of the --challenge match, one --games lists (default: the first it lists: othello, gomoku with --gomocup, chess with --uci).
     #[arg(long, value_name = "G", requires = "challenge")]
     game: Option<String>,
-    /// The variant of the --challenge match, one of its game's: std, anti, grand, octagon or reversi for othello; freestyle, standard, renju, swap2, … for gomoku (default: the variant --games names for the game, else the game's default: std, freestyle).
+    /// The variant of the --challenge match, one of its game's: std, anti, grand, octagon or reversi for othello; freestyle, standard, renju, swap2, … for gomoku; standard, chess960 or dice for chess (default: the variant --games names for the game, else the game's default: std, freestyle, standard).
     #[arg(long, value_name = "V", requires = "challenge")]
     variant: Option<String>,
     /// Stop after this many seconds, with exit code 3.
@@ -88,6 +94,13 @@ fn games_list(text: &str) -> Result<Games, String> {
     text.parse::<Games>().map_err(|error| {
         // The message names the option itself; clap names it again around it.
         error.to_string().trim_start_matches("--games: ").to_owned()
+    })
+}
+
+fn uci_option(text: &str) -> Result<UciOption, String> {
+    text.parse::<UciOption>().map_err(|error| {
+        // The message names the option itself; clap names it again around it.
+        error.to_string().trim_start_matches("--uci-option: ").to_owned()
     })
 }
 
@@ -138,6 +151,11 @@ impl BotArgs {
             }
         } else if let Some(path) = &self.egaroucid {
             EngineSpec::Egaroucid { path: path.clone() }
+        } else if let Some(command) = &self.uci {
+            EngineSpec::Uci {
+                command: command.clone(),
+                options: self.uci_option.clone(),
+            }
         } else if let Some(command) = &self.gomocup {
             EngineSpec::Gomocup {
                 command: command.clone(),
