@@ -98,10 +98,7 @@ fn games_list(text: &str) -> Result<Games, String> {
 }
 
 fn uci_option(text: &str) -> Result<UciOption, String> {
-    text.parse::<UciOption>().map_err(|error| {
-        // The message names the option itself; clap names it again around it.
-        error.to_string().trim_start_matches("--uci-option: ").to_owned()
-    })
+    text.parse::<UciOption>().map_err(|error| error.to_string())
 }
 
 fn short_name(text: &str) -> Result<String, String> {

@@ -80,13 +80,13 @@ pub struct UciOption {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum UciOptionError {
     /// `=VALUE` without a name.
-    #[error("--uci-option needs a name, as in NAME=VALUE (\"Skill Level=5\")")]
+    #[error("a UCI option needs a name, as in NAME=VALUE (\"Skill Level=5\")")]
     NoName,
     /// A line break would split the command into two.
-    #[error("--uci-option must be on one line")]
+    #[error("a UCI option must be on one line")]
     LineBreak,
     /// The name holds the words that split the command into name and value.
-    #[error("--uci-option: the name {0:?} must not contain the word \"value\" or \"name\"")]
+    #[error("the UCI option name {0:?} must not contain the word \"value\" or \"name\"")]
     Keyword(String),
 }
 
