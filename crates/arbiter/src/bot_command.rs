@@ -54,7 +54,7 @@ pub(crate) struct BotArgs {
     #[arg(long, value_name = "COMMAND")]
     uci: Option<String>,
     /// An option for the --uci engine, sent as `setoption name NAME value VALUE` after `uci` (repeatable; NAME alone for a button).
-    #[arg(long, value_name = "NAME=VALUE", value_parser = uci_option, requires = "uci")]
+    #[arg(long, value_name = "NAME=VALUE", value_parser = uci_option)]
     uci_option: Vec<UciOption>,
     /// The longest the engine may think about one move, in seconds (at most 300; 0: only the clock limits it).
     #[arg(long, value_name = "S", default_value_t = 10.0)]
@@ -127,6 +127,9 @@ impl BotArgs {
         }
         if self.gomocup_memory.is_some() && self.gomocup.is_none() {
             anyhow::bail!("--gomocup-memory only goes with --gomocup");
+        }
+        if !self.uci_option.is_empty() && self.uci.is_none() {
+            anyhow::bail!("--uci-option only goes with --uci");
         }
         if self.nboard_depth > 0 && self.nboard.is_none() && self.edax.is_none() {
             anyhow::bail!("--nboard-depth only goes with --nboard or --edax");
@@ -244,6 +247,38 @@ mod tests {
     struct Bot {
         #[command(flatten)]
         args: BotArgs,
+    }
+
+    #[test]
+    fn uci_engines_take_their_options_in_order() {
+        let parsed = |line: &[&str]| {
+            Bot::try_parse_from(std::iter::once(&"arbiter-bot").chain(line))
+                .ok()
+                .and_then(|bot| bot.args.engine().ok())
+        };
+        let option = |text: &str| text.parse::<UciOption>().expect("an option");
+        assert_eq!(
+            parsed(&[
+                "--uci",
+                "/usr/games/stockfish",
+                "--uci-option",
+                "Skill Level=3",
+                "--uci-option",
+                "Clear Hash"
+            ]),
+            Some(EngineSpec::Uci {
+                command: "/usr/games/stockfish".to_owned(),
+                options: vec![option("Skill Level=3"), option("Clear Hash")],
+            })
+        );
+        // An option needs --uci and a name; --uci is one adapter among the others.
+        for refused in [
+            &["--engine", "e", "--uci-option", "Hash=16"][..],
+            &["--uci", "stockfish", "--uci-option", "=16"],
+            &["--uci", "stockfish", "--gomocup", "brain"],
+        ] {
+            assert_eq!(parsed(refused), None, "{refused:?}");
+        }
     }
 
     #[test]

@@ -522,6 +522,58 @@ mod tests {
     }
 
     #[test]
+    fn a_uci_engine_plays_chess_alone_in_every_variant_or_those_listed() {
+        let uci = EngineSpec::Uci {
+            command: "stockfish".to_owned(),
+            options: Vec::new(),
+        };
+        assert_eq!(Games::default_for(&uci).describe(&uci), "chess");
+        let table: [(&str, Result<(), GamesError>); 3] = [
+            ("chess", Ok(())),
+            ("chess:standard,chess:dice", Ok(())),
+            (
+                "chess,othello",
+                Err(GamesError::ChessOnly {
+                    game: "othello".to_owned(),
+                }),
+            ),
+        ];
+        for (list, expected) in table {
+            let games: Games = list.parse().expect("a valid list");
+            assert_eq!(games.check(&uci), expected, "--games {list}");
+        }
+        // (--games, game, variant, accepted)
+        let table = [
+            (None, CHESS, "standard", true),
+            (None, CHESS, "chess960", true),
+            (None, CHESS, "dice", true),
+            (None, OTHELLO, "std", false),
+            (Some("chess:dice"), CHESS, "dice", true),
+            (Some("chess:dice"), CHESS, "standard", false),
+        ];
+        for (list, game, variant, accepted) in table {
+            let games = list.map_or_else(
+                || Games::default_for(&uci),
+                |list| list.parse().expect("a valid list"),
+            );
+            assert_eq!(
+                games.plays(&uci, game, variant),
+                accepted,
+                "--games {list:?}: {game} {variant}"
+            );
+        }
+        assert!(!"goofspiel".parse::<Games>().expect("a list").plays(
+            &uci,
+            "goofspiel",
+            "standard"
+        ));
+        assert_eq!(
+            Games::default_for(&uci).challenge_mode(&uci, None, Some("dice")),
+            Ok((CHESS.to_owned(), Some("dice".to_owned())))
+        );
+    }
+
+    #[test]
     fn a_challenge_is_to_the_game_asked_for_or_the_first_listed_and_only_one_played() {
         let gomocup = EngineSpec::Gomocup {
             command: "brain".to_owned(),

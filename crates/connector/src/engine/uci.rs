@@ -549,8 +549,16 @@ impl UciPool {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
+    /// The idle engine kept last, if one is still running (one that exited while idle is
+    /// dropped, which stops whatever is left of it).
     fn take(&self) -> Option<Running> {
-        self.idle().pop()
+        let mut idle = self.idle();
+        while let Some(mut running) = idle.pop() {
+            if !running.process.exited() {
+                return Some(running);
+            }
+        }
+        None
     }
 
     /// Keeps an idle engine for a later leg, telling the oldest `quit` when enough are kept.
