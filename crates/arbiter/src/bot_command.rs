@@ -5,14 +5,14 @@ use std::time::Duration;
 
 use arbiter_connector::{
     Challenge, DEFAULT_GOMOCUP_MEMORY_MB, EngineSpec, Exit, FLIPSIGHT_TOKEN_VARIABLE, Games,
-    MAX_THINK_SECONDS, Options, TOKEN_VARIABLE,
+    MAX_THINK_SECONDS, Options, TOKEN_VARIABLE, UciOption,
 };
 use clap::{ArgGroup, Args};
 
 /// Options of `arbiter bot`. The token is read from `ARBITER_TOKEN` (or `FS_BOT_TOKEN`) only,
 /// never from a flag, so that it stays out of shell history and process lists.
 #[derive(Args)]
-#[command(group(ArgGroup::new("adapter").required(true).args(["engine", "practice", "nboard", "edax", "egaroucid", "gomocup"])))]
+#[command(group(ArgGroup::new("adapter").required(true).args(["engine", "practice", "nboard", "edax", "egaroucid", "gomocup", "uci"])))]
 pub(crate) struct BotArgs {
     /// The server's address, http:// or https://.
     #[arg(long, env = "ARBITER_SERVER", default_value = "http://127.0.0.1:8080")]
@@ -23,7 +23,7 @@ pub(crate) struct BotArgs {
     /// An engine speaking JSON lines: one request line per decision, one `{"move": …}` line back (for games other than Othello, the generic engine protocol's `{"action": …}`).
     #[arg(long, value_name = "COMMAND")]
     engine: Option<String>,
-    /// The games the engine plays, comma-separated: a game (othello, goofspiel) or game:variant (othello:std, goofspiel:standard); challenges for others are declined. Games other than Othello need --engine speaking the generic engine protocol (docs/engine-protocol.md), or, for gomoku, --gomocup [default: othello; gomoku with --gomocup]
+    /// The games the engine plays, comma-separated: a game (othello, goofspiel) or game:variant (othello:std, goofspiel:standard, chess:dice); challenges for others are declined. Games other than Othello need --engine speaking the generic engine protocol (docs/engine-protocol.md), or, for gomoku, --gomocup, or, for chess, --uci [default: othello; gomoku with --gomocup; chess (standard, chess960, dice) with --uci]
     #[arg(long, value_name = "LIST", value_parser = games_list)]
     games: Option<Games>,
     /// The built-in practice engine (plays the lowest-numbered legal square; unrated).
@@ -50,6 +50,12 @@ pub(crate) struct BotArgs {
     /// The memory a --gomocup brain is told it may use (INFO max_memory), in MiB; 0 for no limit [default: 350, Gomocup's tournament limit]
     #[arg(long, value_name = "MIB")]
     gomocup_memory: Option<u64>,
+    /// A chess engine speaking UCI, such as `/usr/games/stockfish` (chess only: standard, chess960 and dice).
+    #[arg(long, value_name = "COMMAND")]
+    uci: Option<String>,
+    /// An option for the --uci engine, sent as `setoption name NAME value VALUE` after `uci` (repeatable; NAME alone for a button).
+    #[arg(long, value_name = "NAME=VALUE", value_parser = uci_option)]
+    uci_option: Vec<UciOption>,
     /// The longest the engine may think about one move, in seconds (at most 300; 0: only the clock limits it).
     #[arg(long, value_name = "S", default_value_t = 10.0)]
     max_think_seconds: f64,
@@ -70,10 +76,10 @@ pub(crate) struct BotArgs {
     /// Challenge this bot once signed in (a house bot such as house-easy, or any bot's name), play that match, then exit.
     #[arg(long, value_name = "NAME")]
     challenge: Option<String>,
-    /// The game of the --challenge match, one --games lists (default: the first it lists: othello, or gomoku with --gomocup).
+    /// The game of the --challenge match, one --games lists (default: the first it lists: othello, gomoku with --gomocup, chess with --uci).
     #[arg(long, value_name = "G", requires = "challenge")]
     game: Option<String>,
-    /// The variant of the --challenge match, one of its game's: std, anti, grand, octagon or reversi for othello; freestyle, standard, renju, swap2, … for gomoku (default: the variant --games names for the game, else the game's default: std, freestyle).
+    /// The variant of the --challenge match, one of its game's: std, anti, grand, octagon or reversi for othello; freestyle, standard, renju, swap2, … for gomoku; standard, chess960 or dice for chess (default: the variant --games names for the game, else the game's default: std, freestyle, standard).
     #[arg(long, value_name = "V", requires = "challenge")]
     variant: Option<String>,
     /// Stop after this many seconds, with exit code 3.
@@ -89,6 +95,10 @@ fn games_list(text: &str) -> Result<Games, String> {
         // The message names the option itself; clap names it again around it.
         error.to_string().trim_start_matches("--games: ").to_owned()
     })
+}
+
+fn uci_option(text: &str) -> Result<UciOption, String> {
+    text.parse::<UciOption>().map_err(|error| error.to_string())
 }
 
 fn short_name(text: &str) -> Result<String, String> {
@@ -118,6 +128,9 @@ impl BotArgs {
         if self.gomocup_memory.is_some() && self.gomocup.is_none() {
             anyhow::bail!("--gomocup-memory only goes with --gomocup");
         }
+        if !self.uci_option.is_empty() && self.uci.is_none() {
+            anyhow::bail!("--uci-option only goes with --uci");
+        }
         if self.nboard_depth > 0 && self.nboard.is_none() && self.edax.is_none() {
             anyhow::bail!("--nboard-depth only goes with --nboard or --edax");
         }
@@ -138,6 +151,11 @@ impl BotArgs {
             }
         } else if let Some(path) = &self.egaroucid {
             EngineSpec::Egaroucid { path: path.clone() }
+        } else if let Some(command) = &self.uci {
+            EngineSpec::Uci {
+                command: command.clone(),
+                options: self.uci_option.clone(),
+            }
         } else if let Some(command) = &self.gomocup {
             EngineSpec::Gomocup {
                 command: command.clone(),
@@ -229,6 +247,38 @@ mod tests {
     struct Bot {
         #[command(flatten)]
         args: BotArgs,
+    }
+
+    #[test]
+    fn uci_engines_take_their_options_in_order() {
+        let parsed = |line: &[&str]| {
+            Bot::try_parse_from(std::iter::once(&"arbiter-bot").chain(line))
+                .ok()
+                .and_then(|bot| bot.args.engine().ok())
+        };
+        let option = |text: &str| text.parse::<UciOption>().expect("an option");
+        assert_eq!(
+            parsed(&[
+                "--uci",
+                "/usr/games/stockfish",
+                "--uci-option",
+                "Skill Level=3",
+                "--uci-option",
+                "Clear Hash"
+            ]),
+            Some(EngineSpec::Uci {
+                command: "/usr/games/stockfish".to_owned(),
+                options: vec![option("Skill Level=3"), option("Clear Hash")],
+            })
+        );
+        // An option needs --uci and a name; --uci is one adapter among the others.
+        for refused in [
+            &["--engine", "e", "--uci-option", "Hash=16"][..],
+            &["--uci", "stockfish", "--uci-option", "=16"],
+            &["--uci", "stockfish", "--gomocup", "brain"],
+        ] {
+            assert_eq!(parsed(refused), None, "{refused:?}");
+        }
     }
 
     #[test]

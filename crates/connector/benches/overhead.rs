@@ -5,11 +5,14 @@
 //! A server runs in this process on its own runtime with a middleware that notes when each
 //! move request arrives; the connector runs on another runtime and reports when it read each
 //! answer. Both use the same monotonic clock. The engine is this benchmark's own executable,
-//! started as a JSON-lines engine that plays the first legal move, and the bot plays self-play
-//! matches so that every decision of both seats goes through the connector.
+//! started as a JSON-lines engine that plays the first legal move of Othello, or with
+//! `--engine uci` as a UCI engine that plays the first legal move of standard chess at once
+//! (`go` answered as soon as it is read), and the bot plays self-play matches so that every
+//! decision of both seats goes through the connector.
 //!
-//! Run with `cargo bench -p arbiter-connector --bench overhead` (`-- --decisions N --matches M`;
-//! the defaults are 4,000 decisions and one match at a time, at most 2 for the bot's limit).
+//! Run with `cargo bench -p arbiter-connector --bench overhead` (`-- --decisions N --matches M
+//! --engine json|uci`; the defaults are 4,000 decisions, one match at a time, at most 2 for the
+//! bot's limit, and the JSON-lines engine).
 
 use std::collections::HashMap;
 use std::io::{BufRead, Write};
@@ -36,8 +39,12 @@ const PROBES: u64 = 2_000;
 const ENGINE_VARIABLE: &str = "ARBITER_OVERHEAD_ENGINE";
 
 fn main() {
-    if std::env::var_os(ENGINE_VARIABLE).is_some() {
-        engine();
+    if let Some(kind) = std::env::var_os(ENGINE_VARIABLE) {
+        if kind == "uci" {
+            uci_engine();
+        } else {
+            engine();
+        }
         return;
     }
     let flag = |name: &str, default: usize| {
@@ -49,6 +56,10 @@ fn main() {
     };
     let decisions = flag("--decisions", 4_000);
     let matches = flag("--matches", 1);
+    let uci = std::env::args()
+        .skip_while(|arg| arg != "--engine")
+        .nth(1)
+        .is_some_and(|kind| kind == "uci");
     let arrivals: Arrivals = Arc::default();
     let (url, _server) = start_server(arrivals.clone());
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -56,7 +67,7 @@ fn main() {
         .enable_all()
         .build()
         .expect("runtime");
-    let timings = runtime.block_on(play(&url, decisions, matches));
+    let timings = runtime.block_on(play(&url, decisions, matches, uci));
     let probes = runtime.block_on(probe(&url));
     report(&timings, &probes, &arrivals.lock().expect("arrivals"));
 }
@@ -72,6 +83,45 @@ fn engine() {
         if writeln!(stdout, "{}", json!({"move": mv}))
             .and_then(|()| stdout.flush())
             .is_err()
+        {
+            return;
+        }
+    }
+}
+
+/// A UCI engine for standard chess: `position startpos moves …` replayed on a board, and `go`
+/// answered at once with the first legal move.
+fn uci_engine() {
+    use arbiter_chess::cozy_chess::Board;
+    use arbiter_chess::standard::{legal_moves, parse_uci, uci};
+    let stdin = std::io::stdin();
+    let mut stdout = std::io::stdout().lock();
+    let mut board = Board::default();
+    for line in stdin.lock().lines() {
+        let Ok(line) = line else { return };
+        let mut words = line.split_whitespace();
+        let reply = match words.next() {
+            Some("uci") => Some("id name overhead\nuciok".to_owned()),
+            Some("isready") => Some("readyok".to_owned()),
+            Some("position") => {
+                board = Board::default();
+                for text in words.skip_while(|word| *word != "moves").skip(1) {
+                    let mv = parse_uci(&board, text, false).expect("a legal move");
+                    board.play(mv);
+                }
+                None
+            }
+            Some("go") => Some(match legal_moves(&board).first() {
+                Some(&mv) => format!("bestmove {}", uci(&board, mv, false)),
+                None => "bestmove (none)".to_owned(),
+            }),
+            Some("quit") => return,
+            _ => None,
+        };
+        if let Some(reply) = reply
+            && writeln!(stdout, "{reply}")
+                .and_then(|()| stdout.flush())
+                .is_err()
         {
             return;
         }
@@ -96,7 +146,9 @@ fn start_server(arrivals: Arrivals) -> (String, std::thread::JoinHandle<()>) {
             let clock = ManualClock::new(1_795_900_000_000);
             let arena = Arena::start(
                 ArenaConfig::default(),
-                arbiter_arena::Games::new().with(&arbiter_othello_plugin::FAMILY),
+                arbiter_arena::Games::new()
+                    .with(&arbiter_othello_plugin::FAMILY)
+                    .with(&arbiter_chess::FAMILY),
                 Arc::new(clock),
                 Arc::new(store),
                 None,
@@ -162,8 +214,8 @@ async fn note_arrival(arrivals: Arrivals, request: Request, next: Next) -> Respo
 }
 
 /// Runs a connector playing `matches` self-play matches at a time until `decisions` moves are
-/// sent.
-async fn play(url: &str, decisions: usize, matches: usize) -> Vec<MoveTiming> {
+/// sent: Othello with the JSON-lines engine, or standard chess with the UCI engine (`uci`).
+async fn play(url: &str, decisions: usize, matches: usize, uci: bool) -> Vec<MoveTiming> {
     let client = arbiter_http_client::client();
     let minted: Value = client
         .post(format!("{url}/api/v1/bots/anon"))
@@ -177,8 +229,20 @@ async fn play(url: &str, decisions: usize, matches: usize) -> Vec<MoveTiming> {
     let token = minted["token"].as_str().expect("token").to_owned();
     let name = minted["bot"]["name"].as_str().expect("name").to_owned();
     let exe = std::env::current_exe().expect("own path");
-    let engine = EngineSpec::Json {
-        command: format!("{ENGINE_VARIABLE}=1 '{}'", exe.display()),
+    let (engine, challenge) = if uci {
+        let engine = EngineSpec::Uci {
+            command: format!("{ENGINE_VARIABLE}=uci '{}'", exe.display()),
+            options: Vec::new(),
+        };
+        (
+            engine,
+            json!({"opponent": name, "game": "chess", "variant": "standard"}),
+        )
+    } else {
+        let engine = EngineSpec::Json {
+            command: format!("{ENGINE_VARIABLE}=1 '{}'", exe.display()),
+        };
+        (engine, json!({"opponent": name}))
     };
     let (sender, mut timings) = tokio::sync::mpsc::unbounded_channel();
     let mut options = Options::new(url, &token, engine);
@@ -195,7 +259,7 @@ async fn play(url: &str, decisions: usize, matches: usize) -> Vec<MoveTiming> {
             let created = client
                 .post(format!("{url}/api/v1/challenges"))
                 .bearer_auth(&token)
-                .body(json!({"opponent": name}).to_string())
+                .body(challenge.to_string())
                 .send()
                 .await
                 .expect("challenge");

@@ -1,7 +1,7 @@
 //! The engine adapters: each turns a decision into a move. Othello's decisions are FlipSight's
 //! engine request, for any of the adapters; every other game's are the generic protocol's
 //! request, for the `--engine` command (`generic.rs`), or, for Gomoku, a Gomocup brain's
-//! commands (`gomocup.rs`).
+//! commands (`gomocup.rs`), or, for chess, a UCI engine's (`uci.rs`).
 
 mod depth;
 mod egaroucid;
@@ -10,6 +10,7 @@ mod ggf;
 pub(crate) mod gomocup;
 mod json;
 mod nboard;
+pub(crate) mod uci;
 
 use std::time::{Duration, Instant};
 
@@ -20,6 +21,7 @@ use serde_json::Value;
 use generic::{ActionError, GenericEngine, GenericRequest};
 use gomocup::{BrainPool, GomocupEngine, GomocupError};
 pub use nboard::find_edax_eval;
+use uci::{UciEngine, UciError, UciPool};
 
 use crate::EngineSpec;
 use crate::process::{EngineProcess, Program, ReadError};
@@ -72,6 +74,9 @@ pub(crate) enum Failure {
     /// A Gomocup brain's reply was malformed, off the board or not a legal action.
     #[error("{0}")]
     Gomocup(#[from] GomocupError),
+    /// A UCI engine did not complete its handshake, or gave no move in time.
+    #[error("{0}")]
+    Uci(#[from] UciError),
     /// The engine cannot play this game at all; asking again would not help.
     #[error("{0}")]
     Unsupported(String),
@@ -94,8 +99,11 @@ pub(crate) enum Engine {
     Practice,
     Nboard(nboard::NboardEngine),
     Egaroucid(Box<egaroucid::EgaroucidEngine>),
-    /// An adapter whose protocol knows no Othello (Gomocup's).
-    NotOthello(&'static str),
+    /// An adapter whose protocol knows no Othello (Gomocup's, UCI's), and the game it plays.
+    NotOthello {
+        adapter: &'static str,
+        plays: &'static str,
+    },
 }
 
 impl Engine {
@@ -136,7 +144,14 @@ impl Engine {
             EngineSpec::Egaroucid { path } => {
                 Engine::Egaroucid(Box::new(egaroucid::EgaroucidEngine::new(path, spare)))
             }
-            EngineSpec::Gomocup { .. } => Engine::NotOthello(spec.adapter_name()),
+            EngineSpec::Gomocup { .. } => Engine::NotOthello {
+                adapter: spec.adapter_name(),
+                plays: crate::GOMOKU,
+            },
+            EngineSpec::Uci { .. } => Engine::NotOthello {
+                adapter: spec.adapter_name(),
+                plays: crate::CHESS,
+            },
         }
     }
 
@@ -157,8 +172,8 @@ impl Engine {
                 Some(answered) => Ok(answered),
                 None => engine.decide(request, budget).await,
             },
-            Engine::NotOthello(adapter) => Err(Failure::Unsupported(format!(
-                "{adapter} engines play gomoku only, and this match is othello; the connector does not guess a move"
+            Engine::NotOthello { adapter, plays } => Err(Failure::Unsupported(format!(
+                "{adapter} engines play {plays} only, and this match is othello; the connector does not guess a move"
             ))),
         }
     }
@@ -170,7 +185,7 @@ impl Engine {
             Engine::Practice => None,
             Engine::Nboard(engine) => engine.process.take(),
             Engine::Egaroucid(engine) => engine.process.take(),
-            Engine::NotOthello(_) => None,
+            Engine::NotOthello { .. } => None,
         };
         if let Some(process) = process {
             process.stop().await;
@@ -274,18 +289,20 @@ pub(crate) struct Chosen {
 }
 
 /// A leg's engines: the adapter chosen for Othello, and the generic protocol's engine for
-/// every other game (or a Gomocup brain for Gomoku), each started at its first decision (a
-/// leg uses only one of them).
+/// every other game (or a Gomocup brain for Gomoku, or a UCI engine for chess), each started
+/// at its first decision (a leg uses only one of them).
 pub(crate) struct LegEngine {
     othello: Engine,
     generic: GenericEngine,
     gomocup: Option<GomocupEngine>,
+    uci: Option<UciEngine>,
 }
 
 impl LegEngine {
     /// The engines `spec` describes; no process starts yet. A Gomocup brain comes from
-    /// `brains` when one is idle there, and goes back there when the leg ends.
-    pub(crate) fn new(spec: &EngineSpec, brains: &BrainPool) -> LegEngine {
+    /// `brains` when one is idle there, and goes back there when the leg ends, and a UCI
+    /// engine likewise from and to `uci`.
+    pub(crate) fn new(spec: &EngineSpec, brains: &BrainPool, uci: &UciPool) -> LegEngine {
         let gomocup = match spec {
             EngineSpec::Gomocup {
                 command,
@@ -293,10 +310,17 @@ impl LegEngine {
             } => Some(GomocupEngine::new(command, *max_memory_mb, brains.clone())),
             _ => None,
         };
+        let uci = match spec {
+            EngineSpec::Uci { command, options } => {
+                Some(UciEngine::new(command, options, uci.clone()))
+            }
+            _ => None,
+        };
         LegEngine {
             othello: Engine::new(spec),
             generic: GenericEngine::new(spec),
             gomocup,
+            uci,
         }
     }
 
@@ -319,6 +343,14 @@ impl LegEngine {
                 })
             }
             Decision::Generic(request) => {
+                if let Some(engine) = &mut self.uci {
+                    let answer = engine.decide(request, budget).await?;
+                    return Ok(Chosen {
+                        action: Action::Generic(answer.action),
+                        at: answer.at,
+                        substitute: answer.substitute,
+                    });
+                }
                 let (action, at) = match &mut self.gomocup {
                     Some(brain) => brain.decide(request, budget).await?,
                     None => self.generic.decide(request, budget).await?,
@@ -339,14 +371,21 @@ impl LegEngine {
         if let Some(brain) = &mut self.gomocup {
             brain.restart().await;
         }
+        if let Some(engine) = &mut self.uci {
+            engine.restart().await;
+        }
     }
 
-    /// Stops every process, spares included; an idle Gomocup brain is kept for a later leg.
+    /// Stops every process, spares included; an idle Gomocup brain or UCI engine is kept for a
+    /// later leg.
     pub(crate) async fn stop(&mut self) {
         self.othello.stop().await;
         self.generic.restart().await;
         if let Some(brain) = &mut self.gomocup {
             brain.retire().await;
+        }
+        if let Some(engine) = &mut self.uci {
+            engine.retire().await;
         }
     }
 }
@@ -385,7 +424,7 @@ pub(crate) async fn first_answer(spec: &EngineSpec) -> Result<Duration, Failure>
     let process = match &mut engine {
         Engine::Nboard(engine) => engine.process.take(),
         Engine::Egaroucid(engine) => engine.process.take(),
-        Engine::Json(_) | Engine::Practice | Engine::NotOthello(_) => None,
+        Engine::Json(_) | Engine::Practice | Engine::NotOthello { .. } => None,
     };
     if let Some(process) = process {
         process.quit("quit", QUIT_PATIENCE).await;

@@ -27,7 +27,7 @@ pub(crate) fn report(options: &Options) -> Value {
 /// What the engine plays, as the server's keys: the Othello variants `--games` lists, by
 /// their bare names as before games other than Othello existed, and every other game listed
 /// as `game` or `game:variant`; for a Gomocup brain that plays no swap2 opening, Gomoku's
-/// other variants one by one. With nothing to report the engine's own Othello list is
+/// other variants one by one; for a UCI engine, chess as listed. With nothing to report the engine's own Othello list is
 /// reported, since the server takes no empty list; the connector then declines Othello
 /// challenges itself.
 fn reported_variants(options: &Options) -> Vec<String> {
@@ -56,7 +56,7 @@ fn reported_variants(options: &Options) -> Vec<String> {
             }
         }
     }
-    if options.engine.plays_generic() {
+    if options.engine.plays_generic() || matches!(options.engine, EngineSpec::Uci { .. }) {
         keys.extend(
             options
                 .games

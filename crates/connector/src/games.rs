@@ -6,7 +6,8 @@
 //! (`--engine`, `--nboard`, …) and only in the variants that adapter plays; every other game
 //! speaks the generic engine protocol, so it needs `--engine` (or the practice engine), except
 //! Gomoku, which a Gomocup brain (`--gomocup`) plays too, and only Gomoku: in its swap2
-//! variants only if it answers `SWAP2BOARD`.
+//! variants only if it answers `SWAP2BOARD`; and chess, which a UCI engine (`--uci`) plays too,
+//! and only chess, in all three variants.
 
 use std::fmt;
 use std::str::FromStr;
@@ -20,6 +21,8 @@ use crate::engine::gomocup::is_swap2;
 pub const OTHELLO: &str = "othello";
 /// The Gomoku family's game id, the one game Gomocup brains play.
 pub const GOMOKU: &str = "gomoku";
+/// The chess family's game id, the one game UCI engines play.
+pub const CHESS: &str = "chess";
 
 /// One entry of `--games`: a game, and a variant of it or every variant.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -88,6 +91,14 @@ pub enum GamesError {
         "--games: Gomocup engines play gomoku only; to play {game}, connect an engine speaking the generic engine protocol with --engine (see docs/engine-protocol.md)"
     )]
     GomokuOnly {
+        /// The game asked for.
+        game: String,
+    },
+    /// A game other than chess with a UCI engine.
+    #[error(
+        "--games: UCI engines play chess only; to play {game}, connect an engine speaking the generic engine protocol with --engine (see docs/engine-protocol.md)"
+    )]
+    ChessOnly {
         /// The game asked for.
         game: String,
     },
@@ -167,11 +178,12 @@ impl Games {
         }
     }
 
-    /// What the connector plays without `--games`: Gomoku with a Gomocup brain, Othello with
-    /// any other engine.
+    /// What the connector plays without `--games`: Gomoku with a Gomocup brain, chess with a
+    /// UCI engine, Othello with any other engine.
     pub fn default_for(engine: &EngineSpec) -> Games {
         match engine {
             EngineSpec::Gomocup { .. } => Games::only(GOMOKU),
+            EngineSpec::Uci { .. } => Games::only(CHESS),
             _ => Games::othello_only(),
         }
     }
@@ -194,10 +206,17 @@ impl Games {
     }
 
     /// Whether `engine` can play every entry: Othello variants its adapter plays, Gomoku only
-    /// for a Gomocup brain, and other games only through the generic protocol.
+    /// for a Gomocup brain, chess only for a UCI engine, and other games only through the
+    /// generic protocol.
     pub fn check(&self, engine: &EngineSpec) -> Result<(), GamesError> {
         for choice in &self.choices {
-            if matches!(engine, EngineSpec::Gomocup { .. }) {
+            if matches!(engine, EngineSpec::Uci { .. }) {
+                if choice.game != CHESS {
+                    return Err(GamesError::ChessOnly {
+                        game: choice.game.clone(),
+                    });
+                }
+            } else if matches!(engine, EngineSpec::Gomocup { .. }) {
                 if choice.game != GOMOKU {
                     return Err(GamesError::GomokuOnly {
                         game: choice.game.clone(),
@@ -243,6 +262,8 @@ impl Games {
                 ));
             }
             game == GOMOKU
+        } else if let EngineSpec::Uci { .. } = engine {
+            game == CHESS
         } else {
             engine.plays_generic()
         };
@@ -250,8 +271,8 @@ impl Games {
     }
 
     /// The game and variant of a `--challenge` match, from those asked for (`game`,
-    /// `variant`): the game defaults to the first one listed (Othello, or Gomoku for a Gomocup
-    /// brain, when `--games` is not given), the variant to the one the game's first entry
+    /// `variant`): the game defaults to the first one listed (Othello, Gomoku for a Gomocup
+    /// brain or chess for a UCI engine, when `--games` is not given), the variant to the one the game's first entry
     /// names, and `None` leaves it to the server (the game's default variant). Refused, with
     /// the reason, when the engine would not play that match.
     pub fn challenge_mode(
@@ -497,6 +518,58 @@ mod tests {
             games.with_swap2(false).describe(&gomocup),
             "gomoku:renju",
             "a swap2 variant it cannot play is not described"
+        );
+    }
+
+    #[test]
+    fn a_uci_engine_plays_chess_alone_in_every_variant_or_those_listed() {
+        let uci = EngineSpec::Uci {
+            command: "stockfish".to_owned(),
+            options: Vec::new(),
+        };
+        assert_eq!(Games::default_for(&uci).describe(&uci), "chess");
+        let table: [(&str, Result<(), GamesError>); 3] = [
+            ("chess", Ok(())),
+            ("chess:standard,chess:dice", Ok(())),
+            (
+                "chess,othello",
+                Err(GamesError::ChessOnly {
+                    game: "othello".to_owned(),
+                }),
+            ),
+        ];
+        for (list, expected) in table {
+            let games: Games = list.parse().expect("a valid list");
+            assert_eq!(games.check(&uci), expected, "--games {list}");
+        }
+        // (--games, game, variant, accepted)
+        let table = [
+            (None, CHESS, "standard", true),
+            (None, CHESS, "chess960", true),
+            (None, CHESS, "dice", true),
+            (None, OTHELLO, "std", false),
+            (Some("chess:dice"), CHESS, "dice", true),
+            (Some("chess:dice"), CHESS, "standard", false),
+        ];
+        for (list, game, variant, accepted) in table {
+            let games = list.map_or_else(
+                || Games::default_for(&uci),
+                |list| list.parse().expect("a valid list"),
+            );
+            assert_eq!(
+                games.plays(&uci, game, variant),
+                accepted,
+                "--games {list:?}: {game} {variant}"
+            );
+        }
+        assert!(!"goofspiel".parse::<Games>().expect("a list").plays(
+            &uci,
+            "goofspiel",
+            "standard"
+        ));
+        assert_eq!(
+            Games::default_for(&uci).challenge_mode(&uci, None, Some("dice")),
+            Ok((CHESS.to_owned(), Some("dice".to_owned())))
         );
     }
 

@@ -10,6 +10,7 @@ use tokio_util::sync::CancellationToken;
 use crate::MoveTiming;
 use crate::api::{Api, ApiError};
 use crate::engine::gomocup::BrainPool;
+use crate::engine::uci::UciPool;
 use crate::engine::{Action, Decision, LegEngine};
 
 /// Time kept off the clock for the trip to the server: a budget never reaches past the
@@ -71,6 +72,8 @@ pub(crate) struct LegContext {
     pub(crate) revoked: CancellationToken,
     /// Gomocup brains whose leg ended, kept for the next legs.
     pub(crate) brains: BrainPool,
+    /// UCI engines idle between legs (the start-up probe's, or those of ended legs).
+    pub(crate) uci: UciPool,
 }
 
 /// The budget for a decision: the per-move cap, but never past the clock less the margin.
@@ -95,7 +98,7 @@ pub(crate) async fn run(
     stop: CancellationToken,
 ) {
     let mut leg = Leg {
-        engine: LegEngine::new(&context.engine, &context.brains),
+        engine: LegEngine::new(&context.engine, &context.brains, &context.uci),
         context,
         refused: HashSet::new(),
         done: None,
@@ -459,6 +462,7 @@ mod tests {
             timings: None,
             revoked: CancellationToken::new(),
             brains: BrainPool::default(),
+            uci: UciPool::default(),
         };
         let turn = Turn::from_json(&goofspiel_turn()).expect("a generic turn");
         let (_turns, receiver) = watch::channel(Some(turn));

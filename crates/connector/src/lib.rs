@@ -7,12 +7,13 @@
 //! checks the answer, and submits it. Each leg of a match gets its own engine process, so both
 //! legs of a paired match are played at once.
 //!
-//! Engines are separate programs behind one of five adapters (see [`EngineSpec`]): FlipSight's
+//! Engines are separate programs behind one of six adapters (see [`EngineSpec`]): FlipSight's
 //! JSON lines (`--engine`), the NBoard protocol (`--nboard`, and `--edax` on top of it),
 //! Egaroucid's console commands (`--egaroucid`), the Gomocup protocol of Gomoku brains
-//! (`--gomocup`), or the built-in practice engine. Games other than Othello (`--games`) speak
-//! the generic engine protocol (`docs/engine-protocol.md`) with the `--engine` command, one JSON
-//! request line per decision and one `{"action": …}` line back, or Gomocup's commands;
+//! (`--gomocup`), UCI for chess engines (`--uci`), or the built-in practice engine. Games other
+//! than Othello (`--games`) speak the generic engine protocol (`docs/engine-protocol.md`) with
+//! the `--engine` command, one JSON request line per decision and one `{"action": …}` line
+//! back, or Gomocup's or UCI's commands;
 //! their decisions flow through the same legs as Othello's. An engine that
 //! fails (times out, answers garbage, plays an illegal move, dies) is restarted and asked again
 //! while the clock allows, and each decision's failures are reported together on one line; the
@@ -30,8 +31,9 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 pub use engine::find_edax_eval;
+pub use engine::uci::{UciOption, UciOptionError};
 pub use environment::detect_cpu_name;
-pub use games::{GOMOKU, GameChoice, Games, GamesError, OTHELLO};
+pub use games::{CHESS, GOMOKU, GameChoice, Games, GamesError, OTHELLO};
 
 /// The environment variable holding the bot's token.
 pub const TOKEN_VARIABLE: &str = "ARBITER_TOKEN";
@@ -84,12 +86,19 @@ pub enum EngineSpec {
         /// The memory it is told it may use (`INFO max_memory`), in MiB; 0 for no limit.
         max_memory_mb: u64,
     },
+    /// A chess engine speaking UCI (chess only, in all three variants).
+    Uci {
+        /// The command line, run by the system shell.
+        command: String,
+        /// The options set after `uci` (`--uci-option`), in order.
+        options: Vec<UciOption>,
+    },
 }
 
 impl EngineSpec {
     /// The Othello variants the engine can play: NBoard, Edax and Egaroucid know standard 8x8
     /// Othello only; JSON engines and the practice engine receive the server's legal moves and
-    /// so can play every variant; Gomocup brains play no Othello.
+    /// so can play every variant; Gomocup brains and UCI engines play no Othello.
     pub fn variants(&self) -> &'static [&'static str] {
         match self {
             EngineSpec::Json { .. } | EngineSpec::Practice => {
@@ -98,7 +107,7 @@ impl EngineSpec {
             EngineSpec::Nboard { .. } | EngineSpec::Edax { .. } | EngineSpec::Egaroucid { .. } => {
                 &["std"]
             }
-            EngineSpec::Gomocup { .. } => &[],
+            EngineSpec::Gomocup { .. } | EngineSpec::Uci { .. } => &[],
         }
     }
 
@@ -118,11 +127,12 @@ impl EngineSpec {
             EngineSpec::Edax { .. } => "Edax",
             EngineSpec::Egaroucid { .. } => "Egaroucid",
             EngineSpec::Gomocup { .. } => "Gomocup",
+            EngineSpec::Uci { .. } => "UCI",
         }
     }
 
     /// Whether one process of the engine is kept from move to move, and so started once at
-    /// start-up to check it (NBoard, Edax, Egaroucid, Gomocup).
+    /// start-up to check it (NBoard, Edax, Egaroucid, Gomocup, UCI).
     fn keeps_running(&self) -> bool {
         matches!(
             self,
@@ -130,6 +140,7 @@ impl EngineSpec {
                 | EngineSpec::Edax { .. }
                 | EngineSpec::Egaroucid { .. }
                 | EngineSpec::Gomocup { .. }
+                | EngineSpec::Uci { .. }
         )
     }
 
@@ -139,9 +150,10 @@ impl EngineSpec {
             EngineSpec::Practice => Some("practice"),
             EngineSpec::Edax { .. } => Some("Edax"),
             EngineSpec::Egaroucid { .. } => Some("Egaroucid"),
-            EngineSpec::Json { .. } | EngineSpec::Nboard { .. } | EngineSpec::Gomocup { .. } => {
-                None
-            }
+            EngineSpec::Json { .. }
+            | EngineSpec::Nboard { .. }
+            | EngineSpec::Gomocup { .. }
+            | EngineSpec::Uci { .. } => None,
         }
     }
 }
@@ -159,7 +171,7 @@ pub struct Options {
     /// The engine.
     pub engine: EngineSpec,
     /// The games (and variants) the engine plays: challenges for others are declined. By
-    /// default Othello, or Gomoku for a Gomocup brain.
+    /// default Othello, Gomoku for a Gomocup brain, or chess for a UCI engine.
     pub games: Games,
     /// The longest the engine may think about one move; `None` leaves only the clock.
     pub max_think: Option<Duration>,
@@ -209,8 +221,8 @@ impl Options {
 pub struct Challenge {
     /// The opponent's name (a house bot such as `house-easy`, or any bot's name).
     pub opponent: String,
-    /// The game; `None` for the first game `games` lists (Othello, or Gomoku for a Gomocup
-    /// brain, by default).
+    /// The game; `None` for the first game `games` lists (Othello, Gomoku for a Gomocup brain
+    /// or chess for a UCI engine, by default).
     pub game: Option<String>,
     /// The variant; `None` for the one the game's first entry in `games` names, else the
     /// game's default variant on the server.

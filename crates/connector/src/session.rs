@@ -95,17 +95,20 @@ pub(crate) async fn run(
             }
         },
     };
+    // A UCI engine checked at start-up is kept there, ready, for the first leg.
+    let uci = crate::engine::uci::UciPool::default();
     // Stopping during the check (it may take a minute) drops it, and with it the engine.
     tokio::select! {
         () = &mut shutdown => return Ok(Exit::Normal),
         () = &mut runtime_over => return Ok(Exit::MaxRuntime),
-        probe = check_engine(&options) => {
-            // A Gomocup brain names itself in ABOUT, and plays swap2 only if it says so.
-            if let Some(probe) = probe {
-                if options.engine_name.is_none() {
-                    options.engine_name = probe.name;
-                }
-                options.games = options.games.clone().with_swap2(probe.swap2);
+        checked = check_engine(&options, &uci) => {
+            // A Gomocup brain names itself in ABOUT, and plays swap2 only if it says so; a
+            // UCI engine names itself in `id name`.
+            if options.engine_name.is_none() {
+                options.engine_name = checked.name;
+            }
+            if let Some(swap2) = checked.swap2 {
+                options.games = options.games.clone().with_swap2(swap2);
             }
         }
     }
@@ -186,6 +189,7 @@ pub(crate) async fn run(
             timings: options.timings.clone(),
             revoked: CancellationToken::new(),
             brains: crate::engine::gomocup::BrainPool::default(),
+            uci,
         },
         me: my_id,
         games: options.games.clone(),
@@ -229,8 +233,9 @@ pub(crate) async fn run(
 /// its first start (Edax builds an opening book when it has none) does not eat a match's clock,
 /// and says how it went. JSON engines are not checked: they may be one-shot programs, started
 /// for every decision anyway. A Gomocup brain is asked its name and whether it plays swap2
-/// openings instead, which is returned.
-async fn check_engine(options: &Options) -> Option<crate::engine::gomocup::Probe> {
+/// openings instead, and a UCI engine its name and options (it is then kept in `uci`, ready
+/// for the first leg); what they say is returned.
+async fn check_engine(options: &Options, uci: &crate::engine::uci::UciPool) -> Checked {
     let name = options
         .engine_name
         .as_deref()
@@ -262,10 +267,20 @@ async fn check_engine(options: &Options) -> Option<crate::engine::gomocup::Probe
                 "{name} is ready; it does not answer SWAP2BOARD, so swap2 openings are declined"
             );
         }
-        return Some(probe);
+        return Checked {
+            name: probe.name,
+            swap2: Some(probe.swap2),
+        };
+    }
+    if let crate::EngineSpec::Uci {
+        command,
+        options: uci_options,
+    } = &options.engine
+    {
+        return check_uci(options, command, uci_options, uci).await;
     }
     if !options.engine.keeps_running() {
-        return None;
+        return Checked::default();
     }
     tracing::info!(
         "Starting {name} once before accepting matches, to check that it answers (Edax without an opening book builds one first, which can take a minute)"
@@ -279,7 +294,59 @@ async fn check_engine(options: &Options) -> Option<crate::engine::gomocup::Probe
             "{name} did not answer the start position ({failure}); matches are accepted anyway, and a failing engine is restarted at every decision"
         ),
     }
-    None
+    Checked::default()
+}
+
+/// What the start-up check learnt about the engine.
+#[derive(Default)]
+struct Checked {
+    /// The engine's own name (a Gomocup brain's `ABOUT`, a UCI engine's `id name`).
+    name: Option<String>,
+    /// Whether a Gomocup brain plays swap2 openings; `None` for other engines.
+    swap2: Option<bool>,
+}
+
+/// Starts a UCI engine once (`uci`, the options, `isready`), says what it found, and keeps it
+/// in `pool` for the first leg.
+async fn check_uci(
+    options: &Options,
+    command: &str,
+    uci_options: &[crate::UciOption],
+    pool: &crate::engine::uci::UciPool,
+) -> Checked {
+    let probe = match crate::engine::uci::probe(command, uci_options, pool).await {
+        Ok(probe) => probe,
+        Err(failure) => {
+            tracing::warn!(
+                "The UCI engine did not answer uci and isready ({failure}); matches are accepted anyway, and a failing engine is restarted at every decision"
+            );
+            return Checked::default();
+        }
+    };
+    let name = options
+        .engine_name
+        .as_deref()
+        .or(probe.name.as_deref())
+        .unwrap_or("the UCI engine");
+    for unknown in &probe.unknown_options {
+        tracing::warn!(
+            "{name} lists no option {unknown:?}; --uci-option {unknown}=… is sent anyway, and the engine may ignore it"
+        );
+    }
+    if !probe.chess960
+        && options
+            .games
+            .plays(&options.engine, crate::CHESS, "chess960")
+    {
+        tracing::warn!(
+            "{name} lists no UCI_Chess960 option, so it may not play Chess960 (castling as the king taking its rook); leave it out with --games chess:standard,chess:dice"
+        );
+    }
+    tracing::info!("{name} is ready");
+    Checked {
+        name: probe.name,
+        swap2: None,
+    }
 }
 
 /// A match being played.
@@ -480,6 +547,7 @@ impl Session {
         self.legs.close();
         self.legs.wait().await;
         self.context.brains.close().await;
+        self.context.uci.close().await;
     }
 }
 

@@ -41,6 +41,7 @@ fn games() -> arbiter_arena::Games {
         .with(&arbiter_othello_plugin::FAMILY)
         .with(&arbiter_goofspiel::FAMILY)
         .with(&arbiter_gomoku::FAMILY)
+        .with(&arbiter_chess::FAMILY)
 }
 
 pub(crate) struct Server {

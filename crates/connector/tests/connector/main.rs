@@ -8,3 +8,4 @@ mod harness;
 mod play;
 mod resilience;
 mod tls;
+mod uci;
