@@ -16,7 +16,7 @@ use crate::harness::*;
 const THINK: Duration = Duration::from_millis(60);
 
 /// The engine at `$variable` if set, else at `default`; `None` (with a notice) when it is not
-/// there.
+/// there, except in CI.
 fn installed(variable: Option<&str>, default: &str) -> Option<String> {
     let path = variable
         .and_then(|name| std::env::var(name).ok())
@@ -24,6 +24,12 @@ fn installed(variable: Option<&str>, default: &str) -> Option<String> {
         .unwrap_or_else(|| default.to_owned());
     let found = std::path::Path::new(&path).is_file();
     if !found {
+        // CI installs the engines (.ci/run): there, a missing one is a failure, never a skip.
+        assert_ne!(
+            std::env::var("CI").as_deref(),
+            Ok("true"),
+            "{path} is not installed, and CI must play it"
+        );
         eprintln!("{path} is not installed: skipping a test that plays it");
     }
     found.then_some(path)

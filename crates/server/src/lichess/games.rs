@@ -8,7 +8,7 @@ use arbiter_store::MatchId;
 use axum::Router;
 use axum::body::Body;
 use axum::extract::{Path, State};
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use bytes::Bytes;
@@ -66,6 +66,10 @@ struct GameStream {
     queue: std::collections::VecDeque<Bytes>,
     /// The final state was sent: the stream ends once its queue is empty.
     over: bool,
+    /// The bot's token, shown again with each keep-alive: a bot that holds only a game
+    /// stream, its event stream closed, stays present as long as it listens (and a token
+    /// rotated away ends the stream).
+    token: String,
 }
 
 /// `GET /api/bot/game/stream/{id}`.
@@ -73,7 +77,9 @@ async fn stream(
     State(state): State<AppState>,
     LiBot(bot): LiBot,
     Path(id): Path<String>,
+    headers: HeaderMap,
 ) -> LiResult<Response> {
+    let token = crate::bgp::bearer(&headers).unwrap_or_default().to_owned();
     let (id, reader, snapshot, game) = game_of(&state, Some(&bot), &id).await?;
     let full = render::game_full(&state, &game, &snapshot).await;
     let stream = GameStream {
@@ -91,6 +97,7 @@ async fn stream(
         over: snapshot.status != MatchStatus::Running,
         queue: [line(&full)].into(),
         state,
+        token,
     };
     // The first line is `gameFull`: it is queued before anything else is read.
     let body = futures::stream::unfold(stream, |mut stream| async move {
@@ -133,6 +140,7 @@ impl GameStream {
                 self.queue_state().await;
             }
             if self.queue.is_empty() && self.state.arena.now_ms() >= self.next_keepalive {
+                self.state.arena.authenticate(&self.token).ok()?;
                 self.queue.push_back(Bytes::from_static(b"\n"));
             }
         }

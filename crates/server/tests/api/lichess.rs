@@ -611,3 +611,32 @@ async fn gomoku_stones_are_named_by_column_letter_and_row_number() {
         Some(7)
     );
 }
+
+#[tokio::test]
+async fn a_bot_listening_to_its_game_stream_alone_stays_in_the_game() {
+    let app = app().await;
+    // Alpha stays connected by its event stream; Beta listens to its game alone.
+    let (a, b, id, _a_events, b_events) = started_game(&app, None).await;
+    drop(b_events);
+    let mut a_game = open(&app, &format!("/api/bot/game/stream/{id}"), &a).await;
+    let mut b_game = open(&app, &format!("/api/bot/game/stream/{id}"), &b).await;
+    li_post(&app, &format!("/api/bot/game/{id}/move/e2e4"), &a)
+        .await
+        .expect(200);
+    li_post(&app, &format!("/api/bot/game/{id}/move/e7e5"), &b)
+        .await
+        .expect(200);
+    for stream in [&mut a_game, &mut b_game] {
+        assert_eq!(stream.next().await["type"], "gameFull");
+        while stream.next_of("gameState").await["moves"] != "e2e4 e7e5" {}
+    }
+    // Longer than the arena waits for a player who is gone.
+    for _ in 0..10 {
+        app.advance(6_000).await;
+        for stream in [&mut a_game, &mut b_game] {
+            assert_eq!(stream.next_text().await, "");
+        }
+    }
+    let snapshot = app.snapshot(id.parse().expect("id")).await;
+    assert_eq!(snapshot["status"], "running");
+}
