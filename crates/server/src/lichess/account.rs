@@ -80,7 +80,7 @@ async fn playing(State(state): State<AppState>, LiBot(bot): LiBot) -> LiResult<R
         if snapshot.status != MatchStatus::Running {
             continue;
         }
-        if let Some(game) = served.game(snapshot.game, &snapshot.variant) {
+        if let Some(game) = served.game(snapshot.game, &snapshot.variant, snapshot.format) {
             now_playing.push(render::game_info(&state, &game, &snapshot, bot.id).await);
         }
     }

@@ -108,7 +108,7 @@ async fn create(
     let summary = state.arena.challenge_seated(&bot, request, seat).await?;
     state.lichess.remember_colour(summary.id, colour);
     let game = served
-        .game(summary.game, &summary.variant)
+        .game(summary.game, &summary.variant, summary.format)
         .ok_or_else(LiError::not_found)?;
     let json = render::challenge(&state, &game, &summary, bot.id, colour, false).await;
     Ok(axum::Json(json).into_response())

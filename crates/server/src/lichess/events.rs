@@ -91,7 +91,9 @@ impl EventStream {
         let StreamEvent::Match { about, summary, .. } = event else {
             return None;
         };
-        let game = self.served.game(summary.game, &summary.variant)?;
+        let game = self
+            .served
+            .game(summary.game, &summary.variant, summary.format)?;
         let state = &self.state;
         let id = summary.id;
         let kind: &'static str = match (about, summary.status) {

@@ -43,7 +43,7 @@ async fn game_of(
     let reader = state.arena.reader_for(id, bot);
     let snapshot = state.arena.snapshot(id, reader).await?;
     let game = served
-        .game(snapshot.game, &snapshot.variant)
+        .game(snapshot.game, &snapshot.variant, snapshot.format)
         .filter(|_| !snapshot.legs.is_empty())
         .ok_or_else(LiError::not_found)?;
     Ok((id, reader, snapshot, game))

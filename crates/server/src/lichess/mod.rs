@@ -23,7 +23,7 @@ mod render;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 
-use arbiter_arena::{ArenaError, Bot, ErrorClass, Family};
+use arbiter_arena::{ArenaError, Bot, ErrorClass, Family, Format};
 use arbiter_plugin::{MoveLine, VariantKey};
 use arbiter_store::MatchId;
 use axum::Router;
@@ -103,8 +103,13 @@ pub(crate) struct LineGame {
 }
 
 impl Served {
-    /// The dialect's view of a match in `game`'s `variant`, `None` when it does not serve it.
-    pub(crate) fn game(&self, game: &str, variant: &str) -> Option<LineGame> {
+    /// The dialect's view of a match in `game`'s `variant` played as `format`; `None` when
+    /// it does not serve it. A game here is one leg: matches of several legs (paired, with
+    /// the colours swapped) have no place in its clients' model and are left out.
+    pub(crate) fn game(&self, game: &str, variant: &str, format: Format) -> Option<LineGame> {
+        if format != Format::Single {
+            return None;
+        }
         let family = self.family(game)?;
         let line = family.line?;
         Some(LineGame {

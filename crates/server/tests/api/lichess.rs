@@ -640,3 +640,30 @@ async fn a_bot_listening_to_its_game_stream_alone_stays_in_the_game() {
     let snapshot = app.snapshot(id.parse().expect("id")).await;
     assert_eq!(snapshot["status"], "running");
 }
+
+#[tokio::test]
+async fn matches_of_several_legs_are_not_shown_to_lichess_clients() {
+    let app = app().await;
+    let a = chess_bot(&app, "Alpha").await;
+    let _b = chess_bot(&app, "Beta").await;
+    let mut events = open(&app, "/api/stream/event", &a).await;
+    let body = json!({"opponent": "Beta", "game": "chess", "format": "paired"});
+    let paired = app.post("/challenges", Some(&a), body).await.expect(201)["id"]
+        .as_i64()
+        .expect("id");
+    let body = json!({"opponent": "Beta", "game": "chess", "format": "single"});
+    let single = app.post("/challenges", Some(&a), body).await.expect(201)["id"]
+        .as_i64()
+        .expect("id");
+    let offered = events.next_of("challenge").await;
+    assert_eq!(offered["challenge"]["id"], single.to_string());
+    let stream = li(
+        &app,
+        Method::GET,
+        &format!("/api/bot/game/stream/{paired}"),
+        Some(&a),
+        None,
+    )
+    .await;
+    assert_eq!(stream.status, 404);
+}
