@@ -14,6 +14,7 @@ use serde_json::value::RawValue;
 
 use crate::Format;
 use crate::config::TimeControl;
+use crate::live::SeatChoice;
 
 /// A participant as readers see it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -130,6 +131,10 @@ pub struct MatchSummary {
     /// A table's seats.
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
     pub table: Option<TableSeats>,
+    /// The seat the challenger (`bot_a`) asked for in the first leg, for doors that show a
+    /// pending challenge's colours; not part of the native shapes.
+    #[serde(skip)]
+    pub challenger_seat: SeatChoice,
 }
 
 /// One leg as a reader may see it.

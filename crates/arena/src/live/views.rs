@@ -181,6 +181,7 @@ pub(crate) fn summary(setup: &Setup, progress: &Progress, now_ms: i64) -> MatchS
         server_now_ms: now_ms,
         participants: many.then(|| participant_list(setup)),
         table: table_seats(setup),
+        challenger_seat: setup.seat,
     }
 }
 

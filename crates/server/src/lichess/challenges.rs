@@ -106,7 +106,6 @@ async fn create(
         client_seed: None,
     };
     let summary = state.arena.challenge_seated(&bot, request, seat).await?;
-    state.lichess.remember_colour(summary.id, colour);
     let game = served
         .game(summary.game, &summary.variant, summary.format)
         .ok_or_else(LiError::not_found)?;

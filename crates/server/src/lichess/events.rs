@@ -124,10 +124,7 @@ impl EventStream {
                 Some(json!({"type": kind, "game": info}))
             }
             _ => {
-                let colour = state.lichess.colour(id).unwrap_or_else(|| {
-                    // A challenge made elsewhere gives the challenger the first seat.
-                    render::colour(game.line, 0)
-                });
+                let colour = render::challenger_colour(game.line, summary);
                 let declined = kind == "challengeDeclined";
                 let mut challenge =
                     render::challenge(state, &game, summary, self.bot.id, colour, declined).await;

@@ -121,8 +121,7 @@ impl Served {
 }
 
 /// What the dialect keeps between requests: which event stream of each bot is the live one,
-/// and what clients said that the arena does not keep (why a challenge was declined, the
-/// colour a challenger asked for).
+/// and why challenges were declined, which the arena does not keep.
 #[derive(Default)]
 pub(crate) struct Hub {
     inner: Mutex<HubInner>,
@@ -135,11 +134,10 @@ struct HubInner {
     next_stream: u64,
     /// Why challenges were declined, by challenge.
     decline_reasons: HashMap<MatchId, &'static str>,
-    /// The colour each challenger asked for, by challenge.
-    colours: HashMap<MatchId, &'static str>,
 }
 
-/// What a hub remembers of challenges at most; the oldest are forgotten first (ids grow).
+/// How many decline reasons a hub remembers at most; the oldest are forgotten first (ids
+/// grow).
 const REMEMBERED: usize = 10_000;
 
 impl Hub {
@@ -176,16 +174,6 @@ impl Hub {
 
     pub(crate) fn decline_reason(&self, id: MatchId) -> Option<&'static str> {
         self.lock().decline_reasons.get(&id).copied()
-    }
-
-    pub(crate) fn remember_colour(&self, id: MatchId, colour: &'static str) {
-        let mut inner = self.lock();
-        forget_oldest(&mut inner.colours);
-        inner.colours.insert(id, colour);
-    }
-
-    pub(crate) fn colour(&self, id: MatchId) -> Option<&'static str> {
-        self.lock().colours.get(&id).copied()
     }
 }
 

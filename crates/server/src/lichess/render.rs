@@ -3,7 +3,8 @@
 //! and `gameState`.
 
 use arbiter_arena::{
-    Bot, BotKind, MatchSnapshot, MatchStatus, MatchSummary, ParticipantSummary, TimeControl,
+    Bot, BotKind, MatchSnapshot, MatchStatus, MatchSummary, ParticipantSummary, SeatChoice,
+    TimeControl,
 };
 use arbiter_plugin::{LineEnd, MoveLine};
 use serde_json::{Map, Value, json};
@@ -158,6 +159,16 @@ pub(crate) fn colour_of_bot(
         .get(white)
         .is_some_and(|p| p.id == bot);
     if plays_white { "white" } else { "black" }
+}
+
+/// The colour the challenger of a match asked for: `random` where the arena draws it when
+/// the match starts.
+pub(crate) fn challenger_colour(line: &dyn MoveLine, summary: &MatchSummary) -> &'static str {
+    match summary.challenger_seat {
+        SeatChoice::First => colour(line, 0),
+        SeatChoice::Second => colour(line, 1),
+        SeatChoice::Random => "random",
+    }
 }
 
 /// A clock as a challenge's `timeControl` (seconds).

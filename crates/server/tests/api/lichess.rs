@@ -351,7 +351,11 @@ async fn a_declined_challenge_tells_the_challenger_why() {
     let a = chess_bot(&app, "Alpha").await;
     let b = chess_bot(&app, "Beta").await;
     let mut a_events = open(&app, "/api/stream/event", &a).await;
-    let id = challenge(&app, &a, "Beta", Some("chess960")).await;
+    let body = json!({"clock.limit": 60, "color": "black", "variant": "chess960"});
+    let created = li_json(&app, "/api/challenge/Beta", &a, body)
+        .await
+        .expect(200);
+    let id = created["id"].as_str().expect("id").to_owned();
     li_form(
         &app,
         &format!("/api/challenge/{id}/decline"),
@@ -363,6 +367,7 @@ async fn a_declined_challenge_tells_the_challenger_why() {
     let declined = a_events.next_of("challengeDeclined").await;
     assert_eq!(declined["challenge"]["declineReasonKey"], "variant");
     assert_eq!(declined["challenge"]["variant"]["key"], "chess960");
+    assert_eq!(declined["challenge"]["color"], "black");
     assert!(declined["challenge"]["declineReason"].is_string());
 
     let id = challenge(&app, &a, "Beta", None).await;
