@@ -296,19 +296,7 @@ pub(crate) async fn create_challenge(
             "opponent must be a bot name or id, or a list of 1 to 7 of them",
         ));
     };
-    let opponent = opponent.clone();
-    let game = body.game.unwrap_or_else(|| default_game(&state));
-    let request = ChallengeRequest {
-        opponent,
-        game,
-        variant: body.variant,
-        format: body.format.into(),
-        time_control: body.time_control.into(),
-        rated: body.rated,
-        auto: false,
-        opening: body.opening.into(),
-        client_seed: body.client_seed,
-    };
+    let request = challenge_request(&state, opponent.clone(), body);
     let created = state.arena.challenge_several(&bot, request, more).await?;
     if query.format == OutputFormat::Text {
         return Ok(plain(StatusCode::CREATED, format!("{}\n", created.id)));
@@ -347,9 +335,16 @@ pub(crate) async fn challenge_house(
         .ok()
         .filter(|house| house.kind == BotKind::House)
         .ok_or_else(|| ArenaError::BotNotFound(format!("house-{level}")))?;
-    let request = ChallengeRequest {
-        opponent: house.name,
-        game: body.game.unwrap_or_else(|| default_game(&state)),
+    let request = challenge_request(&state, house.name, body);
+    let created = state.arena.challenge(&bot, request).await?;
+    Ok((StatusCode::CREATED, Json(created)).into_response())
+}
+
+/// The arena's challenge to `opponent` that a challenge's body asks for.
+fn challenge_request(state: &AppState, opponent: String, body: ChallengeBody) -> ChallengeRequest {
+    ChallengeRequest {
+        opponent,
+        game: body.game.unwrap_or_else(|| default_game(state)),
         variant: body.variant,
         format: body.format.into(),
         time_control: body.time_control.into(),
@@ -357,9 +352,7 @@ pub(crate) async fn challenge_house(
         auto: false,
         opening: body.opening.into(),
         client_seed: body.client_seed,
-    };
-    let created = state.arena.challenge(&bot, request).await?;
-    Ok((StatusCode::CREATED, Json(created)).into_response())
+    }
 }
 
 /// The calling bot's open challenges and matches.

@@ -24,7 +24,12 @@ async fn app() -> TestApp {
 
 /// Registers a bot that plays chess; returns its token.
 async fn chess_bot(app: &TestApp, name: &str) -> String {
-    let body = json!({"name": name, "supported_variants": ["chess"]});
+    bot_playing(app, name, "chess").await
+}
+
+/// Registers a bot that plays `game`; returns its token.
+async fn bot_playing(app: &TestApp, name: &str, game: &str) -> String {
+    let body = json!({"name": name, "supported_variants": [game]});
     let created = app.post("/admin/bots", Some(ADMIN), body).await.expect(201);
     created["token"].as_str().expect("token").to_owned()
 }
@@ -89,6 +94,19 @@ async fn challenge(app: &TestApp, from: &str, to: &str, variant: Option<&str>) -
         .await
         .expect(200);
     created["id"].as_str().expect("id").to_owned()
+}
+
+/// `from` challenges the bot `to` (whose token is `to_token`) with `body`, which accepts;
+/// returns the game's id.
+async fn accepted(app: &TestApp, from: &str, to: &str, to_token: &str, body: Value) -> String {
+    let created = li_json(app, &format!("/api/challenge/{to}"), from, body)
+        .await
+        .expect(200);
+    let id = created["id"].as_str().expect("id").to_owned();
+    li_post(app, &format!("/api/challenge/{id}/accept"), to_token)
+        .await
+        .expect(200);
+    id
 }
 
 /// Two chess bots, A challenging B, B accepting; their tokens, the game's id and both
@@ -430,10 +448,7 @@ async fn started_game_again(app: &TestApp) -> (String, String, String, Lines, Li
     let a = chess_bot(app, "Gamma").await;
     let b = chess_bot(app, "Delta").await;
     let b_events = open(app, "/api/stream/event", &b).await;
-    let id = challenge(app, &a, "Delta", None).await;
-    li_post(app, &format!("/api/challenge/{id}/accept"), &b)
-        .await
-        .expect(200);
+    let id = accepted(app, &a, "Delta", &b, json!({"clock.limit": 120})).await;
     let a_events = open(app, "/api/stream/event", &a).await;
     (a, b, id, a_events, b_events)
 }
@@ -497,24 +512,11 @@ async fn an_anonymous_bot_plays_itself_and_the_house() {
 #[tokio::test]
 async fn othello_is_played_the_same_way_by_clients_that_take_any_variant() {
     let app = app().await;
-    let mut tokens = Vec::new();
-    for name in ["Alpha", "Beta"] {
-        let body = json!({"name": name, "supported_variants": ["othello"]});
-        let created = app.post("/admin/bots", Some(ADMIN), body).await.expect(201);
-        tokens.push(created["token"].as_str().expect("token").to_owned());
-    }
-    let (a, b) = (&tokens[0], &tokens[1]);
+    let a = &bot_playing(&app, "Alpha", "othello").await;
+    let b = &bot_playing(&app, "Beta", "othello").await;
     let body =
         json!({"clock.limit": 60, "clock.increment": 0, "color": "black", "variant": "othello"});
-    let id = li_json(&app, "/api/challenge/Beta", a, body)
-        .await
-        .expect(200)["id"]
-        .as_str()
-        .expect("id")
-        .to_owned();
-    li_post(&app, &format!("/api/challenge/{id}/accept"), b)
-        .await
-        .expect(200);
+    let id = accepted(&app, a, "Beta", b, body).await;
     let mut stream = open(&app, &format!("/api/bot/game/stream/{id}"), a).await;
     let full = stream.next().await;
     assert_eq!(
@@ -579,24 +581,11 @@ async fn the_native_api_challenges_a_house_bot_by_its_level() {
 #[tokio::test]
 async fn gomoku_stones_are_named_by_column_letter_and_row_number() {
     let app = app().await;
-    let mut tokens = Vec::new();
-    for name in ["Alpha", "Beta"] {
-        let body = json!({"name": name, "supported_variants": ["gomoku"]});
-        let created = app.post("/admin/bots", Some(ADMIN), body).await.expect(201);
-        tokens.push(created["token"].as_str().expect("token").to_owned());
-    }
-    let (a, b) = (&tokens[0], &tokens[1]);
+    let a = &bot_playing(&app, "Alpha", "gomoku").await;
+    let b = &bot_playing(&app, "Beta", "gomoku").await;
     let body =
         json!({"clock.limit": 60, "clock.increment": 0, "color": "white", "variant": "renju"});
-    let id = li_json(&app, "/api/challenge/Beta", a, body)
-        .await
-        .expect(200)["id"]
-        .as_str()
-        .expect("id")
-        .to_owned();
-    li_post(&app, &format!("/api/challenge/{id}/accept"), b)
-        .await
-        .expect(200);
+    let id = accepted(&app, a, "Beta", b, body).await;
     let mut stream = open(&app, &format!("/api/bot/game/stream/{id}"), b).await;
     let full = stream.next().await;
     assert_eq!(
