@@ -82,6 +82,9 @@ pub(crate) struct BotArgs {
     /// The variant of the --challenge match, one of its game's: std, anti, grand, octagon or reversi for othello; freestyle, standard, renju, swap2, … for gomoku; standard, chess960 or dice for chess (default: the variant --games names for the game, else the game's default: std, freestyle, standard).
     #[arg(long, value_name = "V", requires = "challenge")]
     variant: Option<String>,
+    /// Make the --challenge match one game rather than a paired match (two games, the colours swapped); bots on the Lichess dialect play only single games.
+    #[arg(long, requires = "challenge")]
+    single: bool,
     /// Stop after this many seconds, with exit code 3.
     #[arg(long, value_name = "S", allow_negative_numbers = true)]
     max_runtime: Option<f64>,
@@ -118,6 +121,7 @@ impl BotArgs {
             opponent,
             game: self.game.clone(),
             variant: self.variant.clone(),
+            single: self.single,
         })
     }
 
@@ -288,11 +292,20 @@ mod tests {
                 opponent: opponent.to_owned(),
                 game: game.map(str::to_owned),
                 variant: variant.map(str::to_owned),
+                single: false,
             })
         };
         // (the options after the engine's, the challenge, or None where clap refuses them)
-        let table: [(&[&str], Option<Option<Challenge>>); 5] = [
+        let table: [(&[&str], Option<Option<Challenge>>); 7] = [
             (&[], Some(None)),
+            (
+                &["--challenge", "house-easy", "--single"],
+                Some(Some(Challenge {
+                    single: true,
+                    ..challenge("house-easy", None, None).expect("a challenge")
+                })),
+            ),
+            (&["--single"], None),
             (
                 &[
                     "--challenge",

@@ -199,15 +199,19 @@ impl Api {
             .await
     }
 
-    /// Challenges `opponent` to `game` (in `variant`, else the game's default); returns the match
-    /// id.
+    /// Challenges `opponent` to `game` (in `variant`, else the game's default; one game when
+    /// `single`, else a paired match); returns the match id.
     pub(crate) async fn challenge(
         &self,
         opponent: &str,
         game: &str,
         variant: Option<&str>,
+        single: bool,
     ) -> Result<i64, ApiError> {
         let mut body = json!({"opponent": opponent, "game": game, "client_seed": client_seed()});
+        if single {
+            body["format"] = json!("single");
+        }
         if let Some(variant) = variant {
             body["variant"] = json!(variant);
         }

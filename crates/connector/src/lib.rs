@@ -227,6 +227,9 @@ pub struct Challenge {
     /// The variant; `None` for the one the game's first entry in `games` names, else the
     /// game's default variant on the server.
     pub variant: Option<String>,
+    /// Whether the match is one game rather than a paired match (two games, the colours
+    /// swapped, the server's default); bots on the Lichess dialect play only single games.
+    pub single: bool,
 }
 
 /// When one move went from the engine to the server.

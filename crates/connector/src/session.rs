@@ -140,7 +140,12 @@ pub(crate) async fn run(
                 why,
             })?;
         let id = api
-            .challenge(&challenge.opponent, &game, variant.as_deref())
+            .challenge(
+                &challenge.opponent,
+                &game,
+                variant.as_deref(),
+                challenge.single,
+            )
             .await
             .map_err(|error| ConnectorError::ChallengeRefused {
                 opponent: challenge.opponent.clone(),

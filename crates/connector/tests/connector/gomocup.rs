@@ -43,11 +43,13 @@ fn challenging_the_house(
     mut options: Options,
     game: Option<&str>,
     variant: Option<&str>,
+    single: bool,
 ) -> Options {
     options.challenge = Some(Challenge {
         opponent: "house-easy".to_owned(),
         game: game.map(str::to_owned),
         variant: variant.map(str::to_owned),
+        single,
     });
     options
 }
@@ -528,19 +530,19 @@ async fn a_balanced_openings_stones_reach_the_brain_first_in_its_first_board() {
 #[tokio::test]
 async fn challenge_plays_gomoku_against_a_house_bot_in_the_variant_named_or_the_default() {
     let Some(python) = python() else { return };
-    // (--game, --variant, the variant played)
+    // (--game, --variant, --single, the variant played)
     let table = [
-        (Some("gomoku"), Some("renju"), "renju"),
-        (None, Some("standard"), "standard"),
-        (None, None, "freestyle"),
+        (Some("gomoku"), Some("renju"), false, "renju"),
+        (None, Some("standard"), true, "standard"),
+        (None, None, false, "freestyle"),
     ];
-    for (game, variant, played) in table {
+    for (game, variant, single, played) in table {
         let server = Server::start().await;
         let dir = tempfile::tempdir().expect("temp dir");
         let log = dir.path().join("log");
         let token = server.mint("brain").await;
         let brain = brain_options(&server, &token, python, &log, "");
-        let mut options = challenging_the_house(brain, game, variant);
+        let mut options = challenging_the_house(brain, game, variant, single);
         let (timings, mut sent) = tokio::sync::mpsc::unbounded_channel();
         options.timings = Some(timings);
         let connector = Connector::start(options);
@@ -554,6 +556,8 @@ async fn challenge_plays_gomoku_against_a_house_bot_in_the_variant_named_or_the_
             "--game {game:?} --variant {variant:?}: {end}"
         );
         assert_eq!(end["participants"][1]["name"], "house-easy", "{end}");
+        let format = if single { "single" } else { "paired" };
+        assert_eq!(end["format"], format, "{end}");
         let rule = if played == "renju" {
             4
         } else {
@@ -577,7 +581,7 @@ async fn challenge_to_a_match_the_brain_would_not_play_is_not_sent() {
     for (game, variant) in table {
         let log = dir.path().join("log");
         let brain = brain_options(&server, &token, python, &log, "");
-        let options = challenging_the_house(brain, game, variant);
+        let options = challenging_the_house(brain, game, variant, false);
         let refused = tokio::time::timeout(
             PATIENCE,
             arbiter_connector::run(options, std::future::pending()),

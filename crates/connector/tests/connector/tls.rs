@@ -76,6 +76,7 @@ async fn the_connector_plays_over_https_with_the_servers_certificate_and_refuses
         opponent: "house-random".to_owned(),
         game: None,
         variant: None,
+        single: false,
     });
     let exit = tokio::time::timeout(
         PATIENCE,
