@@ -174,11 +174,25 @@ impl GameStream {
         };
         let state = render::game_state(&self.game, &snapshot);
         self.over = snapshot.status != MatchStatus::Running;
-        if state != self.last || self.over {
+        if !same_but_clocks(&state, &self.last) || self.over {
             self.queue.push_back(line(&state));
             self.last = state;
         }
     }
+}
+
+/// Whether two states differ at most in their clocks: the mover's runs, and is no news by
+/// itself.
+fn same_but_clocks(a: &Value, b: &Value) -> bool {
+    let without_clocks = |state: &Value| {
+        let mut state = state.clone();
+        if let Value::Object(fields) = &mut state {
+            fields.remove("wtime");
+            fields.remove("btime");
+        }
+        state
+    };
+    without_clocks(a) == without_clocks(b)
 }
 
 /// The decision `bot` has to make in a game now, as (leg, revision).
@@ -335,6 +349,16 @@ async fn export(State(state): State<AppState>, Path(id): Path<String>) -> LiResu
     Ok(response)
 }
 
+/// How a game ended, in the words of PGN's `Termination` tag.
+fn termination(status: &str) -> &'static str {
+    match status {
+        "created" | "started" => "Unterminated",
+        "outoftime" | "timeout" => "Time forfeit",
+        "aborted" | "noStart" => "Abandoned",
+        _ => "Normal",
+    }
+}
+
 /// A game as PGN.
 fn pgn(state: &AppState, game: &LineGame, snapshot: &MatchSnapshot) -> String {
     let line = game.line;
@@ -384,7 +408,7 @@ fn pgn(state: &AppState, game: &LineGame, snapshot: &MatchSnapshot) -> String {
             "TimeControl",
             format!("{}+{}", clock.initial_ms / 1000, clock.increment_ms / 1000),
         ),
-        ("Termination", status.to_owned()),
+        ("Termination", termination(status).to_owned()),
     ];
     let initial = line.initial_position(first_view);
     if initial != "startpos" {

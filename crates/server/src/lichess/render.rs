@@ -147,6 +147,25 @@ pub(crate) fn participant_of_colour(
     (seat_of_colour(line, colour) + first) % 2
 }
 
+/// `colour`'s clock in a match's last leg now, in milliseconds: the mover's runs, as the
+/// reference server counts it, so that a stream opened in the middle of a turn does not give
+/// back the time already spent; the other stands where its last turn left it.
+fn clock_now_ms(line: &dyn MoveLine, snapshot: &MatchSnapshot, colour: &str) -> i64 {
+    let seat = seat_of_colour(line, colour);
+    snapshot
+        .legs
+        .last()
+        .and_then(|leg| {
+            let moving = leg.to_move == Some((seat + leg.first_seat_participant) % 2);
+            match leg.remaining_ms {
+                Some(left) if moving => Some(left),
+                _ => leg.clocks_ms.get(seat).copied(),
+            }
+        })
+        .unwrap_or(snapshot.time_control.initial_ms)
+        .max(0)
+}
+
 /// The colour `bot` plays in a match (White for a bot playing itself).
 pub(crate) fn colour_of_bot(
     line: &dyn MoveLine,
@@ -252,12 +271,7 @@ pub(crate) async fn game_info(
     let to_move = leg.and_then(|leg| leg.to_move);
     let my_turn = snapshot.status == MatchStatus::Running
         && to_move.is_some_and(|p| snapshot.participants.get(p).is_some_and(|p| p.id == bot));
-    let clock_ms = leg
-        .and_then(|leg| {
-            let seat = seat_of_colour(line, colour);
-            leg.clocks_ms.get(seat).copied()
-        })
-        .unwrap_or(snapshot.time_control.initial_ms);
+    let clock_ms = clock_now_ms(line, snapshot, colour);
     let speed = speed(&snapshot.time_control);
     let (status, winner) = status(line, snapshot);
     let mut info = json!({
@@ -366,11 +380,7 @@ pub(crate) fn game_state(game: &LineGame, snapshot: &MatchSnapshot) -> Value {
     let line = game.line;
     let leg = snapshot.legs.last();
     let view = leg.map(|leg| &leg.view).unwrap_or(&Value::Null);
-    let clock = |colour: &str| {
-        leg.and_then(|leg| leg.clocks_ms.get(seat_of_colour(line, colour)).copied())
-            .unwrap_or(snapshot.time_control.initial_ms)
-            .max(0)
-    };
+    let clock = |colour: &str| clock_now_ms(line, snapshot, colour);
     let (status, winner) = status(line, snapshot);
     let offer = line.draw_offer(view).map(|seat| colour(line, seat.index()));
     let mut state = json!({

@@ -448,7 +448,8 @@ async fn started_game_again(app: &TestApp) -> (String, String, String, Lines, Li
     let a = chess_bot(app, "Gamma").await;
     let b = chess_bot(app, "Delta").await;
     let b_events = open(app, "/api/stream/event", &b).await;
-    let id = accepted(app, &a, "Delta", &b, json!({"clock.limit": 120})).await;
+    let body = json!({"clock.limit": 120, "color": "white"});
+    let id = accepted(app, &a, "Delta", &b, body).await;
     let a_events = open(app, "/api/stream/event", &a).await;
     (a, b, id, a_events, b_events)
 }
@@ -456,19 +457,26 @@ async fn started_game_again(app: &TestApp) -> (String, String, String, Lines, Li
 #[tokio::test]
 async fn dice_chess_states_carry_the_dice_and_micro_moves_go_one_at_a_time() {
     let app = app().await;
-    let (a, _, id, _, _) = started_game(&app, Some("diceChess")).await;
+    let (a, b, id, _, _) = started_game(&app, Some("diceChess")).await;
     let mut stream = open(&app, &format!("/api/bot/game/stream/{id}"), &a).await;
     let full = stream.next().await;
     assert_eq!(full["variant"]["key"], "diceChess");
     let state = &full["state"];
     assert_eq!(state["dice"]["rolled"].as_array().expect("dice").len(), 3);
     assert!(state["dfen"].as_str().expect("dfen").split(' ').count() == 7);
-    let turn = app.turns(id.parse().expect("id"), &a).await;
-    let legal = turn[0]["request"]["legal_actions"][0]
-        .as_str()
-        .expect("a micro-move")
-        .to_owned();
-    li_post(&app, &format!("/api/bot/game/{id}/move/{legal}"), &a)
+    // White's first dice may name only pieces that cannot move yet; then Black is to move.
+    let mut mover = None;
+    for token in [&a, &b] {
+        let turn = app.turns(id.parse().expect("id"), token).await;
+        if let Some(legal) = turn
+            .first()
+            .and_then(|t| t["request"]["legal_actions"][0].as_str())
+        {
+            mover = Some((token, legal.to_owned()));
+        }
+    }
+    let (token, legal) = mover.expect("someone is to move");
+    li_post(&app, &format!("/api/bot/game/{id}/move/{legal}"), token)
         .await
         .expect(200);
     let next = stream.next_of("gameState").await;
@@ -660,4 +668,21 @@ async fn matches_of_several_legs_are_not_shown_to_lichess_clients() {
     )
     .await;
     assert_eq!(stream.status, 404);
+}
+
+#[tokio::test]
+async fn a_stream_opened_during_a_turn_counts_the_time_the_mover_has_spent() {
+    let app = app().await;
+    let (a, b, id, _, _) = started_game(&app, None).await;
+    li_post(&app, &format!("/api/bot/game/{id}/move/e2e4"), &a)
+        .await
+        .expect(200);
+    app.advance(5_000).await;
+    let mut stream = open(&app, &format!("/api/bot/game/stream/{id}"), &b).await;
+    let state = &stream.next().await["state"];
+    // White's increment is on its clock; Black has spent five seconds of its turn.
+    assert_eq!(
+        (&state["wtime"], &state["btime"]),
+        (&json!(121_000), &json!(115_000))
+    );
 }
