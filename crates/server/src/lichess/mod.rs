@@ -43,6 +43,14 @@ use crate::bgp::bearer;
 /// a line, and the reference server sends an empty line every 7.
 pub(crate) const KEEPALIVE_MS: i64 = 6_000;
 
+/// A game of the dialect: its family, move line and variant key.
+#[derive(Clone, Copy)]
+pub(crate) struct LineGame {
+    pub(crate) family: &'static Family,
+    pub(crate) line: &'static dyn MoveLine,
+    pub(crate) key: VariantKey,
+}
+
 /// The games the dialect serves.
 #[derive(Clone, Debug)]
 pub(crate) struct Served {
@@ -53,6 +61,22 @@ pub(crate) struct Served {
 }
 
 impl Served {
+    /// The dialect's view of a match in `game`'s `variant` played as `format`; `None` when
+    /// it does not serve it. A game here is one leg: matches of several legs (paired, with
+    /// the colours swapped) have no place in its clients' model and are left out.
+    pub(crate) fn game(&self, game: &str, variant: &str, format: Format) -> Option<LineGame> {
+        if format != Format::Single {
+            return None;
+        }
+        let family = self.family(game)?;
+        let line = family.line?;
+        Some(LineGame {
+            family,
+            line,
+            key: line.variant_key(variant)?,
+        })
+    }
+
     /// The family and variant a client's variant key names (`None`: the default game's
     /// default variant); keys are compared without regard to case.
     pub(crate) fn mode_of_key(&self, key: Option<&str>) -> Option<(&'static Family, &'static str)> {
@@ -91,32 +115,6 @@ impl Served {
                     .filter_map(move |v| line?.variant_key(v.name).map(|k| k.key))
             })
             .collect()
-    }
-}
-
-/// A game of the dialect: its family, move line and variant key.
-#[derive(Clone, Copy)]
-pub(crate) struct LineGame {
-    pub(crate) family: &'static Family,
-    pub(crate) line: &'static dyn MoveLine,
-    pub(crate) key: VariantKey,
-}
-
-impl Served {
-    /// The dialect's view of a match in `game`'s `variant` played as `format`; `None` when
-    /// it does not serve it. A game here is one leg: matches of several legs (paired, with
-    /// the colours swapped) have no place in its clients' model and are left out.
-    pub(crate) fn game(&self, game: &str, variant: &str, format: Format) -> Option<LineGame> {
-        if format != Format::Single {
-            return None;
-        }
-        let family = self.family(game)?;
-        let line = family.line?;
-        Some(LineGame {
-            family,
-            line,
-            key: line.variant_key(variant)?,
-        })
     }
 }
 
