@@ -74,6 +74,8 @@ pub(crate) enum Command {
     Presence,
     Snapshot {
         reader: Reader,
+        /// Whether the reader's pending decisions come with it.
+        turns: bool,
         reply: oneshot::Sender<MatchSnapshot>,
     },
     /// The participant whose seat key hashes to `hash`, if any.
@@ -625,13 +627,18 @@ impl Actor {
                 let _ = reply.send(result);
             }
             Command::Presence => self.advance_with(true).await,
-            Command::Snapshot { reader, reply } => {
+            Command::Snapshot {
+                reader,
+                turns,
+                reply,
+            } => {
                 self.advance().await;
-                let _ = reply.send(live::snapshot(
+                let _ = reply.send(live::snapshot_with(
                     &self.setup,
                     &self.progress,
                     reader,
                     self.now(),
+                    turns,
                 ));
             }
             Command::SeatHolder { hash, reply } => {

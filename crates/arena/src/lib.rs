@@ -61,8 +61,8 @@ pub use names::{BOT_NAME_RULE, NAME_MAX_CHARS, NAME_MIN_CHARS, NAME_RULE};
 pub use ratings::{Standing, Tally};
 pub use seats::{GUEST_NAME_MAX_CHARS, table_guest_name};
 pub use snapshot::{
-    Announcement, Decision, DecisionPage, EventPage, MatchExport, MatchResult, MatchSnapshot,
-    MatchSummary, ParticipantSummary, StreamEvent,
+    Announcement, Decision, DecisionPage, EventPage, LegStatus, MatchExport, MatchResult,
+    MatchSnapshot, MatchSummary, ParticipantSummary, StreamEvent,
 };
 pub use verify::Verdict;
 
@@ -527,7 +527,18 @@ impl Arena {
 
     /// A match's state as `reader` may see it.
     pub async fn snapshot(&self, id: MatchId, reader: Reader) -> Result<MatchSnapshot, ArenaError> {
-        self.matches.snapshot(id, reader).await
+        self.matches.snapshot(id, reader, true).await
+    }
+
+    /// A match's state as `reader` may see it, without its pending decisions (`turns` is
+    /// `None`): for readers that tell whose turn it is from the legs, since building the
+    /// decisions' requests is most of a snapshot's cost.
+    pub async fn snapshot_without_turns(
+        &self,
+        id: MatchId,
+        reader: Reader,
+    ) -> Result<MatchSnapshot, ArenaError> {
+        self.matches.snapshot(id, reader, false).await
     }
 
     /// The events after `since` that `reader` may see; waits up to `wait_ms` for one.

@@ -200,6 +200,19 @@ pub(crate) fn snapshot(
     reader: Reader,
     now_ms: i64,
 ) -> MatchSnapshot {
+    snapshot_with(setup, progress, reader, now_ms, true)
+}
+
+/// A match as `reader` may see it, with its pending decisions only `with_turns`: building
+/// them is most of a snapshot's cost, and readers that know whose turn it is from the legs
+/// do without.
+pub(crate) fn snapshot_with(
+    setup: &Setup,
+    progress: &Progress,
+    reader: Reader,
+    now_ms: i64,
+    with_turns: bool,
+) -> MatchSnapshot {
     let ended = !progress.is_open();
     let legs = progress
         .legs
@@ -260,7 +273,7 @@ pub(crate) fn snapshot(
         server_now_ms: now_ms,
         table: table_seats(setup),
         you: seated.then(|| reader.participants.iter(setup.seats()).collect()),
-        turns: seated.then(|| {
+        turns: (seated && with_turns).then(|| {
             turns(setup, progress, reader.participants, now_ms, &|_, _, _| {
                 true
             })

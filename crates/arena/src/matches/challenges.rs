@@ -226,7 +226,7 @@ impl Matches {
                 .directory
                 .get(bots[0])
                 .ok_or_else(|| ArenaError::BotNotFound(bots[0].to_string()))?;
-            let snapshot = self.snapshot(id, Reader::SPECTATOR).await?;
+            let snapshot = self.snapshot(id, Reader::SPECTATOR, false).await?;
             let (game, variant) = (snapshot.game, &snapshot.variant);
             check_variant(&challenger, bot, game, variant)?;
             self.check_can_start(&challenger, bot, variant)?;

@@ -35,9 +35,14 @@ impl Matches {
         &self,
         id: MatchId,
         reader: Reader,
+        turns: bool,
     ) -> Result<MatchSnapshot, ArenaError> {
         match self
-            .ask(id, |reply| Command::Snapshot { reader, reply })
+            .ask(id, |reply| Command::Snapshot {
+                reader,
+                turns,
+                reply,
+            })
             .await
         {
             Err(ArenaError::MatchNotFound(_)) => self.rebuild(id).await,
@@ -231,7 +236,7 @@ impl Matches {
     pub(crate) async fn open_matches_of(&self, bot: BotId) -> Vec<MatchSnapshot> {
         let mut out = Vec::new();
         for id in self.registry.open_of(bot) {
-            if let Ok(snapshot) = self.snapshot(id, Reader::SPECTATOR).await {
+            if let Ok(snapshot) = self.snapshot(id, Reader::SPECTATOR, false).await {
                 out.push(snapshot);
             }
         }
@@ -294,7 +299,7 @@ impl Matches {
     pub(crate) async fn running_matches(&self, limit: usize) -> Vec<MatchSnapshot> {
         let mut out = Vec::new();
         for id in self.registry.running().into_iter().take(limit) {
-            if let Ok(snapshot) = self.snapshot(id, Reader::SPECTATOR).await {
+            if let Ok(snapshot) = self.snapshot(id, Reader::SPECTATOR, false).await {
                 out.push(snapshot);
             }
         }

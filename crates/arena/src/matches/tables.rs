@@ -129,7 +129,7 @@ impl Matches {
                 "only bots and people sit at tables".to_owned(),
             ));
         }
-        let table = self.snapshot(id, Reader::SPECTATOR).await?;
+        let table = self.snapshot(id, Reader::SPECTATOR, false).await?;
         if table.table.is_none() {
             return Err(ArenaError::MatchNotFound(id));
         }
@@ -186,7 +186,7 @@ impl Matches {
             if tables.len() == limit {
                 break;
             }
-            if let Ok(snapshot) = self.snapshot(id, Reader::SPECTATOR).await
+            if let Ok(snapshot) = self.snapshot(id, Reader::SPECTATOR, false).await
                 && snapshot.table.is_some()
                 && snapshot.status == MatchStatus::Pending
             {

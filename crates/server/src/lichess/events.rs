@@ -119,7 +119,7 @@ impl EventStream {
         match kind {
             "gameStart" | "gameFinish" => {
                 let reader = state.arena.reader_for(id, Some(&self.bot));
-                let snapshot = state.arena.snapshot(id, reader).await.ok()?;
+                let snapshot = state.arena.snapshot_without_turns(id, reader).await.ok()?;
                 let info = render::game_info(state, &game, &snapshot, self.bot.id).await;
                 Some(json!({"type": kind, "game": info}))
             }

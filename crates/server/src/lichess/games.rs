@@ -3,7 +3,9 @@
 //! chat, aborting, resigning, takebacks (never offered, so every answer is a no-op), and the
 //! export as PGN.
 
-use arbiter_arena::{ArenaError, Bot, ChatRoom, MatchSnapshot, MatchStatus, Reader, utc_datetime};
+use arbiter_arena::{
+    ArenaError, Bot, ChatRoom, LegStatus, MatchSnapshot, MatchStatus, Reader, utc_datetime,
+};
 use arbiter_store::MatchId;
 use axum::Router;
 use axum::body::Body;
@@ -41,7 +43,7 @@ async fn game_of(
     let served = served(state)?;
     let id = match_id(id)?;
     let reader = state.arena.reader_for(id, bot);
-    let snapshot = state.arena.snapshot(id, reader).await?;
+    let snapshot = state.arena.snapshot_without_turns(id, reader).await?;
     let game = served
         .game(snapshot.game, &snapshot.variant, snapshot.format)
         .filter(|_| !snapshot.legs.is_empty())
@@ -169,7 +171,12 @@ impl GameStream {
 
     /// Queues the game's state if it changed; the stream ends after the final one.
     async fn queue_state(&mut self) {
-        let Ok(snapshot) = self.state.arena.snapshot(self.id, self.reader).await else {
+        let Ok(snapshot) = self
+            .state
+            .arena
+            .snapshot_without_turns(self.id, self.reader)
+            .await
+        else {
             return;
         };
         let state = render::game_state(&self.game, &snapshot);
@@ -195,10 +202,17 @@ fn same_but_clocks(a: &Value, b: &Value) -> bool {
     without_clocks(a) == without_clocks(b)
 }
 
-/// The decision `bot` has to make in a game now, as (leg, revision).
-fn my_turn(snapshot: &MatchSnapshot) -> Option<(u8, u64)> {
-    let turn = snapshot.turns.as_ref()?.first()?;
-    Some((u8::try_from(turn.leg).ok()?, turn.revision))
+/// The leg and revision at which `bot` is to move in a game now: games told as a line of
+/// moves take turns, so the leg's mover says it without the decision's request.
+fn my_turn(snapshot: &MatchSnapshot, bot: i64) -> Option<(u8, u64)> {
+    if snapshot.status != MatchStatus::Running {
+        return None;
+    }
+    snapshot.legs.iter().find_map(|leg| {
+        let mover = snapshot.participants.get(leg.to_move?)?;
+        let mine = leg.status == LegStatus::Active && mover.id == bot;
+        mine.then(|| Some((u8::try_from(leg.leg).ok()?, leg.revision)))?
+    })
 }
 
 /// A refusal of a move: never a 429, which would make clients wait a minute.
@@ -224,7 +238,7 @@ async fn play(
         .line
         .action(&token)
         .ok_or_else(|| LiError::bad_request(format!("{token:?} is not a move of this game")))?;
-    let (leg, revision) = my_turn(&snapshot)
+    let (leg, revision) = my_turn(&snapshot, bot.id)
         .ok_or_else(|| LiError::bad_request("Not your turn, or game already over"))?;
     let reply = state
         .arena
