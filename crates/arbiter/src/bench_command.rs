@@ -2,7 +2,11 @@
 //! paired Othello matches over real HTTP (the NDJSON stream for turns, POSTs for moves), and
 //! reports moves per second, the latency from a move's POST to the opponent's `turn` line,
 //! the request rate of a trivial endpoint on the same server as the ceiling, and the
-//! server's memory per idle stream.
+//! server's memory per idle stream. With `--dialect lichess` the bots play chess through the
+//! Lichess dialect instead ([`lichess`]), and the latency is to the opponent's `gameState`
+//! line.
+
+mod lichess;
 
 use std::collections::{BTreeMap, HashMap};
 use std::io::{BufRead, BufReader};
@@ -13,7 +17,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
-use clap::Args;
+use clap::{Args, ValueEnum};
 use futures::{StreamExt, TryStreamExt};
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -22,9 +26,13 @@ use tokio::sync::{Notify, mpsc};
 /// Options of `arbiter bench`.
 #[derive(Args)]
 pub(crate) struct BenchArgs {
-    /// Paired matches played at the same time.
+    /// Paired matches played at the same time (with `--dialect lichess`: games, each between
+    /// its own two bots).
     #[arg(long, default_value_t = 500)]
     matches: usize,
+    /// The API the simulated bots speak.
+    #[arg(long, value_enum, default_value_t = Dialect::Native)]
+    dialect: Dialect,
     /// Seconds of play measured (after a short warm-up).
     #[arg(long, default_value_t = 20)]
     seconds: u64,
@@ -45,6 +53,26 @@ pub(crate) struct BenchArgs {
     /// beside the latencies (0 to skip).
     #[arg(long, default_value_t = 500)]
     fdatasync_samples: usize,
+}
+
+/// The API the simulated bots play through.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Dialect {
+    /// The native API: paired Othello matches, `/api/v1/stream` and `/api/v1/matches/{id}/moves`.
+    Native,
+    /// The Lichess Bot API: chess games from `/api/challenge/{name}`, each side on
+    /// `/api/bot/game/stream/{id}`, moves as `/api/bot/game/{id}/move/{uci}`.
+    Lichess,
+}
+
+impl Dialect {
+    /// The line that tells a bot of its opponent's move.
+    fn turn_line(self) -> &'static str {
+        match self {
+            Dialect::Native => "turn",
+            Dialect::Lichess => "gameState",
+        }
+    }
 }
 
 /// The administrator token of the servers the harness starts.
@@ -124,7 +152,8 @@ impl Server {
     }
 }
 
-/// When each move was posted, by (match, leg, revision after the move).
+/// When each move was posted, by (match, leg, revision after the move); in the Lichess
+/// dialect, by (game, 0, moves played after it).
 type SentMoves = HashMap<(i64, usize, u64), Instant>;
 
 /// CPU time a process has used, in seconds, from `/proc/<pid>/stat` (Linux; `self` for this
@@ -145,6 +174,12 @@ struct Stats {
     stop: AtomicBool,
     moves: AtomicU64,
     refused: AtomicU64,
+    /// Games that ended while measuring (the Lichess dialect's).
+    games: AtomicU64,
+    /// Failures of the simulated bots, each of which ends a bot's or a pair's play, and the
+    /// first one's message.
+    errors: AtomicU64,
+    first_error: std::sync::OnceLock<String>,
     /// Each latency sample with the second of the measurement it was taken in.
     latencies_us: Mutex<Vec<(u64, u32)>>,
     /// When each move was posted, sharded by match.
@@ -162,6 +197,57 @@ impl Stats {
     fn shard(&self, match_id: i64) -> &Mutex<SentMoves> {
         &self.sent[usize::try_from(match_id.rem_euclid(64)).unwrap_or(0)]
     }
+
+    /// When the move that `key` names was posted, forgotten as it is read.
+    fn take_sent(&self, key: (i64, usize, u64)) -> anyhow::Result<Option<Instant>> {
+        Ok(self
+            .shard(key.0)
+            .lock()
+            .map_err(|_| anyhow::anyhow!("poisoned"))?
+            .remove(&key))
+    }
+
+    /// Notes, while measuring, the latency of a move posted at `sent` whose line arrived now.
+    fn record(&self, sent: Instant) -> anyhow::Result<()> {
+        if !self.measuring.load(Ordering::Relaxed) {
+            return Ok(());
+        }
+        let us = u32::try_from(sent.elapsed().as_micros()).unwrap_or(u32::MAX);
+        let second = self
+            .measuring_from
+            .get()
+            .map_or(0, |from| from.elapsed().as_secs());
+        self.latencies_us
+            .lock()
+            .map_err(|_| anyhow::anyhow!("poisoned"))?
+            .push((second, us));
+        Ok(())
+    }
+
+    /// Counts a failure; the first one's message is kept for the report. Failures after the
+    /// measurement stopped are the harness tearing itself down, and are not counted.
+    fn note_error(&self, error: String) {
+        if self.stop.load(Ordering::Relaxed) {
+            return;
+        }
+        self.errors.fetch_add(1, Ordering::Relaxed);
+        let _ = self.first_error.set(error);
+    }
+}
+
+/// Spawns a simulated bot's task, counting its failure in `stats`: a bot whose connection
+/// failed would otherwise stop playing unseen, and the run report fewer moves than it should
+/// without saying why.
+fn spawn_reporting(
+    stats: &Arc<Stats>,
+    task: impl Future<Output = anyhow::Result<()>> + Send + 'static,
+) -> tokio::task::JoinHandle<()> {
+    let stats = stats.clone();
+    tokio::spawn(async move {
+        if let Err(error) = task.await {
+            stats.note_error(format!("{error:#}"));
+        }
+    })
 }
 
 /// Hands out evenly spaced send times for a paced run.
@@ -316,10 +402,7 @@ async fn run_bot(
     let mut listener = Connection::open(&address, &bot.token).await?;
     let mut posters = Vec::with_capacity(2);
     for _ in 0..2 {
-        let connection = Connection::open(&address, &bot.token).await?;
-        let (decisions, queue) = mpsc::unbounded_channel();
-        tokio::spawn(post_moves(connection, queue, stats.clone(), pacer.clone()));
-        posters.push(decisions);
+        posters.push(spawn_poster(&address, &bot.token, &stats, pacer.as_ref()).await?);
     }
     let (status, _) = listener.send("GET", "/api/v1/stream", "").await?;
     if status != 200 {
@@ -346,24 +429,8 @@ async fn run_bot(
             ) else {
                 continue;
             };
-            let sent = stats
-                .shard(id)
-                .lock()
-                .map_err(|_| anyhow::anyhow!("poisoned"))?
-                .remove(&(id, leg, revision));
-            if let Some(sent) = sent
-                && stats.measuring.load(Ordering::Relaxed)
-            {
-                let us = u32::try_from(sent.elapsed().as_micros()).unwrap_or(u32::MAX);
-                let second = stats
-                    .measuring_from
-                    .get()
-                    .map_or(0, |from| from.elapsed().as_secs());
-                stats
-                    .latencies_us
-                    .lock()
-                    .map_err(|_| anyhow::anyhow!("poisoned"))?
-                    .push((second, us));
+            if let Some(sent) = stats.take_sent((id, leg, revision))? {
+                stats.record(sent)?;
             }
             if stats.stop.load(Ordering::Relaxed) {
                 continue;
@@ -371,10 +438,9 @@ async fn run_bot(
             let mv = number_after(line, br#""legal_moves":["#).unwrap_or(-1);
             if let Some(poster) = posters.get(leg) {
                 let _ = poster.send(Decision {
-                    id,
-                    leg,
-                    revision,
-                    mv,
+                    key: (id, leg, revision + 1),
+                    path: format!("/api/v1/matches/{id}/moves"),
+                    body: format!(r#"{{"leg":{leg},"revision":{revision},"move":{mv}}}"#),
                 });
             }
         }
@@ -383,40 +449,48 @@ async fn run_bot(
     Ok(())
 }
 
-/// A move to play.
+/// A move to post: the request, and the key its opponent's line is found by in
+/// [`Stats::sent`].
 struct Decision {
-    id: i64,
-    leg: usize,
-    revision: u64,
-    mv: i64,
+    key: (i64, usize, u64),
+    path: String,
+    body: String,
 }
 
-/// Posts one leg's moves on its own connection, one at a time.
+/// Opens a connection of `token`'s and spawns [`post_moves`] on it; returns the queue of the
+/// moves it is to post.
+async fn spawn_poster(
+    address: &str,
+    token: &str,
+    stats: &Arc<Stats>,
+    pacer: Option<&Arc<Pacer>>,
+) -> anyhow::Result<mpsc::UnboundedSender<Decision>> {
+    let connection = Connection::open(address, token).await?;
+    let (decisions, queue) = mpsc::unbounded_channel();
+    spawn_reporting(
+        stats,
+        post_moves(connection, queue, stats.clone(), pacer.cloned()),
+    );
+    Ok(decisions)
+}
+
+/// Posts one leg's (or one Lichess bot's) moves on its own connection, one at a time.
 async fn post_moves(
     mut connection: Connection,
     mut queue: mpsc::UnboundedReceiver<Decision>,
     stats: Arc<Stats>,
     pacer: Option<Arc<Pacer>>,
 ) -> anyhow::Result<()> {
-    while let Some(Decision {
-        id,
-        leg,
-        revision,
-        mv,
-    }) = queue.recv().await
-    {
+    while let Some(Decision { key, path, body }) = queue.recv().await {
         if let Some(pacer) = &pacer {
             pacer.wait().await;
         }
-        let body = format!(r#"{{"leg":{leg},"revision":{revision},"move":{mv}}}"#);
         stats
-            .shard(id)
+            .shard(key.0)
             .lock()
             .map_err(|_| anyhow::anyhow!("poisoned"))?
-            .insert((id, leg, revision + 1), Instant::now());
-        let status = connection
-            .call("POST", &format!("/api/v1/matches/{id}/moves"), &body)
-            .await?;
+            .insert(key, Instant::now());
+        let status = connection.call("POST", &path, &body).await?;
         if status == 200 {
             if stats.measuring.load(Ordering::Relaxed) {
                 stats.moves.fetch_add(1, Ordering::Relaxed);
@@ -428,14 +502,19 @@ async fn post_moves(
     Ok(())
 }
 
-async fn register(client: &reqwest::Client, base: &str, name: String) -> anyhow::Result<String> {
-    let (status, body) = post(
-        client,
-        format!("{base}/admin/bots"),
-        ADMIN,
-        json!({"name": name}).to_string(),
-    )
-    .await?;
+/// Registers a bot through the admin API, offering `variants` (none: the server's default);
+/// returns its token.
+async fn register(
+    client: &reqwest::Client,
+    base: &str,
+    name: String,
+    variants: &[&str],
+) -> anyhow::Result<String> {
+    let mut bot = json!({"name": name});
+    if !variants.is_empty() {
+        bot["supported_variants"] = json!(variants);
+    }
+    let (status, body) = post(client, format!("{base}/admin/bots"), ADMIN, bot.to_string()).await?;
     if status != 201 {
         bail!("registering {name}: {status} {body}");
     }
@@ -447,11 +526,14 @@ async fn register_many(
     base: &str,
     prefix: &str,
     count: usize,
+    variants: &[&str],
 ) -> anyhow::Result<Vec<String>> {
-    futures::stream::iter((0..count).map(|i| register(client, base, format!("{prefix}{i}"))))
-        .buffered(64)
-        .try_collect()
-        .await
+    futures::stream::iter(
+        (0..count).map(|i| register(client, base, format!("{prefix}{i}"), variants)),
+    )
+    .buffered(64)
+    .try_collect()
+    .await
 }
 
 /// Plays matches between `a` and `b` until told to stop.
@@ -537,7 +619,11 @@ pub(crate) async fn run(args: BenchArgs) -> anyhow::Result<()> {
         .build()?;
     println!("server: {base} (pid {})", server.child.id());
 
-    let tokens = register_many(&client, &base, "bench-", 2 * args.matches).await?;
+    let variants: &[&str] = match args.dialect {
+        Dialect::Native => &[],
+        Dialect::Lichess => &[lichess::GAME],
+    };
+    let tokens = register_many(&client, &base, "bench-", 2 * args.matches, variants).await?;
     let stats = Arc::new(Stats::new());
     let pacer = args.rate.map(|rate| {
         Arc::new(Pacer {
@@ -546,35 +632,55 @@ pub(crate) async fn run(args: BenchArgs) -> anyhow::Result<()> {
             next: AtomicU64::new(0),
         })
     });
-    let bots: Vec<Arc<Bot>> = tokens
-        .into_iter()
-        .map(|token| {
-            Arc::new(Bot {
-                token,
-                finished: Notify::new(),
-            })
-        })
-        .collect();
     let mut tasks = Vec::new();
-    for bot in &bots {
-        tasks.push(tokio::spawn(run_bot(
-            address.clone(),
-            bot.clone(),
-            stats.clone(),
-            pacer.clone(),
-        )));
-    }
-    tokio::time::sleep(Duration::from_millis(500)).await;
-    for pair in 0..args.matches {
-        let (a, b) = (bots[2 * pair].clone(), bots[2 * pair + 1].clone());
-        tasks.push(tokio::spawn(run_pair(
-            client.clone(),
-            base.clone(),
-            a,
-            b,
-            format!("bench-{}", 2 * pair + 1),
-            stats.clone(),
-        )));
+    match args.dialect {
+        Dialect::Native => {
+            let bots: Vec<Arc<Bot>> = tokens
+                .into_iter()
+                .map(|token| {
+                    Arc::new(Bot {
+                        token,
+                        finished: Notify::new(),
+                    })
+                })
+                .collect();
+            for bot in &bots {
+                tasks.push(spawn_reporting(
+                    &stats,
+                    run_bot(address.clone(), bot.clone(), stats.clone(), pacer.clone()),
+                ));
+            }
+            tokio::time::sleep(Duration::from_millis(500)).await;
+            for pair in 0..args.matches {
+                let (a, b) = (bots[2 * pair].clone(), bots[2 * pair + 1].clone());
+                tasks.push(spawn_reporting(
+                    &stats,
+                    run_pair(
+                        client.clone(),
+                        base.clone(),
+                        a,
+                        b,
+                        format!("bench-{}", 2 * pair + 1),
+                        stats.clone(),
+                    ),
+                ));
+            }
+        }
+        Dialect::Lichess => {
+            for (pair, sides) in tokens.chunks_exact(2).enumerate() {
+                tasks.push(spawn_reporting(
+                    &stats,
+                    lichess::run_pair(
+                        client.clone(),
+                        address.clone(),
+                        [sides[0].clone(), sides[1].clone()],
+                        format!("bench-{}", 2 * pair + 1),
+                        stats.clone(),
+                        pacer.clone(),
+                    ),
+                ));
+            }
+        }
     }
     if let Some(pacer) = &pacer {
         pacer.next.store(
@@ -599,6 +705,7 @@ pub(crate) async fn run(args: BenchArgs) -> anyhow::Result<()> {
         .zip(own_cpu_before)
         .map(|(after, before)| after - before);
     let moves = stats.moves.load(Ordering::Relaxed);
+    let games = stats.games.load(Ordering::Relaxed);
     stats.stop.store(true, Ordering::Relaxed);
     for task in &tasks {
         task.abort();
@@ -642,7 +749,21 @@ pub(crate) async fn run(args: BenchArgs) -> anyhow::Result<()> {
     let ceiling = requests.load(Ordering::Relaxed) as f64 / args.ceiling_seconds as f64;
 
     println!();
-    println!("paired matches at once   {}", args.matches);
+    match args.dialect {
+        Dialect::Native => println!("paired matches at once   {}", args.matches),
+        Dialect::Lichess => {
+            println!(
+                "Lichess games at once    {} (chess, {} moves each: {})",
+                args.matches,
+                lichess::GAME_PLIES,
+                lichess::GAME_ENDS
+            );
+            println!(
+                "games finished           {games} ({:.1}/s)",
+                games as f64 / elapsed
+            );
+        }
+    }
     if let Some(rate) = args.rate {
         println!("paced at                 {rate} moves/s");
     }
@@ -665,8 +786,10 @@ pub(crate) async fn run(args: BenchArgs) -> anyhow::Result<()> {
         );
     }
     println!(
-        "move POST -> opponent's turn line: p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms ({} samples)",
+        "move POST -> opponent's {} line: p50 {:.2} ms, p90 {:.2} ms, p99 {:.2} ms, max {:.2} ms ({} samples)",
+        args.dialect.turn_line(),
         percentile(&latencies, 0.5),
+        percentile(&latencies, 0.9),
         percentile(&latencies, 0.99),
         percentile(&latencies, 1.0),
         latencies.len()
@@ -693,23 +816,43 @@ pub(crate) async fn run(args: BenchArgs) -> anyhow::Result<()> {
         "trivial endpoint         {ceiling:.0} requests/s (GET /api/v1/health, 64 connections)"
     );
     println!("moves/s ÷ requests/s     {:.2}", moves_per_s / ceiling);
+    let errors = stats.errors.load(Ordering::Relaxed);
+    if errors > 0 {
+        println!(
+            "bots' errors             {errors} (the first: {})",
+            stats.first_error.get().map_or("", String::as_str)
+        );
+    }
 
     if args.idle_streams > 0 {
-        let tokens = register_many(&client, &base, "idle-", args.idle_streams).await?;
+        let tokens = register_many(&client, &base, "idle-", args.idle_streams, &[]).await?;
         tokio::time::sleep(Duration::from_millis(500)).await;
         let before = server.rss_kib();
+        // Each dialect's bot stream: the native one greets, the Lichess event stream of a bot
+        // with nothing to announce says nothing until its first keep-alive, but the server
+        // has set it up by the time the response's head arrives.
+        let (path, greets) = match args.dialect {
+            Dialect::Native => ("/api/v1/stream", true),
+            Dialect::Lichess => ("/api/stream/event", false),
+        };
+        let url = format!("http://{address}{path}");
         let mut streams = Vec::with_capacity(tokens.len());
         for chunk in tokens.chunks(100) {
-            let opened = futures::future::join_all(chunk.iter().map(|token| {
-                client
-                    .get(format!("{base}/stream"))
-                    .bearer_auth(token)
-                    .send()
-            }))
+            let opened = futures::future::join_all(
+                chunk
+                    .iter()
+                    .map(|token| client.get(&url).bearer_auth(token).send()),
+            )
             .await;
             for response in opened {
-                let mut body = response?.bytes_stream();
-                let _hello = body.next().await;
+                let response = response?;
+                if response.status() != 200 {
+                    bail!("an idle stream refused: {}", response.status());
+                }
+                let mut body = response.bytes_stream();
+                if greets {
+                    let _hello = body.next().await;
+                }
                 streams.push(body);
             }
         }
@@ -718,7 +861,7 @@ pub(crate) async fn run(args: BenchArgs) -> anyhow::Result<()> {
         if let (Some(before), Some(after)) = (before, after) {
             let per = (after.saturating_sub(before)) as f64 / streams.len() as f64;
             println!(
-                "idle streams             {} open: server RSS {before} KiB -> {after} KiB, {per:.1} KiB per stream",
+                "idle streams             {} open ({path}): server RSS {before} KiB -> {after} KiB, {per:.1} KiB per stream",
                 streams.len()
             );
         }
