@@ -85,6 +85,10 @@ pub(crate) enum Command {
     },
     /// The status, after bringing the match up to date with the clock.
     Status { reply: oneshot::Sender<MatchStatus> },
+    /// The summary, after bringing the match up to date with the clock.
+    Summary {
+        reply: oneshot::Sender<MatchSummary>,
+    },
     Turns {
         who: Participants,
         reply: oneshot::Sender<(MatchStatus, Vec<Decision>)>,
@@ -647,6 +651,10 @@ impl Actor {
             Command::Status { reply } => {
                 self.advance().await;
                 let _ = reply.send(self.progress.status);
+            }
+            Command::Summary { reply } => {
+                self.advance().await;
+                let _ = reply.send(self.summary());
             }
             Command::Turns { who, reply } => {
                 self.advance().await;

@@ -530,6 +530,12 @@ impl Arena {
         self.matches.snapshot(id, reader, true).await
     }
 
+    /// A match's summary: its legs' movers, revisions and clocks, and no view, which makes it
+    /// the cheapest read of whose move it is.
+    pub async fn summary(&self, id: MatchId) -> Result<MatchSummary, ArenaError> {
+        self.matches.summary(id).await
+    }
+
     /// A match's state as `reader` may see it, without its pending decisions (`turns` is
     /// `None`): for readers that tell whose turn it is from the legs, since building the
     /// decisions' requests is most of a snapshot's cost.

@@ -14,7 +14,7 @@ use crate::live;
 use crate::log::{self, MatchLog, Participants, Reader};
 use crate::snapshot::{
     ClosedMatch, DecisionPage, EventPage, EventView, ExportedEvent, MatchExport, MatchSnapshot,
-    ParticipantSummary,
+    MatchSummary, ParticipantSummary,
 };
 
 impl Matches {
@@ -46,6 +46,15 @@ impl Matches {
             .await
         {
             Err(ArenaError::MatchNotFound(_)) => self.rebuild(id).await,
+            other => other,
+        }
+    }
+
+    /// A match's summary: whose move it is in each leg, at which revision, without any
+    /// view. A match no longer in memory is refused (`MatchNotRunning`) once closed.
+    pub(crate) async fn summary(&self, id: MatchId) -> Result<MatchSummary, ArenaError> {
+        match self.ask(id, |reply| Command::Summary { reply }).await {
+            Err(ArenaError::MatchNotFound(_)) => self.closed_or_missing(id).await,
             other => other,
         }
     }

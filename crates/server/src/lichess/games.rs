@@ -4,7 +4,8 @@
 //! export as PGN.
 
 use arbiter_arena::{
-    ArenaError, Bot, ChatRoom, LegStatus, MatchSnapshot, MatchStatus, Reader, utc_datetime,
+    ArenaError, Bot, ChatRoom, LegStatus, MatchSnapshot, MatchStatus, MatchSummary, Reader,
+    utc_datetime,
 };
 use arbiter_store::MatchId;
 use axum::Router;
@@ -203,14 +204,19 @@ fn same_but_clocks(a: &Value, b: &Value) -> bool {
 }
 
 /// The leg and revision at which `bot` is to move in a game now: games told as a line of
-/// moves take turns, so the leg's mover says it without the decision's request.
-fn my_turn(snapshot: &MatchSnapshot, bot: i64) -> Option<(u8, u64)> {
-    if snapshot.status != MatchStatus::Running {
+/// moves take turns, so the leg's mover says it, and the match's summary, which builds no
+/// view, is enough to find it.
+fn my_turn(summary: &MatchSummary, bot: i64) -> Option<(u8, u64)> {
+    if summary.status != MatchStatus::Running {
         return None;
     }
-    snapshot.legs.iter().find_map(|leg| {
-        let mover = snapshot.participants.get(leg.to_move?)?;
-        let mine = leg.status == LegStatus::Active && mover.id == bot;
+    let bot_of = |participant: usize| match (&summary.participants, participant) {
+        (Some(list), p) => list.get(p).map(|who| who.id),
+        (None, 0) => Some(summary.bot_a.id),
+        (None, _) => summary.bot_b.as_ref().map(|who| who.id),
+    };
+    summary.legs.iter().find_map(|leg| {
+        let mine = leg.status == LegStatus::Active && bot_of(leg.to_move?)? == bot;
         mine.then(|| Some((u8::try_from(leg.leg).ok()?, leg.revision)))?
     })
 }
@@ -233,12 +239,17 @@ async fn play(
     Path((id, token)): Path<(String, String)>,
     fields: Fields,
 ) -> LiResult<Response> {
-    let (id, _, snapshot, game) = game_of(&state, Some(&bot), &id).await?;
+    let served = served(&state)?;
+    let id = match_id(&id)?;
+    let summary = state.arena.summary(id).await?;
+    let game = served
+        .game(summary.game, &summary.variant, summary.format)
+        .ok_or_else(LiError::not_found)?;
     let action = game
         .line
         .action(&token)
         .ok_or_else(|| LiError::bad_request(format!("{token:?} is not a move of this game")))?;
-    let (leg, revision) = my_turn(&snapshot, bot.id)
+    let (leg, revision) = my_turn(&summary, bot.id)
         .ok_or_else(|| LiError::bad_request("Not your turn, or game already over"))?;
     let reply = state
         .arena
