@@ -1253,3 +1253,168 @@ fn a_seat_that_leaves_takes_every_default_at_once() {
     let outcome = FateTokens::forfeit(&t.state, Seat(3));
     assert_eq!(outcome.seats[3].result, SeatResult::Loss);
 }
+
+#[test]
+fn the_worked_example_of_rule_12_5() {
+    // Six players, round 4; seats 0–5 are Ana (GM), Bo (GF), Cy, Dee, Eun and Fox (CFs).
+    let (ana, bo, cy, dee, eun, fox) = (0u8, 1u8, 2u8, 3u8, 4u8, 5u8);
+    let mut t = Table::new(6, 12);
+    t.advance_to_night();
+    t.state.round = 4;
+    let roles = [
+        Role::GreatMisfortune,
+        Role::GreatFortune,
+        Role::CommonFortune,
+        Role::CommonFortune,
+        Role::CommonFortune,
+        Role::CommonFortune,
+    ];
+    let piles = [
+        [Token::Bad, Token::Bad, Token::Neutral, Token::Good],
+        [Token::Good, Token::Good, Token::Bad, Token::Neutral],
+        [Token::Neutral, Token::Good, Token::Bad, Token::Good],
+        [Token::Bad, Token::Neutral, Token::Neutral, Token::Good],
+        [Token::Good, Token::Neutral, Token::Bad, Token::Good],
+        [Token::Neutral, Token::Neutral, Token::Good, Token::Bad],
+    ];
+    for (i, p) in t.state.players.iter_mut().enumerate() {
+        p.role = roles[i];
+        p.bag = t.state.row.bag(roles[i]);
+        p.awakened = true;
+        p.pile = (1..=4)
+            .zip(piles[i])
+            .map(|(round, token)| Slot { round, token })
+            .collect();
+        // Cy and Eun are on a helper night, Dee and Fox rest.
+        p.next_helper_night = match i {
+            2 | 4 => Some(4),
+            3 | 5 => Some(5),
+            _ => None,
+        };
+    }
+    t.state.players[usize::from(cy)].marks = 5;
+    t.state.players[usize::from(ana)].marks = 1;
+    let bags: Vec<Bag> = t.state.players.iter().map(|p| p.bag).collect();
+    let form = |mark: u8| NightForm {
+        mark: Some(Seat(mark)),
+        ..NightForm::default()
+    };
+    let forms = [
+        (
+            ana,
+            NightForm {
+                fate: Some(Fate::Curse(Seat(cy))),
+                ..form(dee)
+            },
+        ),
+        (
+            bo,
+            NightForm {
+                fate: Some(Fate::Bless(Seat(eun))),
+                ..form(ana)
+            },
+        ),
+        (
+            cy,
+            NightForm {
+                helper: Some(Helper {
+                    targets: [Seat(ana), Seat(dee)],
+                    good: false,
+                    neutral: false,
+                }),
+                ..form(ana)
+            },
+        ),
+        (
+            dee,
+            NightForm {
+                guard: Some(Seat(cy)),
+                ..form(cy)
+            },
+        ),
+        (
+            eun,
+            NightForm {
+                talisman: true,
+                helper: Some(Helper {
+                    targets: [Seat(ana), Seat(bo)],
+                    good: true,
+                    neutral: false,
+                }),
+                ..form(ana)
+            },
+        ),
+        (fox, form(cy)),
+    ];
+    let mut events = Vec::new();
+    for (seat, form) in forms {
+        events.extend(t.night(seat, form).expect("legal form"));
+    }
+    assert_eq!(t.kind(), PhaseKind::ClaimCounter);
+    // N1: the shield breaks. N4: curse blocked by the guard, bless by the talisman.
+    assert!(!t.state.shield_whole);
+    let now: Vec<Bag> = t.state.players.iter().map(|p| p.bag).collect();
+    assert_eq!(now, bags, "no bag changes");
+    // N5: Ana 1 → 4, Cy 5 → 7 → reveal and 0, Dee 0 → 1.
+    let marks: Vec<u32> = t.state.players.iter().map(|p| p.marks).collect();
+    assert_eq!(marks, vec![4, 0, 0, 1, 0, 0]);
+    assert_eq!(t.state.players[usize::from(cy)].exposed_slots.len(), 2);
+    let announcement = events
+        .iter()
+        .find_map(|e| match &e.event {
+            FateEvent::NightResolved(a) => Some(a.clone()),
+            _ => None,
+        })
+        .expect("N7");
+    assert!(announcement.guard_used);
+    assert_eq!(announcement.reveals, vec![(Seat(cy), 2)]);
+    // The example's 9 s includes the accusation, which this crate does not run yet.
+    assert_eq!(announcement.lock_ms, 3_000 + 2 * 2_000);
+    // N3: the whispers. Ana's and Dee's piles hold 3 Bad; Ana's and Bo's 3 Bad and 3 Good.
+    let results = |s: u8| t.state.players[usize::from(s)].results.clone();
+    assert_eq!(
+        results(cy),
+        vec![NightResult::Whisper {
+            targets: [Seat(ana), Seat(dee)],
+            bad: 3,
+            good: None,
+            neutral: None
+        }]
+    );
+    assert_eq!(
+        results(eun),
+        vec![NightResult::Whisper {
+            targets: [Seat(ana), Seat(bo)],
+            bad: 3,
+            good: Some(3),
+            neutral: None
+        }]
+    );
+    assert_eq!(
+        results(dee),
+        vec![NightResult::Guard {
+            used: true,
+            blocked: true
+        }]
+    );
+    assert_eq!(
+        results(ana),
+        vec![NightResult::Landed {
+            target: Seat(cy),
+            token: Token::Bad,
+            landed: false
+        }]
+    );
+    assert_eq!(
+        results(bo),
+        vec![NightResult::Landed {
+            target: Seat(eun),
+            token: Token::Good,
+            landed: false
+        }]
+    );
+    assert!(results(fox).is_empty());
+    // Eun took an extra count: rests on nights 5 and 6.
+    assert_eq!(t.state.players[usize::from(eun)].next_helper_night, Some(7));
+    assert_eq!(t.state.players[usize::from(cy)].next_helper_night, Some(6));
+}
