@@ -1418,3 +1418,59 @@ fn the_worked_example_of_rule_12_5() {
     assert_eq!(t.state.players[usize::from(eun)].next_helper_night, Some(7));
     assert_eq!(t.state.players[usize::from(cy)].next_helper_night, Some(6));
 }
+
+#[test]
+fn random_legal_play_keeps_the_invariants_and_the_secrets() {
+    let mut reasons = std::collections::BTreeSet::new();
+    for players in 4..=8u8 {
+        for seed in 0..8u64 {
+            let mut t = Table::new(players, seed * 31 + u64::from(players));
+            let mut chooser = ChaCha8Rng::seed_from_u64(seed);
+            let mut steps = 0u64;
+            while FateTokens::outcome(&t.state).is_none() {
+                steps += 1;
+                assert!(steps < 2_000, "the game ends");
+                let bags: Vec<Bag> = t.state.players.iter().map(|p| p.bag).collect();
+                t.open();
+                // Every pending seat picks a random legal action, or lets the deadline pass.
+                for seat in t.state.pending().iter() {
+                    let legal = FateTokens::legal_actions(&t.state, seat);
+                    if arbiter_rules::random::below(&mut chooser, 4) == 0 {
+                        continue;
+                    }
+                    if let Some(action) = arbiter_rules::random::choose(&mut chooser, &legal) {
+                        let phase = t.phase();
+                        t.act(seat.0, action.clone())
+                            .expect("a legal action is accepted");
+                        if t.phase() != phase {
+                            break;
+                        }
+                    }
+                }
+                if steps.is_multiple_of(3) {
+                    assert_views_hide_others(&t, steps);
+                }
+                t.timeout();
+                // Rule 3.2: bags only grow; rule 3.4: one pile slot per round drawn.
+                for (p, before) in t.state.players.iter().zip(&bags) {
+                    assert!(p.bag.good >= before.good && p.bag.neutral >= before.neutral);
+                    assert!(p.bag.bad >= before.bad);
+                    assert_eq!(p.pile.len(), p.revealed.len());
+                    assert!(p.exposed_slots.len() <= p.pile.len());
+                }
+                assert!(t.state.round <= t.state.row.round_cap);
+            }
+            let outcome = FateTokens::outcome(&t.state).expect("over");
+            reasons.insert(outcome.reason.clone());
+            let finish = t.state.finish.clone().expect("decided");
+            // Rule 18.7: exactly one side wins, and every seat wins or loses with its side.
+            for (seat, side) in outcome.seats.iter().zip(&finish.sides) {
+                assert_eq!(seat.team, Some(side.team()));
+                assert_eq!(seat.result == SeatResult::Win, *side == finish.winner);
+            }
+        }
+    }
+    // The seeds reach wins by W1, W2 and W5 alike.
+    let expected = ["no_great_misfortune", "pathfinder", "round_cap"];
+    assert!(expected.iter().all(|r| reasons.contains(*r)), "{reasons:?}");
+}
