@@ -1474,3 +1474,54 @@ fn random_legal_play_keeps_the_invariants_and_the_secrets() {
     let expected = ["no_great_misfortune", "pathfinder", "round_cap"];
     assert!(expected.iter().all(|r| reasons.contains(*r)), "{reasons:?}");
 }
+
+#[test]
+fn the_erased_interface_speaks_json_and_round_trips_the_state() {
+    use arbiter_rules::{DynGame, Erased};
+    use serde_json::json;
+    static RULES: Erased<FateTokens> = Erased::new();
+    let mut rng = ChaCha8Rng::seed_from_u64(1);
+    assert_eq!(RULES.seat_count(&json!({"players": 7})).ok(), Some(7));
+    assert!(RULES.seat_count(&json!({"players": 9})).is_err());
+    let (mut state, _) = RULES
+        .start(&json!({"players": 4}), &mut Ctx::new(0, &mut rng))
+        .expect("starts");
+    assert_eq!(RULES.rules_version(), 1);
+    let chat = json!({"type": "chat", "channel": "everyone", "text": "hello"});
+    assert!(state.is_free(&chat));
+    state
+        .apply(Seat(0), &chat, &mut Ctx::new(0, &mut rng))
+        .expect("chat");
+    for seat in 0..4 {
+        state
+            .apply(
+                Seat(seat),
+                &json!({"type": "reveal", "phase": 1, "index": 1}),
+                &mut Ctx::new(0, &mut rng),
+            )
+            .expect("reveal");
+    }
+    for seat in 0..4 {
+        state
+            .apply(
+                Seat(seat),
+                &json!({"type": "ready", "phase": 2}),
+                &mut Ctx::new(3_000, &mut rng),
+            )
+            .expect("ready");
+    }
+    state
+        .apply(
+            Seat(0),
+            &json!({"type": "night", "phase": 3, "form": {"mark": 1, "talisman": true}}),
+            &mut Ctx::new(3_000, &mut rng),
+        )
+        .expect("night form");
+    let saved = state.save();
+    let restored = RULES.restore(&saved).expect("restores");
+    assert_eq!(restored.save(), saved);
+    let view = state.view(Viewer::Seat(Seat(0)));
+    assert_eq!(view["phase"], json!("night"));
+    assert_eq!(view["own"]["night_form"]["mark"], json!(1));
+    assert_eq!(view["everyone_chat"][0]["text"], json!("hello"));
+}
