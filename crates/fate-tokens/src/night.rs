@@ -592,6 +592,16 @@ pub(crate) fn resolve(state: &mut FateState, ctx: &mut Ctx<'_>) -> Events<FateEv
         lock_ms,
     };
     events.push(Emitted::public(FateEvent::NightResolved(announcement)));
+    // Rule 12.2 N7's order: failed pathfinders, the guard, (mark counts,) reveals.
+    for (gm, named) in failed {
+        events.push(state.announce(format!(
+            "seat {} was a Great Misfortune; their pathfinder named seat {}, who is not the Great Fortune",
+            gm.0, named.0
+        )));
+    }
+    if guard_used {
+        events.push(state.announce("the guard has been used".to_owned()));
+    }
     for (seat, count, tokens) in reveals {
         let others: SeatSet = state.seats().filter(|&s| s != seat).collect();
         events.push(Emitted {
@@ -602,12 +612,6 @@ pub(crate) fn resolve(state: &mut FateState, ctx: &mut Ctx<'_>) -> Events<FateEv
         events.push(state.announce(format!(
             "seat {} reached the suspicion threshold: {count} of their private tokens revealed",
             seat.0
-        )));
-    }
-    for (gm, named) in failed {
-        events.push(state.announce(format!(
-            "seat {} was a Great Misfortune; their pathfinder named seat {}, who is not the Great Fortune",
-            gm.0, named.0
         )));
     }
     // No accusation, trial or vote yet: the claim/counter phase follows the lock directly.

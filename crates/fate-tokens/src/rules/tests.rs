@@ -1525,3 +1525,111 @@ fn the_erased_interface_speaks_json_and_round_trips_the_state() {
     assert_eq!(view["own"]["night_form"]["mark"], json!(1));
     assert_eq!(view["everyone_chat"][0]["text"], json!("hello"));
 }
+
+#[test]
+fn with_two_great_misfortunes_a_failed_pathfinder_plays_on_as_a_ghost() {
+    let mut t = Table::new(8, 21);
+    t.advance_to_night();
+    t.awaken_all();
+    let gms = t.seats_with(Role::GreatMisfortune);
+    let named = t.seats_with(Role::CommonFortune)[0];
+    let helper_for = |t: &Table, seat: u8| {
+        crate::night::default_form(&t.state, Seat(seat), &mut ChaCha8Rng::seed_from_u64(0)).helper
+    };
+    for cf in t.seats_with(Role::CommonFortune) {
+        let helper = helper_for(&t, cf);
+        t.night(
+            cf,
+            NightForm {
+                helper,
+                ..NightForm::default()
+            },
+        )
+        .expect("helper");
+    }
+    t.night(
+        gms[0],
+        NightForm {
+            fate: Some(Fate::Pathfinder(Seat(named))),
+            ..NightForm::default()
+        },
+    )
+    .expect("pathfinder");
+    let events = t.timeout();
+    assert!(t.state.finish.is_none(), "one GM still lives: no W2 win");
+    let ghost = &t.state.players[usize::from(gms[0])];
+    assert_eq!(ghost.life, Life::Ghost);
+    let announcement = events
+        .iter()
+        .find_map(|e| match &e.event {
+            FateEvent::NightResolved(a) => Some(a.clone()),
+            _ => None,
+        })
+        .expect("N7");
+    assert_eq!(
+        announcement.failed_pathfinders,
+        vec![(Seat(gms[0]), Seat(named))]
+    );
+    assert_eq!(announcement.lock_ms, 5_000);
+    let public = FateTokens::view(&t.state, Viewer::Spectator);
+    assert_eq!(
+        public.seats[usize::from(gms[0])].was_great_misfortune,
+        Some(true)
+    );
+    assert!(public.seats[usize::from(named)].not_great_fortune);
+    // The ghost writes in the Ghosts channel, which the living GM reads (D22).
+    t.act(
+        gms[0],
+        FateAction::Chat {
+            channel: Channel::Ghosts,
+            text: "it was not them".to_owned(),
+        },
+    )
+    .expect("ghost chat");
+    let living_gm = FateTokens::view(&t.state, Viewer::Seat(Seat(gms[1])));
+    assert_eq!(living_gm.ghost_chat.map(|c| c.len()), Some(1));
+    // Next night the ghost owes a form and may use the Eye (rule 11.13), not a mark.
+    t.advance_to_night();
+    assert!(t.state.pending().contains(Seat(gms[0])));
+    let target = Seat(gms[1]);
+    assert_eq!(
+        check_form_result(
+            &t.state,
+            gms[0],
+            &NightForm {
+                mark: Some(target),
+                ..NightForm::default()
+            }
+        ),
+        Some(FormError::GhostForm)
+    );
+    t.night(
+        gms[0],
+        NightForm {
+            ghost: Some(GhostAction::Eye(target)),
+            ..NightForm::default()
+        },
+    )
+    .expect("eye");
+    // D40: both pathfinders wrong makes both ghosts, and W2 gives the Good side the win.
+    let mut t = Table::new(8, 21);
+    t.advance_to_night();
+    t.awaken_all();
+    let cfs = t.seats_with(Role::CommonFortune);
+    for (gm, named) in gms.iter().zip(&cfs) {
+        t.night(
+            *gm,
+            NightForm {
+                fate: Some(Fate::Pathfinder(Seat(*named))),
+                ..NightForm::default()
+            },
+        )
+        .expect("pathfinder");
+    }
+    t.timeout();
+    let finish = t.state.finish.clone().expect("decided");
+    assert_eq!(
+        (finish.winner, finish.reason),
+        (Side::Good, WinReason::NoGreatMisfortune)
+    );
+}
