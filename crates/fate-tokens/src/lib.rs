@@ -1,0 +1,25 @@
+//! Fate Tokens (운명의 패): a hidden-role party game for 4 to 8 players, as
+//! `docs/rules/fate-tokens.md` specifies it (`rules_version: 1`). Comments and tests cite that
+//! rulebook's rule numbers (rule 8.4) and decisions (D5).
+//!
+//! - [`setup`]: roles, tokens, bags, the setup table and the deal (sections 3, 4 and 7);
+//! - [`config`]: the player count and the durations (rules 5.5, 5.8);
+//! - [`rules`]: the [`FateTokens`] game: the round's phases, chat, win checks, the ending;
+//! - [`night`]: the night form and its resolution (sections 11 to 13);
+//! - [`view`]: what each viewer may see (section 22).
+//!
+//! This crate is a rules library only: the arena's family for it is a later step.
+
+pub mod config;
+pub mod night;
+pub mod rules;
+pub mod setup;
+pub mod state;
+pub mod view;
+
+pub use config::{Durations, FateConfig};
+pub use night::{Fate, GhostAction, Helper, NightForm, NightResult};
+pub use rules::{FateAction, FateEvent, FateTokens};
+pub use setup::{Bag, Dealt, MAX_PLAYERS, MIN_PLAYERS, Role, SetupRow, Token};
+pub use state::{Channel, ChatLine, FateState, Finish, Life, PhaseKind, Side, Slot, WinReason};
+pub use view::FateView;

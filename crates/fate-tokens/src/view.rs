@@ -1,0 +1,331 @@
+//! What each viewer may see (section 22).
+//!
+//! A seat's view is built from public information and that seat's own secrets only; its shape
+//! depends on nothing else (rules 22.1, 22.4). Everything is revealed once the game has been
+//! decided (rule 22.6) and, always, to the omniscient viewer.
+
+use serde::Serialize;
+
+use arbiter_rules::{Seat, Viewer};
+
+use crate::night::{NightForm, NightResult};
+use crate::setup::{Bag, Role, SetupRow, Token};
+use crate::state::{ChatLine, FateState, Finish, Life, NightRecord, Phase, PhaseKind, Slot};
+
+/// What one viewer sees.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct FateView {
+    /// The public setup for the player count (rule 4.1), round cap included.
+    pub setup: SetupRow,
+    /// The round under way.
+    pub round: u32,
+    /// The phase under way.
+    pub phase: PhaseKind,
+    /// Its number (rule 5.1).
+    pub phase_number: u32,
+    /// When the lock before it ends (rule 5.5).
+    pub opens_at_ms: u64,
+    /// When it ends at the latest.
+    pub deadline_ms: Option<u64>,
+    /// Seats that still owe a decision; always empty in the claim/counter phase (rule 15.5).
+    pub pending: Vec<Seat>,
+    /// The current suspicion threshold, the living count + 1 (rule 13.1).
+    pub threshold: u32,
+    /// Whether the shield is whole (rule 3.6).
+    pub shield_whole: bool,
+    /// Each seat's public part, in seat order.
+    pub seats: Vec<PublicSeat>,
+    /// The Everyone channel, system messages included.
+    pub everyone_chat: Vec<ChatLine>,
+    /// The Ghosts channel, for a viewer who reads it (rule 20.1): ghosts and living awakened
+    /// GMs, in their own view only.
+    pub ghost_chat: Option<Vec<ChatLine>>,
+    /// The viewer's own secrets, for a seated viewer (rule 22.3).
+    pub own: Option<OwnView>,
+    /// The result, once decided.
+    pub finish: Option<Finish>,
+    /// Everything, once decided (rule 22.6) or for the omniscient viewer.
+    pub revealed: Option<Revealed>,
+}
+
+/// A seat's public information (rule 22.2).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct PublicSeat {
+    /// The seat.
+    pub seat: Seat,
+    /// Living, ghost or out.
+    pub life: Life,
+    /// For ghosts and out players, whether they were a GM as far as is public; `None` while
+    /// living. Never says whether a non-GM was a CF or the GF.
+    pub was_great_misfortune: Option<bool>,
+    /// The revealed row (rule 3.3).
+    pub revealed: Vec<Token>,
+    /// The private pile's size (rule 3.4).
+    pub pile_size: usize,
+    /// How many pile tokens the threshold has revealed (rule 13.4).
+    pub exposed_count: usize,
+    /// Their kinds, without slots; empty in the owner's own view (rule 13.4).
+    pub exposed: Vec<Token>,
+    /// The mark count (rule 3.5).
+    pub marks: u32,
+    /// Publicly declared "not the Great Fortune" (rule 11.11).
+    pub not_great_fortune: bool,
+}
+
+/// Fields of the night form the viewer may use tonight (rules 11.3, 22.4). Every living view
+/// has every field; unavailable ones are `false`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct FormAvailability {
+    /// Suspicion mark.
+    pub mark: bool,
+    /// Talisman.
+    pub talisman: bool,
+    /// Guard.
+    pub guard: bool,
+    /// Peek.
+    pub peek: bool,
+    /// Bless.
+    pub bless: bool,
+    /// Curse.
+    pub curse: bool,
+    /// Pathfinder.
+    pub pathfinder: bool,
+    /// Helper (mandatory when available).
+    pub helper: bool,
+    /// Ghost's Eye.
+    pub ghost_eye: bool,
+    /// Ghost's Curse.
+    pub ghost_curse: bool,
+}
+
+/// A seat's own secrets (rule 22.3).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct OwnView {
+    /// The viewer's seat.
+    pub seat: Seat,
+    /// Own role once awakened (or once a ghost or out: rules 15.4, 16.3), else `None`.
+    pub role: Option<Role>,
+    /// For an awakened GM, the other GMs (D3).
+    pub fellow_great_misfortunes: Vec<Seat>,
+    /// Own bag's make-up, once awakened (D6).
+    pub bag: Option<Bag>,
+    /// The two drawn tokens while choosing in the draw phase, in the order drawn.
+    pub drawn: Option<[Token; 2]>,
+    /// The decision sent in this phase, if any: the draw index.
+    pub reveal_choice: Option<u8>,
+    /// The night form sent this night, if any.
+    pub night_form: Option<NightForm>,
+    /// Every slot of the own private pile.
+    pub pile: Vec<Slot>,
+    /// Each threshold reveal of the own pile: how many tokens, never which (rule 13.4).
+    pub exposures: Vec<u32>,
+    /// Whether the talisman has been used.
+    pub talisman_used: bool,
+    /// Whether the Ghost's Curse has been used.
+    pub ghost_curse_used: bool,
+    /// For an awakened CF, the next helper night.
+    pub next_helper_night: Option<u32>,
+    /// What the night form allows tonight.
+    pub form: FormAvailability,
+    /// Private night results received so far (rule 15.2).
+    pub results: Vec<NightResult>,
+}
+
+/// Everything hidden during play (rule 22.6).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Revealed {
+    /// Each seat's secrets, in seat order.
+    pub seats: Vec<SeatSecrets>,
+    /// Who marked whom: (round, marker, marked).
+    pub marks: Vec<(u32, Seat, Seat)>,
+    /// Every night's forms.
+    pub nights: Vec<NightRecord>,
+    /// The Ghosts channel.
+    pub ghost_chat: Vec<ChatLine>,
+}
+
+/// One seat's secrets.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct SeatSecrets {
+    /// Role.
+    pub role: Role,
+    /// Awakening round.
+    pub awakening_round: u32,
+    /// Whether they awakened.
+    pub awakened: bool,
+    /// The bag now.
+    pub bag: Bag,
+    /// Every pile slot.
+    pub pile: Vec<Slot>,
+    /// Indices of pile slots the threshold revealed.
+    pub exposed_slots: Vec<usize>,
+    /// The two tokens drawn in the draw phase under way.
+    pub drawn: Option<[Token; 2]>,
+    /// Private results.
+    pub results: Vec<NightResult>,
+}
+
+fn availability(state: &FateState, seat: Seat) -> FormAvailability {
+    let Some(p) = state.player(seat) else {
+        return FormAvailability::none();
+    };
+    let night = state.phase.kind() == PhaseKind::Night;
+    let living = night && p.living();
+    let awake = |role| living && p.awakened && p.role == role;
+    let ghost = night && p.life == Life::Ghost;
+    FormAvailability {
+        mark: living,
+        talisman: living && !p.talisman_used,
+        guard: awake(Role::CommonFortune) && state.shield_whole,
+        peek: awake(Role::GreatFortune) || awake(Role::GreatMisfortune),
+        bless: awake(Role::GreatFortune),
+        curse: awake(Role::GreatMisfortune),
+        pathfinder: awake(Role::GreatMisfortune),
+        helper: awake(Role::CommonFortune) && p.next_helper_night == Some(state.round),
+        ghost_eye: ghost,
+        ghost_curse: ghost && !p.ghost_curse_used,
+    }
+}
+
+impl FormAvailability {
+    fn none() -> FormAvailability {
+        FormAvailability {
+            mark: false,
+            talisman: false,
+            guard: false,
+            peek: false,
+            bless: false,
+            curse: false,
+            pathfinder: false,
+            helper: false,
+            ghost_eye: false,
+            ghost_curse: false,
+        }
+    }
+}
+
+fn own_view(state: &FateState, seat: Seat) -> Option<OwnView> {
+    let p = state.player(seat)?;
+    // Rules 7.2, 15.4, 16.3: a ghost or out player has learnt their role.
+    let knows_role = p.awakened || p.life != Life::Living;
+    let role = knows_role.then_some(p.role);
+    let fellow_great_misfortunes = if knows_role && p.role == Role::GreatMisfortune {
+        state
+            .seats()
+            .filter(|&s| s != seat && state.players[s.index()].role == Role::GreatMisfortune)
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let (drawn, reveal_choice, night_form) = match &state.phase {
+        Phase::Draw { drawn, chosen } => (drawn[seat.index()], chosen[seat.index()], None),
+        Phase::Night { forms } => (
+            None,
+            None,
+            forms[seat.index()].as_ref().map(|(_, f)| f.clone()),
+        ),
+        _ => (None, None, None),
+    };
+    Some(OwnView {
+        seat,
+        role,
+        fellow_great_misfortunes,
+        bag: p.awakened.then_some(p.bag),
+        drawn,
+        reveal_choice,
+        night_form,
+        pile: p.pile.clone(),
+        exposures: p.exposures_told.clone(),
+        talisman_used: p.talisman_used,
+        ghost_curse_used: p.ghost_curse_used,
+        next_helper_night: (p.awakened && p.role == Role::CommonFortune)
+            .then_some(p.next_helper_night)
+            .flatten(),
+        form: availability(state, seat),
+        results: p.results.clone(),
+    })
+}
+
+fn revealed(state: &FateState) -> Revealed {
+    let drawn = |i: usize| match &state.phase {
+        Phase::Draw { drawn, .. } => drawn[i],
+        _ => None,
+    };
+    Revealed {
+        seats: state
+            .players
+            .iter()
+            .enumerate()
+            .map(|(i, p)| SeatSecrets {
+                role: p.role,
+                awakening_round: p.awakening_round,
+                awakened: p.awakened,
+                bag: p.bag,
+                pile: p.pile.clone(),
+                exposed_slots: p.exposed_slots.clone(),
+                drawn: drawn(i),
+                results: p.results.clone(),
+            })
+            .collect(),
+        marks: state.marks_log.clone(),
+        nights: state.nights.clone(),
+        ghost_chat: state.ghost_chat.clone(),
+    }
+}
+
+/// Builds `viewer`'s view of `state`.
+pub(crate) fn build(state: &FateState, viewer: Viewer) -> FateView {
+    let me = match viewer {
+        Viewer::Seat(seat) if seat.index() < state.seat_count() => Some(seat),
+        _ => None,
+    };
+    let everything = viewer == Viewer::Omniscient || state.finish.is_some();
+    let seats = state
+        .seats()
+        .map(|s| {
+            let p = &state.players[s.index()];
+            let exposed_kinds = p.exposed_slots.iter().map(|&i| p.pile[i].token).collect();
+            PublicSeat {
+                seat: s,
+                life: p.life,
+                was_great_misfortune: (!p.living()).then_some(p.known_gm),
+                revealed: p.revealed.clone(),
+                pile_size: p.pile.len(),
+                exposed_count: p.exposed_slots.len(),
+                // Rule 13.4: the owner is told how many, never which.
+                exposed: if me == Some(s) && !everything {
+                    Vec::new()
+                } else {
+                    exposed_kinds
+                },
+                marks: p.marks,
+                not_great_fortune: p.not_great_fortune,
+            }
+        })
+        .collect();
+    let reads_ghosts = me
+        .and_then(|s| state.player(s))
+        .is_some_and(|p| p.reads_ghost_chat());
+    let pending = if state.phase.kind() == PhaseKind::ClaimCounter {
+        Vec::new()
+    } else {
+        state.pending().iter().collect()
+    };
+    FateView {
+        setup: state.row,
+        round: state.round,
+        phase: state.phase.kind(),
+        phase_number: state.phase_number,
+        opens_at_ms: state.opens_at_ms,
+        deadline_ms: state.deadline_ms,
+        pending,
+        threshold: state.threshold(),
+        shield_whole: state.shield_whole,
+        seats,
+        everyone_chat: state.everyone_chat.clone(),
+        ghost_chat: (reads_ghosts || everything).then(|| state.ghost_chat.clone()),
+        own: me.and_then(|s| own_view(state, s)),
+        finish: state.finish.clone(),
+        revealed: everything.then(|| revealed(state)),
+    }
+}
