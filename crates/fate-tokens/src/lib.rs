@@ -5,11 +5,13 @@
 //! - [`setup`]: roles, tokens, bags, the setup table and the deal (sections 3, 4 and 7);
 //! - [`config`]: the player count and the durations (rules 5.5, 5.8);
 //! - [`rules`]: the [`FateTokens`] game: the round's phases, chat, win checks, the ending;
+//! - [`claims`]: claims and honesty verdicts (section 17);
 //! - [`night`]: the night form and its resolution (sections 11 to 13);
 //! - [`view`]: what each viewer may see (section 22).
 //!
 //! This crate is a rules library only: the arena's family for it is a later step.
 
+pub mod claims;
 pub mod config;
 pub mod night;
 pub mod rules;
@@ -21,5 +23,8 @@ pub use config::{Durations, FateConfig};
 pub use night::{Fate, GhostAction, Helper, NightForm, NightResult};
 pub use rules::{FateAction, FateEvent, FateTokens};
 pub use setup::{Bag, Dealt, MAX_PLAYERS, MIN_PLAYERS, Role, SetupRow, Token};
-pub use state::{Channel, ChatLine, FateState, Finish, Life, PhaseKind, Side, Slot, WinReason};
+pub use state::{
+    Accusation, Channel, ChatLine, Claim, FateState, Finish, JudgedClaim, Life, PhaseKind, Side,
+    Slot, Trial, Verdict, WinReason,
+};
 pub use view::FateView;

@@ -8,7 +8,7 @@ use arbiter_rules::{Ctx, Emitted, Events, Random, Seat, SeatSet};
 
 use crate::rules::FateEvent;
 use crate::setup::{Role, Token};
-use crate::state::{FateState, Life, NightRecord, Phase, Side, WinReason, seat_of};
+use crate::state::{FateState, Life, NightRecord, Phase, Side, Trial, WinReason, seat_of};
 
 /// A fate action (rule 11.3, D15): at most one a night.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -161,6 +161,23 @@ pub enum NightResult {
         /// Whether it blocked a curse.
         blocked: bool,
     },
+    /// Not a night result but a private notice kept with them: voting yes to exile a player
+    /// who was not a GM added a Bad token to your bag (rule 16.3.3).
+    VotePenalty {
+        /// The round of the vote.
+        round: u32,
+    },
+}
+
+/// The accusation that proceeded, as step N7 announces it (rule 14.1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct ShownAccusation {
+    /// Who accused.
+    pub accuser: Seat,
+    /// Who stands trial.
+    pub accused: Seat,
+    /// The price: a token drawn from the accuser's bag and returned (rule 14.2, D8).
+    pub price: Token,
 }
 
 /// The night's public announcements (step N7).
@@ -176,6 +193,8 @@ pub struct Announcement {
     pub marks: Vec<u32>,
     /// Each suspicion reveal: the seat and how many tokens (kinds never, rule 13.4).
     pub reveals: Vec<(Seat, u32)>,
+    /// The accusation that proceeded (step N6), if any.
+    pub accusation: Option<ShownAccusation>,
     /// The lock that follows (rule 5.5), in milliseconds.
     pub lock_ms: u64,
 }
@@ -386,12 +405,14 @@ pub(crate) fn resolve(state: &mut FateState, ctx: &mut Ctx<'_>) -> Events<FateEv
         _ => return Vec::new(),
     };
     let round = state.round;
+    let living = state.living_set();
     state.nights.push(NightRecord {
         round,
         forms: forms
             .iter()
             .map(|f| f.as_ref().map(|(_, f)| f.clone()))
             .collect(),
+        living,
     });
     let n = state.seat_count();
     let form = |i: usize| forms[i].as_ref().map(|(_, f)| f);
@@ -577,9 +598,48 @@ pub(crate) fn resolve(state: &mut FateState, ctx: &mut Ctx<'_>) -> Events<FateEv
         reveals.push((seat_of(i), count, exposed));
     }
 
-    // N7: announcements and the lock (rule 5.5: public information only).
+    // N6: the earliest-accepted accusation whose accuser and accused both still live
+    // proceeds (rule 10.6, D7); every other has no effect. Its price is drawn from the
+    // accuser's bag as it stands after N4, shown, and returned (rule 14.2, D8).
+    let proceeding = state
+        .accusations
+        .iter()
+        .filter(|a| a.round == round)
+        .filter(|a| state.players[a.accuser.index()].living())
+        .filter(|a| state.players[a.accused.index()].living())
+        .min_by_key(|a| a.order)
+        .copied();
+    let accusation = proceeding.map(|a| {
+        let price = state.players[a.accuser.index()]
+            .bag
+            .draw_one(ctx.rng())
+            .unwrap_or(Token::Neutral);
+        ShownAccusation {
+            accuser: a.accuser,
+            accused: a.accused,
+            price,
+        }
+    });
+    if let Some(a) = accusation {
+        state.trials.push(Trial {
+            round,
+            accuser: a.accuser,
+            accused: a.accused,
+            price: a.price,
+            votes: None,
+            yes: 0,
+            no: 0,
+            exiled: false,
+            counter: None,
+            resolved: false,
+        });
+    }
+
+    // N7: announcements and the lock (rule 5.5: public information only; mark counts do
+    // not count).
     let d = &state.config.durations;
-    let items = failed.len() + usize::from(guard_used) + reveals.len();
+    let items =
+        failed.len() + usize::from(guard_used) + reveals.len() + usize::from(accusation.is_some());
     let lock_ms = (d.night_lock_ms
         + d.night_lock_item_ms * u64::try_from(items).unwrap_or(u64::MAX))
     .min(d.night_lock_max_ms);
@@ -589,6 +649,7 @@ pub(crate) fn resolve(state: &mut FateState, ctx: &mut Ctx<'_>) -> Events<FateEv
         guard_used,
         marks: state.players.iter().map(|p| p.marks).collect(),
         reveals: reveals.iter().map(|&(s, c, _)| (s, c)).collect(),
+        accusation,
         lock_ms,
     };
     events.push(Emitted::public(FateEvent::NightResolved(announcement)));
@@ -614,15 +675,27 @@ pub(crate) fn resolve(state: &mut FateState, ctx: &mut Ctx<'_>) -> Events<FateEv
             seat.0
         )));
     }
-    // No accusation, trial or vote yet: the claim/counter phase follows the lock directly.
-    events.extend(state.open_claim_counter(lock_ms, ctx));
-    deliver(state, results, &mut events);
+    if let Some(a) = accusation {
+        events.push(state.announce(format!(
+            "seat {} accuses seat {}; the price is a {:?} token",
+            a.accuser.0, a.accused.0, a.price
+        )));
+    }
+    // Rule 12.4 (D25): private results wait for the claim/counter phase, after any trial.
+    state.held_results = results;
+    if accusation.is_some() {
+        events.extend(state.open_trial(lock_ms, ctx));
+    } else {
+        // Rule 14.7: no trial, no vote; the claim/counter phase follows the lock.
+        events.extend(state.open_claim_counter(lock_ms, ctx));
+    }
     events
 }
 
 /// Rule 15.2 (D25): every private result arrives at the same moment.
-fn deliver(state: &mut FateState, results: Vec<Vec<NightResult>>, events: &mut Events<FateEvent>) {
+pub(crate) fn deliver(state: &mut FateState, events: &mut Events<FateEvent>) {
     let round = state.round;
+    let results = std::mem::take(&mut state.held_results);
     for (i, results) in results.into_iter().enumerate() {
         if results.is_empty() {
             continue;

@@ -12,8 +12,8 @@ use crate::config::FateConfig;
 use crate::night::{self, NightForm, NightResult};
 use crate::setup::{self, MAX_PLAYERS, MIN_PLAYERS, Role, SetupRow, Token};
 use crate::state::{
-    Channel, ChatLine, FateState, Finish, Life, Phase, PhaseKind, Player, Side, Slot, WinReason,
-    seat_of,
+    Accusation, Channel, ChatLine, Claim, FateState, Finish, JudgedClaim, Life, Phase, PhaseKind,
+    Player, Side, Slot, WinReason, seat_of,
 };
 use crate::view::{self, FateView};
 
@@ -45,12 +45,43 @@ pub enum FateAction {
         /// The phase answered.
         phase: u32,
     },
+    /// Accusation phase: accuse another living player, or pass with `None` (rule 10.2).
+    Accuse {
+        /// The phase answered.
+        phase: u32,
+        /// The accused, or `None` to pass.
+        target: Option<Seat>,
+    },
     /// Night: the night form (rule 11.2).
     Night {
         /// The phase answered.
         phase: u32,
         /// The form.
         form: NightForm,
+    },
+    /// Vote: yes (exile) or no (rule 14.4).
+    Vote {
+        /// The phase answered.
+        phase: u32,
+        /// `true` for yes.
+        yes: bool,
+    },
+    /// Claim/counter: the exiled player's answer (rule 15.4): name a living player as the
+    /// Great Fortune, or decline with `None`. Only a GM holds the right to name; any exiled
+    /// player may decline (rule 15.5; see `FateState::open_claim_counter`).
+    Counter {
+        /// The phase answered.
+        phase: u32,
+        /// The player named, or `None` to decline.
+        name: Option<Seat>,
+    },
+    /// A claim (section 17), a free action: "my helper found `bad` Bad tokens in the private
+    /// piles of `pair`", about the night whose claim window is open.
+    Claim {
+        /// The two players named.
+        pair: [Seat; 2],
+        /// The number claimed.
+        bad: u32,
     },
     /// A chat message (section 20), a free action.
     Chat {
@@ -152,6 +183,45 @@ pub enum FateEvent {
         /// The results.
         results: Vec<NightResult>,
     },
+    /// The vote resolved (public, rule 14.5): the totals only.
+    VoteResolved {
+        /// The accused.
+        accused: Seat,
+        /// Yes votes.
+        yes: u32,
+        /// No votes, missing votes included (D9).
+        no: u32,
+        /// Whether the accused is exiled (more yes than no).
+        exiled: bool,
+    },
+    /// Private to the exiled player when the claim/counter phase opens (rule 15.4): whether
+    /// they hold the counter right, and, if they do, their role.
+    CounterOpened {
+        /// The phase.
+        phase: u32,
+        /// Whether they hold the counter right (were a GM).
+        holds: bool,
+        /// Their role, told to a holder (rule 15.4).
+        role: Option<Role>,
+    },
+    /// Exile resolution (public, section 16).
+    ExileResolved {
+        /// The exiled player.
+        seat: Seat,
+        /// Whether they were a Great Misfortune (D10: nothing more).
+        was_great_misfortune: bool,
+        /// For a GM: `Some(Some(y))` struck back naming `y`, `Some(None)` did not strike back.
+        counter: Option<Option<Seat>>,
+    },
+    /// Private to an exiled non-GM who had not awakened: their former role (rule 16.3.2).
+    RoleTold {
+        /// The role.
+        role: Role,
+    },
+    /// A claim was made (public, rule 17.1).
+    Claimed(Claim),
+    /// The honesty verdicts, public when the game is decided (rule 17.6).
+    Verdicts(Vec<JudgedClaim>),
     /// A chat line in a channel.
     Chat {
         /// The channel.
@@ -191,6 +261,16 @@ pub enum Refusal {
     /// The night form breaks section 11.
     #[error("night form refused: {0}")]
     Night(#[from] night::FormError),
+    /// The accused must be another living player (rule 10.2).
+    #[error("you may accuse only another living player (rule 10.2)")]
+    AccuseTarget,
+    /// Only a holder of the counter right may name anyone, and only a living player (rule
+    /// 15.4, D19).
+    #[error("you may not name that player with a counter right (rule 15.4, D19)")]
+    Counter,
+    /// The claim breaks section 17; the text says which rule.
+    #[error("claim refused: {0}")]
+    Claim(&'static str),
 }
 
 impl From<Refusal> for RuleError {
@@ -223,12 +303,9 @@ impl FateState {
             round: self.round,
             opens_at_ms: self.opens_at_ms,
             deadline_ms,
-            // Rule 15.5: the public never learns whether anyone owes in claim/counter.
-            owed: if kind == PhaseKind::ClaimCounter {
-                SeatSet::EMPTY
-            } else {
-                owed
-            },
+            // Rule 15.5: in claim/counter this is the exiled player whatever their role
+            // (see `open_claim_counter`), so it shows nothing secret.
+            owed,
         })]
     }
 
@@ -316,10 +393,25 @@ impl FateState {
         for seat in due.iter() {
             events.extend(self.submit_default(seat, ctx));
         }
-        if self.pending().is_empty() {
-            events.extend(self.resolve(ctx));
-        }
+        events.extend(self.settle(ctx));
         events
+    }
+
+    /// Rule 5.3: once every seat owing has submitted, the phase resolves; the claim/counter
+    /// phase never ends sooner than its minimum after it opened (rule 15.5, D12), so an
+    /// early answer moves its deadline there instead.
+    fn settle(&mut self, ctx: &mut Ctx<'_>) -> Events<FateEvent> {
+        if !self.pending().is_empty() {
+            return Vec::new();
+        }
+        if self.phase.kind() == PhaseKind::ClaimCounter {
+            let earliest = self.opens_at_ms + self.config.durations.counter_min_ms;
+            if ctx.now_ms() < earliest {
+                self.deadline_ms = Some(earliest);
+                return Vec::new();
+            }
+        }
+        self.resolve(ctx)
     }
 
     /// Records `seat`'s default for the current phase (section 21).
@@ -336,6 +428,13 @@ impl FateState {
                     Emitted::public(FateEvent::Submitted { phase, seat }),
                 ];
             }
+            // Rule 14.3: the trial's "ready" has no default either.
+            Phase::Trial => {
+                return vec![
+                    Emitted::public(FateEvent::Ready { seat }),
+                    Emitted::public(FateEvent::Submitted { phase, seat }),
+                ];
+            }
             Phase::Night { .. } => {
                 let form = night::default_form(self, seat, ctx.rng());
                 self.accepted += 1;
@@ -343,7 +442,16 @@ impl FateState {
                     forms[seat.index()] = Some((self.accepted, form));
                 }
             }
-            Phase::ClaimCounter | Phase::Ending | Phase::Over => {}
+            // Rule 10.5: pass.
+            Phase::Accusation { choices } => {
+                self.accepted += 1;
+                choices[seat.index()] = Some((self.accepted, None));
+            }
+            // Rule 14.4, D9: no.
+            Phase::Vote { votes } => votes[seat.index()] = Some(false),
+            // Rule 15.6: decline.
+            Phase::ClaimCounter { answer } => *answer = Some(None),
+            Phase::Ending | Phase::Over => {}
         }
         vec![
             Emitted::private(seat, FateEvent::Defaulted { phase }),
@@ -355,9 +463,12 @@ impl FateState {
     fn resolve(&mut self, ctx: &mut Ctx<'_>) -> Events<FateEvent> {
         match self.phase.kind() {
             PhaseKind::Draw => self.resolve_draw(ctx),
-            PhaseKind::Discussion => self.open_night(ctx),
+            PhaseKind::Discussion => self.end_discussion(ctx),
+            PhaseKind::Accusation => self.resolve_accusation(ctx),
             PhaseKind::Night => night::resolve(self, ctx),
-            PhaseKind::ClaimCounter => self.wrap_up(ctx),
+            PhaseKind::Trial => self.open_vote(ctx),
+            PhaseKind::Vote => self.resolve_vote(ctx),
+            PhaseKind::ClaimCounter => self.resolve_exile(ctx),
             PhaseKind::Ending => {
                 self.phase = Phase::Over;
                 self.owed = SeatSet::EMPTY;
@@ -424,28 +535,299 @@ impl FateState {
         events
     }
 
-    /// P7 with nobody holding the counter right: it ends at a random moment between the
-    /// minimum and the counter deadline, in steps of 100 ms (rule 15.5, D12).
+    /// After the discussion: the accusation phase from round 3 (rule 10.1, D1), else the
+    /// night.
+    fn end_discussion(&mut self, ctx: &mut Ctx<'_>) -> Events<FateEvent> {
+        // Rule 17.2: the claim window for the previous night closes with this discussion.
+        if self.round < 3 {
+            return self.open_night(ctx);
+        }
+        let owed = self.living_set();
+        let mut events = self.enter(
+            Phase::Accusation {
+                choices: vec![None; self.players.len()],
+            },
+            owed,
+            0,
+            self.config.durations.accusation_ms,
+            ctx,
+        );
+        events.extend(self.defaults_for_the_gone(ctx));
+        events
+    }
+
+    /// P3 ends: accusations are kept, secret, for step N6 (rules 10.3, 10.6).
+    fn resolve_accusation(&mut self, ctx: &mut Ctx<'_>) -> Events<FateEvent> {
+        if let Phase::Accusation { choices } = &self.phase {
+            let round = self.round;
+            let mut accepted: Vec<Accusation> = choices
+                .iter()
+                .enumerate()
+                .filter_map(|(i, choice)| {
+                    let (order, target) = (*choice)?;
+                    Some(Accusation {
+                        round,
+                        order,
+                        accuser: seat_of(i),
+                        accused: target?,
+                    })
+                })
+                .collect();
+            accepted.sort_by_key(|a| a.order);
+            self.accusations.extend(accepted);
+        }
+        self.open_night(ctx)
+    }
+
+    /// P5: the trial of the accusation that proceeded, after the night's lock (rule 14.3).
+    pub(crate) fn open_trial(&mut self, lock_ms: u64, ctx: &mut Ctx<'_>) -> Events<FateEvent> {
+        let owed = self.living_set();
+        let mut events = self.enter(
+            Phase::Trial,
+            owed,
+            lock_ms,
+            self.config.durations.trial_ms,
+            ctx,
+        );
+        events.extend(self.defaults_for_the_gone(ctx));
+        events
+    }
+
+    /// P6: every living player but the accused votes (rule 14.4, D9: ghosts do not vote).
+    fn open_vote(&mut self, ctx: &mut Ctx<'_>) -> Events<FateEvent> {
+        let Some(accused) = self.trial_now().map(|t| t.accused) else {
+            return self.open_claim_counter(0, ctx);
+        };
+        let owed = self.living_set().without(accused);
+        let mut events = self.enter(
+            Phase::Vote {
+                votes: vec![None; self.players.len()],
+            },
+            owed,
+            0,
+            self.config.durations.vote_ms,
+            ctx,
+        );
+        events.extend(self.defaults_for_the_gone(ctx));
+        events
+    }
+
+    /// S3: the totals are public; more yes than no exiles, a tie exiles nobody (rule 14.5,
+    /// D9); an exiled player stops living at once (rule 14.6). Then the 4 s lock.
+    fn resolve_vote(&mut self, ctx: &mut Ctx<'_>) -> Events<FateEvent> {
+        let votes = match &self.phase {
+            Phase::Vote { votes } => votes.clone(),
+            _ => Vec::new(),
+        };
+        // D9: a missing vote is no.
+        let votes: Vec<Option<bool>> = self
+            .seats()
+            .map(|s| {
+                self.owed
+                    .contains(s)
+                    .then(|| votes.get(s.index()).copied().flatten().unwrap_or(false))
+            })
+            .collect();
+        let count = |want: bool| {
+            u32::try_from(votes.iter().filter(|v| **v == Some(want)).count()).unwrap_or(u32::MAX)
+        };
+        let (yes, no) = (count(true), count(false));
+        let exiled = yes > no;
+        let Some(trial) = self.trials.last_mut() else {
+            return self.open_claim_counter(0, ctx);
+        };
+        trial.votes = Some(votes);
+        trial.yes = yes;
+        trial.no = no;
+        trial.exiled = exiled;
+        let accused = trial.accused;
+        if exiled {
+            let p = &mut self.players[accused.index()];
+            p.life = Life::Exiled;
+            // Rule 13.6: a player who stops being living loses their marks.
+            p.marks = 0;
+        }
+        let mut events = vec![Emitted::public(FateEvent::VoteResolved {
+            accused,
+            yes,
+            no,
+            exiled,
+        })];
+        events.push(self.announce(format!(
+            "the vote on seat {}: {yes} yes, {no} no; {}",
+            accused.0,
+            if exiled { "exiled" } else { "not exiled" }
+        )));
+        events.extend(self.open_claim_counter(self.config.durations.vote_lock_ms, ctx));
+        events
+    }
+
+    /// P7 (section 15): the held private results arrive (rule 15.2), the claim window opens
+    /// (rule 15.3), and the counter right is offered.
+    ///
+    /// Rules 15.5 and 22.2 ask that nothing public say whether anyone holds the counter
+    /// right, but [`Game::to_act`] is public and the arena only takes a non-free action from a
+    /// pending seat, and tells every seat that a pending seat acted. Who *could* hold it is
+    /// public: only the player this round's vote exiled (rules 14.5, 15.4); whether they hold
+    /// it (were a GM) is the secret. So the crate asks the question of the exiled player
+    /// whatever their role:
+    ///
+    /// - With an exile, the exiled player is the one pending seat, GM or not. A GM may name
+    ///   a living player or decline; anyone else may only decline, and that answer has no
+    ///   effect. Either way the phase ends when they answer, never sooner than the minimum,
+    ///   or at the counter deadline (rule 15.5, D12). Pending set, deadline, the public
+    ///   "acted" signal and the phase's length are the same for a GM and a non-GM, and the
+    ///   exiled player learns privately whether they hold the right (rule 15.4).
+    /// - Without an exile nobody is pending (nobody can hold the right, as everyone knows)
+    ///   and the phase ends at a random moment between the minimum and the counter deadline,
+    ///   in steps of 100 ms (rule 15.5, D12).
+    ///
+    /// Reading: rule 15.5's random wait "if nobody holds the counter right" is applied when
+    /// nobody was exiled; an exiled non-GM is timed like a holder, which hides the holder even
+    /// from someone watching when the exiled seat acts (D12's reason).
     pub(crate) fn open_claim_counter(
         &mut self,
         lock_ms: u64,
         ctx: &mut Ctx<'_>,
     ) -> Events<FateEvent> {
         let d = &self.config.durations;
-        let steps = (d.counter_deadline_ms - d.counter_min_ms.min(d.counter_deadline_ms)) / 100;
-        let step = u32::try_from(steps + 1).unwrap_or(u32::MAX);
-        let wait = d.counter_min_ms + u64::from(below(ctx.rng(), step)) * 100;
-        self.enter(Phase::ClaimCounter, SeatSet::EMPTY, lock_ms, wait, ctx)
+        let exiled = self.exiled_now();
+        let (owed, wait) = match exiled {
+            Some(seat) => (SeatSet::only(seat), d.counter_deadline_ms),
+            None => {
+                let steps =
+                    (d.counter_deadline_ms - d.counter_min_ms.min(d.counter_deadline_ms)) / 100;
+                let step = u32::try_from(steps + 1).unwrap_or(u32::MAX);
+                let wait = d.counter_min_ms + u64::from(below(ctx.rng(), step)) * 100;
+                (SeatSet::EMPTY, wait)
+            }
+        };
+        let mut events = self.enter(
+            Phase::ClaimCounter { answer: None },
+            owed,
+            lock_ms,
+            wait,
+            ctx,
+        );
+        night::deliver(self, &mut events);
+        if let Some(seat) = exiled {
+            let holds = self.players[seat.index()].role == Role::GreatMisfortune;
+            events.push(Emitted::private(
+                seat,
+                FateEvent::CounterOpened {
+                    phase: self.phase_number,
+                    holds,
+                    role: holds.then_some(Role::GreatMisfortune),
+                },
+            ));
+        }
+        events.extend(self.defaults_for_the_gone(ctx));
+        events
     }
 
-    /// S4 (nobody can be exiled yet) and S5: check W5, then the next round or the end.
-    fn wrap_up(&mut self, ctx: &mut Ctx<'_>) -> Events<FateEvent> {
+    /// Whether `seat` holds the counter right now (rule 15.4).
+    pub(crate) fn holds_counter(&self, seat: Seat) -> bool {
+        self.phase.kind() == PhaseKind::ClaimCounter
+            && self.exiled_now() == Some(seat)
+            && self.players[seat.index()].role == Role::GreatMisfortune
+    }
+
+    /// S4: exile resolution (section 16), checks W3 and W4, the 4 s lock, then S5.
+    fn resolve_exile(&mut self, ctx: &mut Ctx<'_>) -> Events<FateEvent> {
+        let answer = match &self.phase {
+            Phase::ClaimCounter { answer } => answer.flatten(),
+            _ => None,
+        };
+        let Some(x) = self.exiled_now() else {
+            // Rule 16.1: nobody exiled, straight to the wrap-up.
+            return self.wrap_up(0, ctx);
+        };
+        let gm = self.players[x.index()].role == Role::GreatMisfortune;
+        let counter = gm.then_some(answer);
+        if let Some(trial) = self.trials.last_mut() {
+            trial.resolved = true;
+            trial.counter = counter;
+        }
+        let mut events = vec![Emitted::public(FateEvent::ExileResolved {
+            seat: x,
+            was_great_misfortune: gm,
+            counter,
+        })];
+        if gm {
+            // Rule 16.2.
+            self.players[x.index()].known_gm = true;
+            events.push(self.announce(format!("seat {} was a Great Misfortune", x.0)));
+            match answer {
+                Some(y) if self.players[y.index()].role == Role::GreatFortune => {
+                    // W3 (rule 18.3), before the good side's win (rule 18.5).
+                    events.extend(self.decide(Side::Misfortune, WinReason::Counter, ctx));
+                    return events;
+                }
+                Some(y) => {
+                    self.players[y.index()].not_great_fortune = true;
+                    events.push(self.announce(format!(
+                        "seat {} struck back and named seat {}, who is not the Great Fortune",
+                        x.0, y.0
+                    )));
+                }
+                None => {
+                    events.push(self.announce(format!("seat {} did not strike back", x.0)));
+                }
+            }
+            // D23: an exiled GM is out.
+            self.players[x.index()].life = Life::Out;
+        } else {
+            // Rule 16.3 (D10: CF or GF is not said).
+            events.push(self.announce(format!("seat {} was not a Great Misfortune", x.0)));
+            let p = &mut self.players[x.index()];
+            p.life = Life::Ghost;
+            if !p.awakened {
+                events.push(Emitted::private(x, FateEvent::RoleTold { role: p.role }));
+            }
+            // Rule 16.3.3: every yes-voter gains a Bad token; guard and talisman do not help.
+            let voters: Vec<Seat> = self
+                .trials
+                .last()
+                .and_then(|t| t.votes.clone())
+                .unwrap_or_default()
+                .iter()
+                .enumerate()
+                .filter(|(_, v)| **v == Some(true))
+                .map(|(i, _)| seat_of(i))
+                .collect();
+            let round = self.round;
+            for voter in voters {
+                let p = &mut self.players[voter.index()];
+                p.bag = p.bag.with_added(Token::Bad);
+                let notice = NightResult::VotePenalty { round };
+                p.results.push(notice.clone());
+                events.push(Emitted::private(
+                    voter,
+                    FateEvent::Results {
+                        round,
+                        results: vec![notice],
+                    },
+                ));
+            }
+        }
+        // W4.
+        if let Some(decided) = self.check_win(false, ctx) {
+            events.extend(decided);
+            return events;
+        }
+        // Rule 16.4: the lock, then the wrap-up.
+        events.extend(self.wrap_up(self.config.durations.exile_lock_ms, ctx));
+        events
+    }
+
+    /// S5: check W5, then the next round (after `lock_ms`) or the end.
+    fn wrap_up(&mut self, lock_ms: u64, ctx: &mut Ctx<'_>) -> Events<FateEvent> {
         let last = self.round >= self.row.round_cap;
         if let Some(events) = self.check_win(last, ctx) {
             return events;
         }
         self.round += 1;
-        self.start_round(0, ctx)
+        self.start_round(lock_ms, ctx)
     }
 
     /// Checks W2/W4/W5 (rule 18.3): Good if no GM is living, else Misfortune on parity, else,
@@ -488,6 +870,8 @@ impl FateState {
         };
         self.finish = Some(finish.clone());
         let mut events = vec![Emitted::public(FateEvent::Decided(finish))];
+        // Rule 17.6: every claim gets its verdict when the game ends.
+        events.push(Emitted::public(FateEvent::Verdicts(self.verdicts())));
         events.extend(self.enter(
             Phase::Ending,
             SeatSet::EMPTY,
@@ -597,6 +981,9 @@ impl FateState {
             (FateAction::Ready { .. }, Phase::Discussion) => {
                 events.push(Emitted::public(FateEvent::Ready { seat }));
             }
+            (FateAction::Ready { .. }, Phase::Trial) => {
+                events.push(Emitted::public(FateEvent::Ready { seat }));
+            }
             (FateAction::Night { form, .. }, Phase::Night { .. }) => {
                 night::check_form(self, seat, form).map_err(Refusal::Night)?;
                 self.accepted += 1;
@@ -604,12 +991,48 @@ impl FateState {
                     forms[seat.index()] = Some((self.accepted, form.clone()));
                 }
             }
+            (FateAction::Accuse { target, .. }, Phase::Accusation { .. }) => {
+                // Rule 10.2: another living player, or a pass.
+                if let Some(t) = *target
+                    && (t == seat || !self.player(t).is_some_and(Player::living))
+                {
+                    return Err(Refusal::AccuseTarget.into());
+                }
+                self.accepted += 1;
+                let order = self.accepted;
+                if let Phase::Accusation { choices } = &mut self.phase {
+                    choices[seat.index()] = Some((order, *target));
+                }
+            }
+            (FateAction::Vote { yes, .. }, Phase::Vote { votes }) => {
+                votes[seat.index()] = Some(*yes);
+            }
+            (FateAction::Counter { name, .. }, Phase::ClaimCounter { .. }) => {
+                // Rule 15.4 and D19: only the holder names, and only a living player.
+                if let Some(y) = *name
+                    && (!self.holds_counter(seat) || !self.player(y).is_some_and(Player::living))
+                {
+                    return Err(Refusal::Counter.into());
+                }
+                if let Phase::ClaimCounter { answer } = &mut self.phase {
+                    *answer = Some(*name);
+                }
+            }
             (FateAction::Reveal { .. }, _) => return Err(Refusal::WrongPhase("draw").into()),
             (FateAction::Ready { .. }, _) => {
-                return Err(Refusal::WrongPhase("discussion").into());
+                return Err(Refusal::WrongPhase("discussion or trial").into());
             }
             (FateAction::Night { .. }, _) => return Err(Refusal::WrongPhase("night").into()),
-            (FateAction::Chat { .. }, _) => return Err(RuleError::Illegal("chat".to_owned())),
+            (FateAction::Accuse { .. }, _) => {
+                return Err(Refusal::WrongPhase("accusation").into());
+            }
+            (FateAction::Vote { .. }, _) => return Err(Refusal::WrongPhase("vote").into()),
+            (FateAction::Counter { .. }, _) => {
+                return Err(Refusal::WrongPhase("claim/counter").into());
+            }
+            (FateAction::Chat { .. } | FateAction::Claim { .. }, _) => {
+                return Err(RuleError::Illegal("a free action".to_owned()));
+            }
         }
         self.submitted = self.submitted.with(seat);
         events.push(Emitted::public(FateEvent::Submitted {
@@ -617,9 +1040,7 @@ impl FateState {
             seat,
         }));
         // Rule 5.3 and D33: the phase ends as soon as everyone owing has submitted.
-        if self.pending().is_empty() {
-            events.extend(self.resolve(ctx));
-        }
+        events.extend(self.settle(ctx));
         Ok(events)
     }
 
@@ -721,6 +1142,10 @@ impl Game for FateTokens {
             accepted: 0,
             marks_log: Vec::new(),
             nights: Vec::new(),
+            accusations: Vec::new(),
+            trials: Vec::new(),
+            held_results: Vec::new(),
+            claims: Vec::new(),
             finish: None,
         };
         let mut events = vec![Emitted::public(FateEvent::Started { setup: row })];
@@ -730,9 +1155,18 @@ impl Game for FateTokens {
 
     fn to_act(state: &FateState) -> ToAct {
         match state.phase.kind() {
-            // Rule 15.5: from outside, claim/counter never shows whether anyone owes.
-            PhaseKind::ClaimCounter | PhaseKind::Ending | PhaseKind::Over => ToAct::Nobody,
-            PhaseKind::Draw | PhaseKind::Discussion | PhaseKind::Night => ToAct::Simultaneous {
+            PhaseKind::Ending | PhaseKind::Over => ToAct::Nobody,
+            // Rule 15.5: the exiled player owes an answer whatever their role, and nobody
+            // else ever does (see `FateState::open_claim_counter`), so this shows nothing
+            // but the public exile.
+            PhaseKind::ClaimCounter if state.owed.is_empty() => ToAct::Nobody,
+            PhaseKind::Draw
+            | PhaseKind::Discussion
+            | PhaseKind::Accusation
+            | PhaseKind::Night
+            | PhaseKind::Trial
+            | PhaseKind::Vote
+            | PhaseKind::ClaimCounter => ToAct::Simultaneous {
                 phase: state.phase_number,
                 pending: state.pending(),
             },
@@ -748,12 +1182,30 @@ impl Game for FateTokens {
             Phase::Draw { .. } => (0..2)
                 .map(|index| FateAction::Reveal { phase, index })
                 .collect(),
-            Phase::Discussion => vec![FateAction::Ready { phase }],
+            Phase::Discussion | Phase::Trial => vec![FateAction::Ready { phase }],
             Phase::Night { .. } => night::sample_forms(state, seat)
                 .into_iter()
                 .map(|form| FateAction::Night { phase, form })
                 .collect(),
-            Phase::ClaimCounter | Phase::Ending | Phase::Over => Vec::new(),
+            Phase::Accusation { .. } => std::iter::once(None)
+                .chain(state.living_set().without(seat).iter().map(Some))
+                .map(|target| FateAction::Accuse { phase, target })
+                .collect(),
+            Phase::Vote { .. } => [true, false]
+                .map(|yes| FateAction::Vote { phase, yes })
+                .to_vec(),
+            Phase::ClaimCounter { .. } => {
+                let named: Vec<Seat> = if state.holds_counter(seat) {
+                    state.living_set().iter().collect()
+                } else {
+                    Vec::new()
+                };
+                std::iter::once(None)
+                    .chain(named.into_iter().map(Some))
+                    .map(|name| FateAction::Counter { phase, name })
+                    .collect()
+            }
+            Phase::Ending | Phase::Over => Vec::new(),
         }
     }
 
@@ -772,9 +1224,19 @@ impl Game for FateTokens {
         match action {
             // Rule 20.2: chat is accepted in every phase until the game is over.
             FateAction::Chat { channel, text } => state.chat(seat, *channel, text),
+            // Section 17: claims are free, within their windows, until the game ends.
+            FateAction::Claim { pair, bad } => {
+                if state.finish.is_some() {
+                    return Err(RuleError::GameOver);
+                }
+                state.claim(seat, *pair, *bad)
+            }
             FateAction::Reveal { phase, .. }
             | FateAction::Ready { phase }
-            | FateAction::Night { phase, .. } => {
+            | FateAction::Night { phase, .. }
+            | FateAction::Accuse { phase, .. }
+            | FateAction::Vote { phase, .. }
+            | FateAction::Counter { phase, .. } => {
                 if state.finish.is_some() {
                     return Err(RuleError::GameOver);
                 }
@@ -794,7 +1256,7 @@ impl Game for FateTokens {
         // Rule 5.4: every pending seat gets its default; the phase resolves in one step.
         // Rule 5.7: the discussion's deadline is no missed decision, so it gives no default.
         let mut events = Vec::new();
-        if state.phase.kind() != PhaseKind::Discussion {
+        if !matches!(state.phase.kind(), PhaseKind::Discussion | PhaseKind::Trial) {
             for seat in state.pending().iter() {
                 events.extend(state.submit_default(seat, ctx));
             }
@@ -848,7 +1310,7 @@ impl Game for FateTokens {
     }
 
     fn is_free(action: &FateAction) -> bool {
-        matches!(action, FateAction::Chat { .. })
+        matches!(action, FateAction::Chat { .. } | FateAction::Claim { .. })
     }
 }
 

@@ -24,6 +24,9 @@ pub enum Life {
     Ghost,
     /// An exiled GM: takes no further part.
     Out,
+    /// Exiled by this round's vote, before exile resolution says whether they were a GM
+    /// (rules 14.6, 16.2, 16.3): no longer living, not yet a ghost or out.
+    Exiled,
 }
 
 /// A side (rule 1.4).
@@ -84,8 +87,14 @@ pub enum PhaseKind {
     Draw,
     /// P2: free talk; living players may signal ready.
     Discussion,
+    /// P3 (rounds 3 and later): each living player accuses one other living player or passes.
+    Accusation,
     /// P4: every living player and every ghost sends a night form.
     Night,
+    /// P5: the trial of the accusation that proceeded; living players may signal ready.
+    Trial,
+    /// P6: every living player but the accused votes yes or no.
+    Vote,
     /// P7: private results arrive; the counter right, if anyone holds it.
     ClaimCounter,
     /// The result is fixed and everything is revealed (section 19).
@@ -102,6 +111,8 @@ pub enum WinReason {
     NoGreatMisfortune,
     /// Misfortune (a): a pathfinder named the Great Fortune.
     Pathfinder,
+    /// Misfortune (b): an exiled GM's counter right named the Great Fortune.
+    Counter,
     /// Misfortune (c): the living GMs are at least as many as the living good-side players.
     Parity,
     /// Misfortune (d): a GM is still living at the end of the round cap.
@@ -114,6 +125,7 @@ impl WinReason {
         match self {
             WinReason::NoGreatMisfortune => "no_great_misfortune",
             WinReason::Pathfinder => "pathfinder",
+            WinReason::Counter => "counter",
             WinReason::Parity => "parity",
             WinReason::RoundCap => "round_cap",
         }
@@ -172,7 +184,10 @@ impl Player {
     /// The player's side by their current state (rule 1.4).
     pub(crate) fn side(&self) -> Side {
         match (self.role, self.life) {
-            (Role::GreatMisfortune, _) | (_, Life::Ghost | Life::Out) => Side::Misfortune,
+            // Rule 1.4: the good side is living; an exiled player is no longer (rule 14.6).
+            (Role::GreatMisfortune, _) | (_, Life::Ghost | Life::Out | Life::Exiled) => {
+                Side::Misfortune
+            }
             _ => Side::Good,
         }
     }
@@ -182,7 +197,7 @@ impl Player {
         match self.life {
             Life::Ghost => true,
             Life::Living => self.awakened && self.role == Role::GreatMisfortune,
-            Life::Out => false,
+            Life::Out | Life::Exiled => false,
         }
     }
 }
@@ -198,11 +213,25 @@ pub(crate) enum Phase {
         chosen: Vec<Option<u8>>,
     },
     Discussion,
+    Accusation {
+        /// Each seat's choice with its acceptance number (rule 10.4): the accused, or `None`
+        /// for a pass.
+        choices: Vec<Option<(u64, Option<Seat>)>>,
+    },
     Night {
         /// Each seat's accepted form with its acceptance number (rule 10.4, 11.7).
         forms: Vec<Option<(u64, NightForm)>>,
     },
-    ClaimCounter,
+    Trial,
+    Vote {
+        /// Each voter's vote, `true` for yes (rule 14.4).
+        votes: Vec<Option<bool>>,
+    },
+    ClaimCounter {
+        /// The exiled player's answer (rule 15.4): `Some(None)` declines, `Some(Some(y))`
+        /// names `y`. Only a GM's answer has an effect.
+        answer: Option<Option<Seat>>,
+    },
     Ending,
     Over,
 }
@@ -212,8 +241,11 @@ impl Phase {
         match self {
             Phase::Draw { .. } => PhaseKind::Draw,
             Phase::Discussion => PhaseKind::Discussion,
+            Phase::Accusation { .. } => PhaseKind::Accusation,
             Phase::Night { .. } => PhaseKind::Night,
-            Phase::ClaimCounter => PhaseKind::ClaimCounter,
+            Phase::Trial => PhaseKind::Trial,
+            Phase::Vote { .. } => PhaseKind::Vote,
+            Phase::ClaimCounter { .. } => PhaseKind::ClaimCounter,
             Phase::Ending => PhaseKind::Ending,
             Phase::Over => PhaseKind::Over,
         }
@@ -227,6 +259,85 @@ pub struct NightRecord {
     pub round: u32,
     /// Each seat's form as it took effect (defaults included), `None` for out players.
     pub forms: Vec<Option<NightForm>>,
+    /// The seats living when the night opened (rule 17.3: claims name such players).
+    pub living: SeatSet,
+}
+
+/// An accusation as the server accepted it (rule 10.4), secret until the end unless it
+/// proceeded (rule 22.6).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Accusation {
+    /// The round.
+    pub round: u32,
+    /// The acceptance number: lower is earlier (rule 10.4).
+    pub order: u64,
+    /// Who accused.
+    pub accuser: Seat,
+    /// Whom.
+    pub accused: Seat,
+}
+
+/// The accusation that proceeded in a round, its trial, vote and exile (section 14, 16).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Trial {
+    /// The round.
+    pub round: u32,
+    /// Who accused.
+    pub accuser: Seat,
+    /// Who stood trial.
+    pub accused: Seat,
+    /// The price drawn from the accuser's bag (rule 14.2, D8).
+    pub price: Token,
+    /// Each seat's vote once the vote resolved, `None` for non-voters; a missing vote counts
+    /// as no and is stored as `Some(false)` (D9). Secret until the end.
+    pub votes: Option<Vec<Option<bool>>>,
+    /// The totals, public once the vote resolved (rule 14.5).
+    pub yes: u32,
+    /// No votes, missing votes included (D9).
+    pub no: u32,
+    /// Whether the accused was exiled: more yes than no (rule 14.5).
+    pub exiled: bool,
+    /// The exiled GM's counter right, once resolved: `Some(Some(y))` named `y`,
+    /// `Some(None)` declined (rule 16.2). `None` otherwise.
+    pub counter: Option<Option<Seat>>,
+    /// Whether exile resolution has said if the exiled player was a GM (section 16).
+    pub resolved: bool,
+}
+
+/// A claim (rule 17.1): "my helper found `bad` Bad tokens in the piles of `pair`".
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Claim {
+    /// The night the claim is about (the window's number, rule 17.2).
+    pub round: u32,
+    /// Who claimed.
+    pub claimant: Seat,
+    /// The two players named.
+    pub pair: [Seat; 2],
+    /// The number claimed.
+    pub bad: u32,
+}
+
+/// An honesty verdict (rule 17.6, D30).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// The claimant's helper named the pair that night and found that number.
+    Honest,
+    /// The claimant's helper named the pair that night and found another number.
+    WrongNumber,
+    /// The claimant had no helper result for that night (a GF's or GM's claim).
+    NoHelper,
+}
+
+/// A claim with its verdict and the true Bad total of the pair's piles during that night.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JudgedClaim {
+    /// The claim.
+    pub claim: Claim,
+    /// The verdict.
+    pub verdict: Verdict,
+    /// The true Bad total (rule 17.6).
+    pub true_bad: u32,
 }
 
 /// The full state, secrets included.
@@ -258,6 +369,14 @@ pub struct FateState {
     /// Who marked whom each night, secret until the end: (round, marker, marked).
     pub(crate) marks_log: Vec<(u32, Seat, Seat)>,
     pub(crate) nights: Vec<NightRecord>,
+    /// Every accepted accusation, in acceptance order (rule 10.4), secret until the end.
+    pub(crate) accusations: Vec<Accusation>,
+    /// Every accusation that proceeded, with its trial, vote and exile.
+    pub(crate) trials: Vec<Trial>,
+    /// Tonight's private results, held until the claim/counter phase opens (rule 15.2, D25).
+    pub(crate) held_results: Vec<Vec<NightResult>>,
+    /// Every claim made, in order (section 17).
+    pub(crate) claims: Vec<Claim>,
     pub(crate) finish: Option<Finish>,
 }
 
@@ -284,6 +403,18 @@ impl FateState {
         self.seats()
             .filter(|&s| self.players[s.index()].life == Life::Ghost)
             .collect()
+    }
+
+    /// This round's trial, if an accusation proceeded (rule 14.1).
+    pub(crate) fn trial_now(&self) -> Option<&Trial> {
+        self.trials.last().filter(|t| t.round == self.round)
+    }
+
+    /// The player this round's vote exiled, while exile resolution is still to come.
+    pub(crate) fn exiled_now(&self) -> Option<Seat> {
+        self.trial_now()
+            .filter(|t| t.exiled && !t.resolved)
+            .map(|t| t.accused)
     }
 
     /// The living count + 1 (rule 13.1).

@@ -8,9 +8,13 @@ use serde::Serialize;
 
 use arbiter_rules::{Seat, Viewer};
 
+use crate::claims::ClaimRight;
 use crate::night::{NightForm, NightResult};
 use crate::setup::{Bag, Role, SetupRow, Token};
-use crate::state::{ChatLine, FateState, Finish, Life, NightRecord, Phase, PhaseKind, Slot};
+use crate::state::{
+    Accusation, ChatLine, Claim, FateState, Finish, JudgedClaim, Life, NightRecord, Phase,
+    PhaseKind, Slot, Trial,
+};
 
 /// What one viewer sees.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -27,7 +31,9 @@ pub struct FateView {
     pub opens_at_ms: u64,
     /// When it ends at the latest.
     pub deadline_ms: Option<u64>,
-    /// Seats that still owe a decision; always empty in the claim/counter phase (rule 15.5).
+    /// Seats that still owe a decision. In the claim/counter phase this is the exiled
+    /// player whatever their role, or nobody (rule 15.5; see
+    /// [`FateState::open_claim_counter`](crate::FateState)).
     pub pending: Vec<Seat>,
     /// The current suspicion threshold, the living count + 1 (rule 13.1).
     pub threshold: u32,
@@ -35,6 +41,11 @@ pub struct FateView {
     pub shield_whole: bool,
     /// Each seat's public part, in seat order.
     pub seats: Vec<PublicSeat>,
+    /// Every accusation that proceeded, with its price, vote totals and exile outcome as far
+    /// as they are public (rules 14.1, 14.5, 16.2, 16.3).
+    pub trials: Vec<PublicTrial>,
+    /// Every claim made so far (rule 22.2); verdicts only once decided (rule 17.6).
+    pub claims: Vec<Claim>,
     /// The Everyone channel, system messages included.
     pub everyone_chat: Vec<ChatLine>,
     /// The Ghosts channel, for a viewer who reads it (rule 20.1): ghosts and living awakened
@@ -46,6 +57,27 @@ pub struct FateView {
     pub finish: Option<Finish>,
     /// Everything, once decided (rule 22.6) or for the omniscient viewer.
     pub revealed: Option<Revealed>,
+}
+
+/// The public part of a trial (rule 22.2).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct PublicTrial {
+    /// The round.
+    pub round: u32,
+    /// Who accused.
+    pub accuser: Seat,
+    /// Who stood trial.
+    pub accused: Seat,
+    /// The price (rule 14.2).
+    pub price: Token,
+    /// Yes and no totals, once the vote resolved (rule 14.5).
+    pub totals: Option<(u32, u32)>,
+    /// Whether the accused was exiled, once the vote resolved.
+    pub exiled: Option<bool>,
+    /// Whether the exiled player was a GM, once exile resolution said so (D10).
+    pub was_great_misfortune: Option<bool>,
+    /// For an exiled GM after exile resolution: whom they named, or `None` (rule 16.2.3).
+    pub counter: Option<Option<Seat>>,
 }
 
 /// A seat's public information (rule 22.2).
@@ -129,6 +161,15 @@ pub struct OwnView {
     pub form: FormAvailability,
     /// Private night results received so far (rule 15.2).
     pub results: Vec<NightResult>,
+    /// Own accusation this round, once chosen (rule 22.3): the accused, `None` for none.
+    pub accused: Option<Seat>,
+    /// Own vote this round, once cast (rule 22.3).
+    pub vote: Option<bool>,
+    /// While the claim/counter phase asks this seat (the exiled player): whether they hold
+    /// the counter right (rule 15.4).
+    pub counter_right: Option<bool>,
+    /// What this seat may claim now (rule 17.3), if anything.
+    pub claim: Option<ClaimRight>,
 }
 
 /// Everything hidden during play (rule 22.6).
@@ -140,6 +181,14 @@ pub struct Revealed {
     pub marks: Vec<(u32, Seat, Seat)>,
     /// Every night's forms.
     pub nights: Vec<NightRecord>,
+    /// Every accusation with its acceptance order (rule 22.6).
+    pub accusations: Vec<Accusation>,
+    /// Every trial with every vote and the counter right.
+    pub trials: Vec<Trial>,
+    /// Every claim with its verdict and the true value (rule 17.6).
+    pub verdicts: Vec<JudgedClaim>,
+    /// Results held for a claim/counter phase the game did not reach.
+    pub held_results: Vec<Vec<NightResult>>,
     /// The Ghosts channel.
     pub ghost_chat: Vec<ChatLine>,
 }
@@ -206,10 +255,14 @@ impl FormAvailability {
 
 fn own_view(state: &FateState, seat: Seat) -> Option<OwnView> {
     let p = state.player(seat)?;
-    // Rules 7.2, 15.4, 16.3: a ghost or out player has learnt their role.
-    let knows_role = p.awakened || p.life != Life::Living;
+    // Rules 7.2, 15.4, 16.3: a ghost or out player has learnt their role, and so has the
+    // holder of a counter right.
+    let knows_role =
+        p.awakened || matches!(p.life, Life::Ghost | Life::Out) || state.holds_counter(seat);
     let role = knows_role.then_some(p.role);
-    let fellow_great_misfortunes = if knows_role && p.role == Role::GreatMisfortune {
+    // D3: GMs know each other once awakened (an exiled GM told their role by the counter
+    // right has not awakened).
+    let fellow_great_misfortunes = if p.awakened && p.role == Role::GreatMisfortune {
         state
             .seats()
             .filter(|&s| s != seat && state.players[s.index()].role == Role::GreatMisfortune)
@@ -243,7 +296,48 @@ fn own_view(state: &FateState, seat: Seat) -> Option<OwnView> {
             .flatten(),
         form: availability(state, seat),
         results: p.results.clone(),
+        accused: own_accusation(state, seat),
+        vote: own_vote(state, seat),
+        counter_right: (state.phase.kind() == PhaseKind::ClaimCounter
+            && state.exiled_now() == Some(seat))
+        .then(|| state.holds_counter(seat)),
+        claim: state.claim_right(seat),
     })
+}
+
+fn own_accusation(state: &FateState, seat: Seat) -> Option<Seat> {
+    if let Phase::Accusation { choices } = &state.phase {
+        return choices[seat.index()].and_then(|(_, target)| target);
+    }
+    state
+        .accusations
+        .iter()
+        .find(|a| a.round == state.round && a.accuser == seat)
+        .map(|a| a.accused)
+}
+
+fn own_vote(state: &FateState, seat: Seat) -> Option<bool> {
+    if let Phase::Vote { votes } = &state.phase {
+        return votes[seat.index()];
+    }
+    state
+        .trial_now()
+        .and_then(|t| t.votes.as_ref())
+        .and_then(|votes| votes[seat.index()])
+}
+
+fn public_trial(t: &Trial) -> PublicTrial {
+    let voted = t.votes.is_some();
+    PublicTrial {
+        round: t.round,
+        accuser: t.accuser,
+        accused: t.accused,
+        price: t.price,
+        totals: voted.then_some((t.yes, t.no)),
+        exiled: voted.then_some(t.exiled),
+        was_great_misfortune: (t.exiled && t.resolved).then_some(t.counter.is_some()),
+        counter: t.counter,
+    }
 }
 
 fn revealed(state: &FateState) -> Revealed {
@@ -269,6 +363,10 @@ fn revealed(state: &FateState) -> Revealed {
             .collect(),
         marks: state.marks_log.clone(),
         nights: state.nights.clone(),
+        accusations: state.accusations.clone(),
+        trials: state.trials.clone(),
+        verdicts: state.verdicts(),
+        held_results: state.held_results.clone(),
         ghost_chat: state.ghost_chat.clone(),
     }
 }
@@ -288,7 +386,9 @@ pub(crate) fn build(state: &FateState, viewer: Viewer) -> FateView {
             PublicSeat {
                 seat: s,
                 life: p.life,
-                was_great_misfortune: (!p.living()).then_some(p.known_gm),
+                // An exiled player's role waits for exile resolution (rule 14.6).
+                was_great_misfortune: matches!(p.life, Life::Ghost | Life::Out)
+                    .then_some(p.known_gm),
                 revealed: p.revealed.clone(),
                 pile_size: p.pile.len(),
                 exposed_count: p.exposed_slots.len(),
@@ -306,11 +406,9 @@ pub(crate) fn build(state: &FateState, viewer: Viewer) -> FateView {
     let reads_ghosts = me
         .and_then(|s| state.player(s))
         .is_some_and(|p| p.reads_ghost_chat());
-    let pending = if state.phase.kind() == PhaseKind::ClaimCounter {
-        Vec::new()
-    } else {
-        state.pending().iter().collect()
-    };
+    // The same seats `to_act` lists (rule 15.5: in claim/counter, the exiled player
+    // whatever their role).
+    let pending = state.pending().iter().collect();
     FateView {
         setup: state.row,
         round: state.round,
@@ -322,6 +420,8 @@ pub(crate) fn build(state: &FateState, viewer: Viewer) -> FateView {
         threshold: state.threshold(),
         shield_whole: state.shield_whole,
         seats,
+        trials: state.trials.iter().map(public_trial).collect(),
+        claims: state.claims.clone(),
         everyone_chat: state.everyone_chat.clone(),
         ghost_chat: (reads_ghosts || everything).then(|| state.ghost_chat.clone()),
         own: me.and_then(|s| own_view(state, s)),

@@ -618,6 +618,7 @@ fn perturb(state: &mut FateState, keep: Seat, rng: &mut ChaCha8Rng) {
     state.nights.push(crate::state::NightRecord {
         round: 9,
         forms: Vec::new(),
+        living: SeatSet::EMPTY,
     });
 }
 
@@ -1294,6 +1295,15 @@ fn the_worked_example_of_rule_12_5() {
     }
     t.state.players[usize::from(cy)].marks = 5;
     t.state.players[usize::from(ana)].marks = 1;
+    // Accepted in this order: Dee accuses Ana, then Fox accuses Cy.
+    for (order, accuser, accused) in [(1, dee, ana), (2, fox, cy)] {
+        t.state.accusations.push(crate::state::Accusation {
+            round: 4,
+            order,
+            accuser: Seat(accuser),
+            accused: Seat(accused),
+        });
+    }
     let bags: Vec<Bag> = t.state.players.iter().map(|p| p.bag).collect();
     let form = |mark: u8| NightForm {
         mark: Some(Seat(mark)),
@@ -1350,7 +1360,8 @@ fn the_worked_example_of_rule_12_5() {
     for (seat, form) in forms {
         events.extend(t.night(seat, form).expect("legal form"));
     }
-    assert_eq!(t.kind(), PhaseKind::ClaimCounter);
+    // Then the trial of Ana (rule 14.3).
+    assert_eq!(t.kind(), PhaseKind::Trial);
     // N1: the shield breaks. N4: curse blocked by the guard, bless by the talisman.
     assert!(!t.state.shield_whole);
     let now: Vec<Bag> = t.state.players.iter().map(|p| p.bag).collect();
@@ -1368,8 +1379,23 @@ fn the_worked_example_of_rule_12_5() {
         .expect("N7");
     assert!(announcement.guard_used);
     assert_eq!(announcement.reveals, vec![(Seat(cy), 2)]);
-    // The example's 9 s includes the accusation, which this crate does not run yet.
-    assert_eq!(announcement.lock_ms, 3_000 + 2 * 2_000);
+    // N6: Dee's accusation of Ana proceeds; Fox's has no effect and is never shown.
+    let shown = announcement.accusation.expect("an accusation proceeds");
+    assert_eq!((shown.accuser, shown.accused), (Seat(dee), Seat(ana)));
+    assert_eq!(t.state.trials.len(), 1);
+    // N7: the guard, Cy's reveal and the accusation: 3 s + 3 × 2 s = 9 s.
+    assert_eq!(announcement.lock_ms, 9_000);
+    assert_eq!(t.state.opens_at_ms, t.now + 9_000);
+    // Rule 12.4: private results wait for the claim/counter phase, after trial and vote.
+    assert!(t.state.players.iter().all(|p| p.results.is_empty()));
+    t.timeout();
+    assert_eq!(t.kind(), PhaseKind::Vote);
+    assert!(
+        !t.state.pending().contains(Seat(ana)),
+        "D9: the accused does not vote"
+    );
+    t.timeout();
+    assert_eq!(t.kind(), PhaseKind::ClaimCounter, "no votes: nobody exiled");
     // N3: the whispers. Ana's and Dee's piles hold 3 Bad; Ana's and Bo's 3 Bad and 3 Good.
     let results = |s: u8| t.state.players[usize::from(s)].results.clone();
     assert_eq!(
