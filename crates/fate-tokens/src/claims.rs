@@ -53,7 +53,7 @@ impl FateState {
     }
 
     /// Bad tokens in the pair's piles during night `round` (rules 11.12.4, 17.6).
-    fn bad_during(&self, pair: [Seat; 2], round: u32) -> u32 {
+    pub(crate) fn bad_during(&self, pair: [Seat; 2], round: u32) -> u32 {
         let bad = pair
             .iter()
             .flat_map(|s| self.players[s.index()].pile.iter())

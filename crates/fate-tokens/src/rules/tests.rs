@@ -118,10 +118,62 @@ impl Table {
         self.open();
     }
 
+    /// Runs deadlines until the phase is `kind`, then opens it.
+    fn advance_to(&mut self, kind: PhaseKind) {
+        let mut steps = 0;
+        while self.kind() != kind {
+            self.timeout();
+            steps += 1;
+            assert!(steps < 100, "never reached {kind:?}");
+        }
+        self.open();
+    }
+
+    fn accuse(&mut self, seat: u8, target: Option<u8>) -> Result<Events<FateEvent>, RuleError> {
+        self.open();
+        let phase = self.phase();
+        self.act(
+            seat,
+            FateAction::Accuse {
+                phase,
+                target: target.map(Seat),
+            },
+        )
+    }
+
+    fn vote(&mut self, seat: u8, yes: bool) -> Result<Events<FateEvent>, RuleError> {
+        self.open();
+        let phase = self.phase();
+        self.act(seat, FateAction::Vote { phase, yes })
+    }
+
+    fn counter(&mut self, seat: u8, name: Option<u8>) -> Result<Events<FateEvent>, RuleError> {
+        let phase = self.phase();
+        self.act(
+            seat,
+            FateAction::Counter {
+                phase,
+                name: name.map(Seat),
+            },
+        )
+    }
+
+    fn claim(&mut self, seat: u8, pair: [u8; 2], bad: u32) -> Result<Events<FateEvent>, RuleError> {
+        self.act(
+            seat,
+            FateAction::Claim {
+                pair: pair.map(Seat),
+                bad,
+            },
+        )
+    }
+
     fn view_json(&self, viewer: Viewer) -> Value {
         serde_json::to_value(FateTokens::view(&self.state, viewer)).expect("serialises")
     }
 }
+
+mod trials;
 
 #[test]
 fn seat_counts_and_configs() {
@@ -564,14 +616,19 @@ fn chat_channels_and_limits() {
 
 /// Changes every secret that `keep` may not see, keeping everything public: roles (among
 /// seats whose role `keep` does not know), awakening, bags, pile kinds (sizes and exposed
-/// kinds kept), draws, forms, results and private flags.
+/// kinds kept), draws, forms, results and private flags; accusations, votes (totals kept),
+/// the counter right and its answer, and the honesty of claims (through roles and forms).
 fn perturb(state: &mut FateState, keep: Seat, rng: &mut ChaCha8Rng) {
     let knows_gms = state
         .players
         .get(keep.index())
         .is_some_and(|p| p.awakened && p.role == Role::GreatMisfortune);
     let movable: Vec<usize> = (0..state.players.len())
-        .filter(|&i| i != keep.index() && state.players[i].living())
+        // An exiled player's role is secret until exile resolution (rule 14.6): whether
+        // they hold the counter right moves with it (rule 15.5).
+        .filter(|&i| {
+            i != keep.index() && matches!(state.players[i].life, Life::Living | Life::Exiled)
+        })
         .filter(|&i| !(knows_gms && state.players[i].role == Role::GreatMisfortune))
         .collect();
     let mut roles: Vec<Role> = movable.iter().map(|&i| state.players[i].role).collect();
@@ -611,7 +668,37 @@ fn perturb(state: &mut FateState, keep: Seat, rng: &mut ChaCha8Rng) {
                     form.talisman = !form.talisman;
                 }
             }
+            Phase::Accusation { choices } => {
+                choices[i] = choices[i].map(|(order, target)| {
+                    (order, if target.is_some() { None } else { Some(keep) })
+                });
+            }
+            Phase::Vote { votes } => votes[i] = votes[i].map(|v| !v),
+            Phase::ClaimCounter { answer } => {
+                *answer = answer.map(|a| if a.is_some() { None } else { Some(keep) });
+            }
             _ => {}
+        }
+        if let Some(results) = state.held_results.get_mut(i) {
+            results.push(NightResult::BagGained { token: Token::Good });
+        }
+        // Accusations that did not proceed are never shown (rule 10.6).
+        state.accusations.push(crate::state::Accusation {
+            round: state.round,
+            order: 1_000,
+            accuser: seat_of(i),
+            accused: keep,
+        });
+    }
+    // Who voted how stays secret (rule 14.5): swap two other voters' opposite votes.
+    for trial in &mut state.trials {
+        let Some(votes) = &mut trial.votes else {
+            continue;
+        };
+        let others =
+            |want: bool| (0..votes.len()).find(|&i| i != keep.index() && votes[i] == Some(want));
+        if let (Some(a), Some(b)) = (others(true), others(false)) {
+            votes.swap(a, b);
         }
     }
     state.marks_log.push((9, Seat(0), Seat(1)));
@@ -675,6 +762,7 @@ fn assert_views_hide_others(t: &Table, seed: u64) {
 
 #[test]
 fn views_never_show_another_seats_secrets() {
+    let mut exiles = 0;
     for players in [4u8, 6, 8] {
         for seed in 0..6 {
             let mut t = Table::new(players, seed);
@@ -684,11 +772,48 @@ fn views_never_show_another_seats_secrets() {
                 if t.kind() == PhaseKind::Draw {
                     t.reveal(0, 1).expect("legal");
                 }
+                // Seat 0 accuses seat 1, everyone votes yes, seat 0 claims what it may.
+                if t.kind() == PhaseKind::Accusation && t.state.pending().contains(Seat(0)) {
+                    let target = t.state.living_set().without(Seat(0)).iter().next();
+                    t.accuse(0, target.map(|s| s.0)).expect("legal");
+                    assert_views_hide_others(&t, seed * 100 + steps + 2000);
+                }
+                if t.kind() == PhaseKind::Vote {
+                    for seat in t.state.pending().iter().collect::<Vec<_>>() {
+                        t.vote(seat.0, true).expect("legal");
+                        if t.kind() == PhaseKind::Vote {
+                            assert_views_hide_others(&t, seed * 100 + steps + 3000);
+                        }
+                    }
+                }
+                if t.kind() == PhaseKind::ClaimCounter {
+                    t.open();
+                    exiles += t.state.pending().len();
+                    assert_views_hide_others(&t, seed * 100 + steps + 4000);
+                    if let Some(right) = t.state.claim_right(Seat(0)) {
+                        let pair = right.pair.unwrap_or_else(|| {
+                            let mut others = t
+                                .state
+                                .nights
+                                .last()
+                                .expect("night")
+                                .living
+                                .without(Seat(0))
+                                .iter();
+                            [others.next().expect("one"), others.next().expect("two")]
+                        });
+                        t.claim(0, pair.map(|s| s.0), 0).expect("claim");
+                    }
+                    if let Some(exiled) = t.state.pending().iter().next() {
+                        t.counter(exiled.0, None).expect("decline");
+                        assert_views_hide_others(&t, seed * 100 + steps + 5000);
+                    }
+                }
                 if t.kind() == PhaseKind::Night {
                     t.open();
                     // Seat 0 sends something, the others default.
                     let form = NightForm {
-                        mark: Some(Seat(1)),
+                        mark: t.state.living_set().without(Seat(0)).iter().next(),
                         helper: crate::night::default_form(
                             &t.state,
                             Seat(0),
@@ -707,6 +832,7 @@ fn views_never_show_another_seats_secrets() {
             }
         }
     }
+    assert!(exiles > 0, "the games reach a counter phase with an exile");
 }
 
 #[test]
@@ -1448,6 +1574,7 @@ fn the_worked_example_of_rule_12_5() {
 #[test]
 fn random_legal_play_keeps_the_invariants_and_the_secrets() {
     let mut reasons = std::collections::BTreeSet::new();
+    let (mut trials, mut exiles, mut claims) = (0, 0, 0);
     for players in 4..=8u8 {
         for seed in 0..8u64 {
             let mut t = Table::new(players, seed * 31 + u64::from(players));
@@ -1473,6 +1600,38 @@ fn random_legal_play_keeps_the_invariants_and_the_secrets() {
                         }
                     }
                 }
+                // Claims are free (rule 5.6): each seat that may claim sometimes does, with a
+                // random number in range; every such claim is accepted.
+                for seat in t.state.seats().collect::<Vec<_>>() {
+                    let Some(right) = t.state.claim_right(seat) else {
+                        continue;
+                    };
+                    if arbiter_rules::random::below(&mut chooser, 3) != 0 {
+                        continue;
+                    }
+                    let pair = right.pair.unwrap_or_else(|| {
+                        let living = t.state.nights.last().expect("a night").living;
+                        let mut others: Vec<Seat> = living.without(seat).iter().collect();
+                        arbiter_rules::random::shuffle(&mut chooser, &mut others);
+                        [others[0], others[1]]
+                    });
+                    let piles: usize = pair
+                        .iter()
+                        .map(|s| {
+                            t.state.players[s.index()]
+                                .pile
+                                .iter()
+                                .filter(|slot| slot.round <= right.round)
+                                .count()
+                        })
+                        .sum();
+                    let bad = arbiter_rules::random::below(
+                        &mut chooser,
+                        u32::try_from(piles + 1).expect("small"),
+                    );
+                    t.claim(seat.0, pair.map(|s| s.0), bad)
+                        .expect("a claim within rule 17.3 is accepted");
+                }
                 if steps.is_multiple_of(3) {
                     assert_views_hide_others(&t, steps);
                 }
@@ -1488,6 +1647,9 @@ fn random_legal_play_keeps_the_invariants_and_the_secrets() {
             }
             let outcome = FateTokens::outcome(&t.state).expect("over");
             reasons.insert(outcome.reason.clone());
+            trials += t.state.trials.len();
+            exiles += t.state.trials.iter().filter(|tr| tr.exiled).count();
+            claims += t.state.claims.len();
             let finish = t.state.finish.clone().expect("decided");
             // Rule 18.7: exactly one side wins, and every seat wins or loses with its side.
             for (seat, side) in outcome.seats.iter().zip(&finish.sides) {
@@ -1496,8 +1658,12 @@ fn random_legal_play_keeps_the_invariants_and_the_secrets() {
             }
         }
     }
-    // The seeds reach wins by W1, W2 and W5 alike.
-    let expected = ["no_great_misfortune", "pathfinder", "round_cap"];
+    assert!(
+        trials > 0 && exiles > 0 && claims > 0,
+        "{trials} {exiles} {claims}"
+    );
+    // The seeds reach wins by W1, W2 or W4, W3 and W5 alike.
+    let expected = ["no_great_misfortune", "pathfinder", "counter", "round_cap"];
     assert!(expected.iter().all(|r| reasons.contains(*r)), "{reasons:?}");
 }
 
