@@ -823,7 +823,8 @@ impl FateState {
     /// S5: check W5, then the next round (after `lock_ms`) or the end.
     fn wrap_up(&mut self, lock_ms: u64, ctx: &mut Ctx<'_>) -> Events<FateEvent> {
         let last = self.round >= self.row.round_cap;
-        if let Some(events) = self.check_win(last, ctx) {
+        // Rule 16.4: after an exile the wrap-up follows the lock, so a W5 ending opens then.
+        if let Some(events) = self.check_win_after(last, lock_ms, ctx) {
             return events;
         }
         self.round += 1;
@@ -833,6 +834,16 @@ impl FateState {
     /// Checks W2/W4/W5 (rule 18.3): Good if no GM is living, else Misfortune on parity, else,
     /// at the end of the round cap, Misfortune (d). Enters the ending if decided.
     pub(crate) fn check_win(&mut self, at_cap: bool, ctx: &Ctx<'_>) -> Option<Events<FateEvent>> {
+        self.check_win_after(at_cap, 0, ctx)
+    }
+
+    /// [`check_win`](Self::check_win) with the ending opening after a lock of `lock_ms`.
+    fn check_win_after(
+        &mut self,
+        at_cap: bool,
+        lock_ms: u64,
+        ctx: &Ctx<'_>,
+    ) -> Option<Events<FateEvent>> {
         let living_gms = self
             .players
             .iter()
@@ -852,7 +863,7 @@ impl FateState {
         } else {
             None
         };
-        decided.map(|(winner, reason)| self.decide(winner, reason, ctx))
+        decided.map(|(winner, reason)| self.decide_after(winner, reason, lock_ms, ctx))
     }
 
     /// Fixes the result and enters the ending (section 19).
@@ -860,6 +871,17 @@ impl FateState {
         &mut self,
         winner: Side,
         reason: WinReason,
+        ctx: &Ctx<'_>,
+    ) -> Events<FateEvent> {
+        self.decide_after(winner, reason, 0, ctx)
+    }
+
+    /// [`decide`](Self::decide), the ending opening after a lock of `lock_ms`.
+    fn decide_after(
+        &mut self,
+        winner: Side,
+        reason: WinReason,
+        lock_ms: u64,
         ctx: &Ctx<'_>,
     ) -> Events<FateEvent> {
         // D36: sides are settled by the states at the moment of the win.
@@ -875,7 +897,7 @@ impl FateState {
         events.extend(self.enter(
             Phase::Ending,
             SeatSet::EMPTY,
-            0,
+            lock_ms,
             self.config.durations.ending_ms,
             ctx,
         ));

@@ -745,3 +745,46 @@ fn claims_follow_their_windows_and_get_verdicts() {
     assert_eq!(view.revealed.expect("rule 22.6").verdicts, verdicts);
     assert!(t.claim(cfs[0], pair, 0).is_err(), "closed once decided");
 }
+
+#[test]
+fn win_checks_after_an_exile() {
+    // W4, parity (rule 18.1 (c)): four players, one CF already a ghost; exiling the other
+    // leaves one GM against the GF.
+    let probe = at_accusation(4, 6);
+    let gf = probe.seats_with(Role::GreatFortune)[0];
+    let gm = probe.seats_with(Role::GreatMisfortune)[0];
+    let cfs = probe.seats_with(Role::CommonFortune);
+    let mut t = at_accusation(4, 6);
+    t.state.players[usize::from(cfs[1])].life = Life::Ghost;
+    t.accuse(gf, Some(cfs[0])).expect("accusation");
+    t.advance_to(PhaseKind::Vote);
+    assert_eq!(t.state.pending(), SeatSet::from_iter([Seat(gf), Seat(gm)]));
+    vote_all(&mut t, 0);
+    t.timeout();
+    let finish = t.state.finish.clone().expect("W4");
+    assert_eq!(
+        (finish.winner, finish.reason),
+        (Side::Misfortune, WinReason::Parity)
+    );
+    // D36: the new ghost plays for the Misfortune side; the GF alone for Good.
+    let good: Vec<usize> = (0..4).filter(|&i| finish.sides[i] == Side::Good).collect();
+    assert_eq!(good, vec![usize::from(gf)]);
+    // Rule 19.1: W4 enters the ending at once, without the exile lock.
+    assert_eq!(t.state.opens_at_ms, t.now);
+
+    // W5 in the last round, after an exile that decided nothing: the ending opens after
+    // the exile lock (rules 16.4, 18.4, D35).
+    let probe = at_accusation(6, 14);
+    let cfs = probe.seats_with(Role::CommonFortune);
+    let mut t = on_trial(6, 14, cfs[0], cfs[1]);
+    t.state.row.round_cap = 3;
+    vote_all(&mut t, 0);
+    t.timeout();
+    let finish = t.state.finish.clone().expect("W5");
+    assert_eq!(
+        (finish.winner, finish.reason),
+        (Side::Misfortune, WinReason::RoundCap)
+    );
+    assert_eq!(t.kind(), PhaseKind::Ending);
+    assert_eq!(t.state.opens_at_ms, t.now + 4_000);
+}
