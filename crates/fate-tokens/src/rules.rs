@@ -428,7 +428,8 @@ impl FateState {
                     Emitted::public(FateEvent::Submitted { phase, seat }),
                 ];
             }
-            // Rule 14.3: the trial's "ready" has no default either.
+            // Rule 14.3: the trial's "ready" has no default either; a seat that left is
+            // simply ready (rule 5.9).
             Phase::Trial => {
                 return vec![
                     Emitted::public(FateEvent::Ready { seat }),
