@@ -495,8 +495,10 @@ impl History {
     /// part adds, dated to the view's round (the view does not say when it was learnt):
     /// the viewer's role once known, their fellow GMs, every token of their own pile (which
     /// is evidence about their own role while they have not awakened), every peeked token
-    /// and every Ghost's Eye token. Whispers are not used (see the module documentation). A
-    /// view without an own part gives the public history.
+    /// and every Ghost's Eye token. A slot peeked twice counts once; a peeked slot that the
+    /// threshold also revealed counts twice, because the public reveal does not say which slot
+    /// it was (rule 13.4). Whispers are not used (see the module documentation). A view
+    /// without an own part gives the public history.
     pub fn private_from_view(view: &FateView) -> History {
         let mut history = History::public_from_view(view);
         let Some(own) = &view.own else {
@@ -518,12 +520,16 @@ impl History {
         for slot in &own.pile {
             private.push(at(own.seat, Evidence::Pile(slot.token)));
         }
+        let mut peeked = Vec::new();
         for result in &own.results {
             match *result {
                 NightResult::Peek {
                     target,
-                    seen: Some((_, token)),
-                } => private.push(at(target, Evidence::Pile(token))),
+                    seen: Some((slot, token)),
+                } if !peeked.contains(&(target, slot)) => {
+                    peeked.push((target, slot));
+                    private.push(at(target, Evidence::Pile(token)));
+                }
                 NightResult::Eye {
                     target,
                     seen: Some(token),
