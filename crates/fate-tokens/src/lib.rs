@@ -7,13 +7,15 @@
 //! - [`rules`]: the [`FateTokens`] game: the round's phases, chat, win checks, the ending;
 //! - [`claims`]: claims and honesty verdicts (section 17);
 //! - [`night`]: the night form and its resolution (sections 11 to 13);
-//! - [`view`]: what each viewer may see (section 22).
+//! - [`view`]: what each viewer may see (section 22);
+//! - [`odds`]: the probability model of each player's role (seed 003 §05).
 //!
 //! This crate is a rules library only: the arena's family for it is a later step.
 
 pub mod claims;
 pub mod config;
 pub mod night;
+pub mod odds;
 pub mod rules;
 pub mod setup;
 pub mod state;

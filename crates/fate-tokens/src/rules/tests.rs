@@ -173,6 +173,7 @@ impl Table {
     }
 }
 
+mod odds;
 mod trials;
 
 #[test]
