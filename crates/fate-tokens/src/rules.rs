@@ -20,9 +20,6 @@ use crate::view::{self, FateView};
 /// The game (a marker type; the rules are `docs/rules/fate-tokens.md`).
 pub struct FateTokens;
 
-/// How long before a lock ends decisions for the next phase are already accepted (rule 5.5).
-pub const LOCK_TOLERANCE_MS: u64 = 250;
-
 /// The longest chat message, in characters after trimming (D38).
 pub const MAX_CHAT_CHARS: usize = 200;
 
@@ -108,13 +105,18 @@ pub enum FateEvent {
         /// The other Great Misfortunes, for a GM (D3).
         fellow_great_misfortunes: Vec<Seat>,
     },
+    /// The lock before phase `phase` ended: it is open for decisions (public, rule 5.5).
+    Unlocked {
+        /// The phase number.
+        phase: u32,
+    },
     /// A round started (public).
     RoundStarted {
         /// The round.
         round: u32,
     },
-    /// A phase opened (public): decisions are accepted from `opens_at_ms` (less the tolerance
-    /// of rule 5.5) until `deadline_ms`.
+    /// A phase was entered (public): it opens for decisions at `opens_at_ms`, when its lock
+    /// ends (rule 5.5), and closes at `deadline_ms` at the latest.
     PhaseOpened {
         /// The phase number.
         phase: u32,
@@ -295,6 +297,7 @@ impl FateState {
         self.owed = owed;
         self.submitted = SeatSet::EMPTY;
         self.opens_at_ms = ctx.now_ms() + lock_ms;
+        self.locked = lock_ms > 0;
         let deadline_ms = self.opens_at_ms + duration_ms;
         self.deadline_ms = Some(deadline_ms);
         vec![Emitted::public(FateEvent::PhaseOpened {
@@ -983,15 +986,14 @@ impl FateState {
                 current: self.phase_number,
             });
         }
+        if self.locked {
+            return Err(Refusal::Locked(self.opens_at_ms).into());
+        }
         if !self.owed.contains(seat) {
             return Err(RuleError::NotYourTurn);
         }
         if self.submitted.contains(seat) {
             return Err(RuleError::AlreadyActed);
-        }
-        // Rule 5.5: decisions are refused until 250 ms before the lock ends.
-        if ctx.now_ms() + LOCK_TOLERANCE_MS < self.opens_at_ms {
-            return Err(Refusal::Locked(self.opens_at_ms).into());
         }
         let mut events = Vec::new();
         match (action, &mut self.phase) {
@@ -1157,6 +1159,7 @@ impl Game for FateTokens {
             owed: SeatSet::EMPTY,
             submitted: SeatSet::EMPTY,
             opens_at_ms: ctx.now_ms(),
+            locked: false,
             deadline_ms: None,
             shield_whole: true,
             everyone_chat: Vec::new(),
@@ -1179,6 +1182,8 @@ impl Game for FateTokens {
     fn to_act(state: &FateState) -> ToAct {
         match state.phase.kind() {
             PhaseKind::Ending | PhaseKind::Over => ToAct::Nobody,
+            // Rule 5.5: nobody may act while the table is locked.
+            _ if state.locked => ToAct::Nobody,
             // Rule 15.5: the exiled player owes an answer whatever their role, and nobody
             // else ever does (see `FateState::open_claim_counter`), so this shows nothing
             // but the public exile.
@@ -1268,13 +1273,26 @@ impl Game for FateTokens {
         }
     }
 
+    /// The lock's end while the table is locked (rule 5.5), else the phase's deadline.
     fn deadline(state: &FateState) -> Option<u64> {
+        if state.locked {
+            return Some(state.opens_at_ms);
+        }
         state.deadline_ms
     }
 
     fn on_deadline(state: &mut FateState, ctx: &mut Ctx<'_>) -> Events<FateEvent> {
         if state.phase.kind() == PhaseKind::Over {
             return Vec::new();
+        }
+        // Rule 5.5: the lock ends and the phase opens for decisions.
+        if state.locked {
+            state.locked = false;
+            let mut events = vec![Emitted::public(FateEvent::Unlocked {
+                phase: state.phase_number,
+            })];
+            events.extend(state.defaults_for_the_gone(ctx));
+            return events;
         }
         // Rule 5.4: every pending seat gets its default; the phase resolves in one step.
         // Rule 5.7: the discussion's deadline is no missed decision, so it gives no default.

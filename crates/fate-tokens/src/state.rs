@@ -354,9 +354,10 @@ pub struct FateState {
     pub(crate) owed: SeatSet,
     /// Seats among `owed` that have submitted.
     pub(crate) submitted: SeatSet,
-    /// When the lock before this phase ends (rule 5.5); decisions are accepted from 250 ms
-    /// before it.
+    /// When the lock before this phase ends (rule 5.5).
     pub(crate) opens_at_ms: u64,
+    /// Whether the table is locked: until `opens_at_ms` nobody owes anything (rule 5.5).
+    pub(crate) locked: bool,
     pub(crate) deadline_ms: Option<u64>,
     /// Rule 3.6: whole until the guard is used.
     pub(crate) shield_whole: bool,
@@ -422,8 +423,11 @@ impl FateState {
         u32::try_from(self.living_set().len()).unwrap_or(u32::MAX) + 1
     }
 
-    /// The seats that still owe a decision.
+    /// The seats that still owe a decision: none while the table is locked (rule 5.5).
     pub(crate) fn pending(&self) -> SeatSet {
+        if self.locked {
+            return SeatSet::EMPTY;
+        }
         self.owed
             .iter()
             .filter(|&s| !self.submitted.contains(s))

@@ -32,9 +32,15 @@ impl Table {
         }
     }
 
-    /// Moves the clock to the end of the lock, where decisions are accepted.
+    /// Moves the clock to the end of the lock, where decisions are accepted, and lets the
+    /// rules open the table.
     fn open(&mut self) {
         self.now = self.now.max(self.state.opens_at_ms);
+        if self.state.locked {
+            let events =
+                FateTokens::on_deadline(&mut self.state, &mut Ctx::new(self.now, &mut self.rng));
+            self.events.extend(events);
+        }
     }
 
     fn act(&mut self, seat: u8, action: FateAction) -> Result<Events<FateEvent>, RuleError> {
@@ -75,8 +81,9 @@ impl Table {
         self.act(seat, FateAction::Night { phase, form })
     }
 
-    /// Runs the clock to the deadline and lets the rules act.
+    /// Runs the clock to the deadline of the open phase and lets the rules act.
     fn timeout(&mut self) -> Events<FateEvent> {
+        self.open();
         self.now = FateTokens::deadline(&self.state).expect("a deadline");
         let events =
             FateTokens::on_deadline(&mut self.state, &mut Ctx::new(self.now, &mut self.rng));
@@ -325,16 +332,24 @@ fn a_full_day_for_six_players() {
         Some(t.now + 3_000 + 420_000),
         "rule 5.8: discussion"
     );
-    // Rule 5.5: decisions before the lock's end less 250 ms are refused, from then accepted.
+    // Rule 5.5: during the lock nobody owes anything and decisions are refused; the
+    // lock's end is the rules' deadline, and then the phase opens.
     let phase = t.phase();
-    t.now = t.state.opens_at_ms - 251;
+    assert_eq!(FateTokens::to_act(&t.state), ToAct::Nobody);
+    assert_eq!(FateTokens::deadline(&t.state), Some(t.state.opens_at_ms));
+    assert!(FateTokens::legal_actions(&t.state, Seat(0)).is_empty());
+    t.now = t.state.opens_at_ms - 1;
     assert!(matches!(
         t.act(0, FateAction::Ready { phase }),
         Err(RuleError::Illegal(_))
     ));
-    t.now += 1;
+    t.open();
+    assert!(matches!(
+        t.events.last().map(|e| &e.event),
+        Some(FateEvent::Unlocked { phase: p }) if *p == phase
+    ));
     t.act(0, FateAction::Ready { phase })
-        .expect("within tolerance");
+        .expect("open after the lock");
     assert_eq!(
         t.act(0, FateAction::Ready { phase }),
         Err(RuleError::AlreadyActed)
@@ -1694,6 +1709,8 @@ fn the_erased_interface_speaks_json_and_round_trips_the_state() {
             )
             .expect("reveal");
     }
+    assert_eq!(state.deadline(), Some(3_000), "the draw's lock");
+    state.on_deadline(&mut Ctx::new(3_000, &mut rng));
     for seat in 0..4 {
         state
             .apply(

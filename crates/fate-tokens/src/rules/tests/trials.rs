@@ -555,6 +555,10 @@ fn nothing_public_shows_whether_a_counter_right_exists() {
             );
         }
     };
+    // Rule 5.5: the lock hides it as well as the open phase does.
+    same(&with, &without, "during the lock");
+    with.open();
+    without.open();
     // Rule 15.5: the exiled player is pending either way, with the same 10 s deadline.
     same(&with, &without, "when the phase opens");
     assert_eq!(
