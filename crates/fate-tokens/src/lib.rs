@@ -11,7 +11,8 @@
 //! - [`odds`]: the probability model of each player's role (seed 003 §05);
 //! - [`selfplay`]: the balance simulator: whole games played by bots, win rates per player count.
 //!
-//! This crate is a rules library only: the arena's family for it is a later step.
+//! This crate is a rules library and its balance simulator: the arena's family for it is a
+//! later step.
 
 pub mod claims;
 pub mod config;

@@ -10,7 +10,7 @@ const TARGET: (f64, f64) = (0.45, 0.55);
 const HEIGHT: f64 = 320.0;
 const LEFT: f64 = 56.0;
 const RIGHT: f64 = 16.0;
-const TOP: f64 = 44.0;
+const TOP: f64 = 56.0;
 const BOTTOM: f64 = 52.0;
 /// The horizontal room of one player count.
 const SLOT: f64 = 88.0;
@@ -21,7 +21,8 @@ const SLOT: f64 = 88.0;
 /// One bar per report, in order, each a `rect` of class `bar` carrying its player count in
 /// `data-players`; the rate is written above each whisker and the count and games below.
 pub fn svg(reports: &[CountReport]) -> String {
-    let slots = reports.len().max(3) as f64;
+    // Room for at least four counts, so that the title fits.
+    let slots = reports.len().max(4) as f64;
     let width = LEFT + RIGHT + SLOT * slots;
     let plot = HEIGHT - TOP - BOTTOM;
     let y = |rate: f64| TOP + (1.0 - rate.clamp(0.0, 1.0)) * plot;
@@ -41,11 +42,11 @@ pub fn svg(reports: &[CountReport]) -> String {
     );
     let _ = writeln!(
         out,
-        r##"<text x="{LEFT:.0}" y="20" font-size="14" font-weight="bold">Good side's win rate per player count</text>"##
+        r##"<text x="16" y="20" font-size="14" font-weight="bold">Good side's win rate per player count</text>"##
     );
     let _ = writeln!(
         out,
-        r##"<text x="{LEFT:.0}" y="36" fill="#555555">bars: win rate · whiskers: 95 % Wilson interval · shaded: 45–55 % target</text>"##
+        r##"<text x="16" y="38" fill="#555555">whiskers: 95 % Wilson interval · shaded: the 45–55 % target</text>"##
     );
     let (band_top, band_bottom) = (y(TARGET.1), y(TARGET.0));
     let _ = writeln!(
@@ -76,7 +77,7 @@ pub fn svg(reports: &[CountReport]) -> String {
         let (top, base) = (y(rate), y(0.0));
         let _ = writeln!(
             out,
-            r##"<rect class="bar" data-players="{}" x="{:.1}" y="{top:.1}" width="{:.1}" height="{:.1}" fill="#5c6bc0"/>"##,
+            r##"<rect class="bar" data-players="{}" x="{:.1}" y="{top:.1}" width="{:.1}" height="{:.1}" fill="#5c6bc0" fill-opacity="0.85"/>"##,
             report.players,
             centre - SLOT * 0.25,
             SLOT * 0.5,

@@ -123,10 +123,18 @@ fn a_spectator_is_offered_nothing() {
 fn players_who_never_decide_get_every_default() {
     for players in MIN_PLAYERS..=MAX_PLAYERS {
         let report = play(players, 11, &Idle).expect("a game");
-        assert_eq!(report.refused, 0);
-        // Nobody accuses by default (rule 10.5), so no GM is ever exiled and the GMs win at
-        // the round cap at the latest.
-        assert!(!report.good_won, "{report:?}");
+        let cap = SetupRow::for_players(players).expect("a setup").round_cap;
+        // Nobody accuses by default (rule 10.5) and nobody pathfinds (rule 11.16), so nobody
+        // is exiled or becomes a ghost, and the GMs win at the round cap (rule 18.4).
+        assert_eq!(
+            (
+                report.good_won,
+                report.rounds,
+                report.ending,
+                report.refused
+            ),
+            (false, cap, Ending::RoundCap, 0)
+        );
     }
 }
 
@@ -354,9 +362,9 @@ fn the_chart_draws_rates_and_intervals_to_scale() {
     let text = svg(&[report]);
     check_well_formed(&text);
     assert!(text.contains(">75.0 %<"), "{text}");
-    // The plot runs from y = 44 (100 %) to y = 268 (0 %): a 75 % bar starts at y = 100.
+    // The plot runs from y = 56 (100 %) to y = 268 (0 %): a 75 % bar starts at y = 109.
     assert!(
-        text.contains(r#"y="100.0" width="44.0" height="168.0""#),
+        text.contains(r#"y="109.0" width="44.0" height="159.0""#),
         "{text}"
     );
 }
