@@ -6,6 +6,7 @@ mod bots_command;
 mod games;
 mod open_files;
 mod perft_command;
+mod selfplay_command;
 mod serve_command;
 mod verify_command;
 mod watch_bench_command;
@@ -40,6 +41,8 @@ enum Command {
     BenchWatch(watch_bench_command::WatchBenchArgs),
     /// Connect an engine to a server and play the bot's matches (token from ARBITER_TOKEN).
     Bot(Box<bot_command::BotArgs>),
+    /// Simulate many games between bots for balance: win rates per player count.
+    Selfplay(selfplay_command::SelfplayArgs),
     /// Make the list of balanced 8-move openings XOT games start from (printed).
     XotOpenings(xot_command::XotArgs),
     /// Check an exported match: its seed against the commitment, every draw, every action
@@ -68,6 +71,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Perft(args) => perft_command::run(&args),
         Command::XotOpenings(args) => xot_command::run(&args),
+        Command::Selfplay(args) => selfplay_command::run(&args),
         Command::Serve(args) => runtime()?.block_on(serve_command::run(args)),
         Command::Bots(args) => runtime()?.block_on(bots_command::run(args)),
         Command::Bench(args) => runtime()?.block_on(bench_command::run(args)),

@@ -8,15 +8,18 @@
 //! - [`claims`]: claims and honesty verdicts (section 17);
 //! - [`night`]: the night form and its resolution (sections 11 to 13);
 //! - [`view`]: what each viewer may see (section 22);
-//! - [`odds`]: the probability model of each player's role (seed 003 §05).
+//! - [`odds`]: the probability model of each player's role (seed 003 §05);
+//! - [`selfplay`]: the balance simulator: whole games played by bots, win rates per player count.
 //!
-//! This crate is a rules library only: the arena's family for it is a later step.
+//! This crate is a rules library and its balance simulator: the arena's family for it is a
+//! later step.
 
 pub mod claims;
 pub mod config;
 pub mod night;
 pub mod odds;
 pub mod rules;
+pub mod selfplay;
 pub mod setup;
 pub mod state;
 pub mod view;
