@@ -11,6 +11,7 @@ pub(crate) fn games() -> Games {
         .with(&arbiter_goofspiel::FAMILY)
         .with(&arbiter_gomoku::FAMILY)
         .with(&arbiter_chess::FAMILY)
+        .with(&arbiter_fate_tokens::FAMILY)
 }
 
 /// The dialects the server speaks besides its native API, each with the game it serves:

@@ -54,6 +54,8 @@ pub(crate) enum Command {
         leg: usize,
         revision: u64,
         participant: usize,
+        /// Free actions the house player takes along with its decision, played first.
+        free: Vec<Value>,
         action: Value,
     },
     Resign {
@@ -528,11 +530,13 @@ impl Actor {
             let myself = self.myself.clone();
             tokio::task::spawn_blocking(move || {
                 let view = arbiter_plugin::SeatView::new(state.as_ref(), seat);
+                let free = house.free_actions(&view, level, &mut rng);
                 let action = house.choose(&view, level, deadline, &mut rng);
                 let _ = myself.blocking_send(Command::HouseMove {
                     leg,
                     revision,
                     participant,
+                    free,
                     action,
                 });
             });
@@ -589,23 +593,11 @@ impl Actor {
                 leg,
                 revision,
                 participant,
+                free,
                 action,
             } => {
-                self.thinking.remove(&(leg, revision, participant));
-                let leg_byte = u8::try_from(leg).unwrap_or(u8::MAX);
-                let mine = Participants::only(participant);
-                let result = self
-                    .step(|setup, progress, now| {
-                        live::submit_as(setup, progress, mine, leg_byte, revision, &action, now)
-                    })
+                self.house_move(leg, revision, participant, free, action)
                     .await;
-                if let Err(error) = result {
-                    if matches!(error, ArenaError::Unavailable(_) | ArenaError::ShuttingDown) {
-                        // Think again once storage is back.
-                        self.announced.clear();
-                    }
-                    tracing::debug!(match_id = self.setup.id, %error, "house move not played");
-                }
             }
             Command::Resign { bot, reply } => {
                 let result = self
@@ -700,5 +692,41 @@ impl Actor {
 
     fn summary(&self) -> MatchSummary {
         live::summary(&self.setup, &self.progress, self.now())
+    }
+
+    /// Plays what a house player chose for `participant`: its free actions, each stored as a
+    /// bot's free action is, then its decision. A free action the rules refuse is dropped and
+    /// the rest still played. The decision stays marked as being thought about while its free
+    /// actions are played, since they move no revision: the house player must not be asked
+    /// about the same decision again in between, which would play its free actions twice.
+    async fn house_move(
+        &mut self,
+        leg: usize,
+        revision: u64,
+        participant: usize,
+        free: Vec<Value>,
+        action: Value,
+    ) {
+        let leg_byte = u8::try_from(leg).unwrap_or(u8::MAX);
+        let mine = Participants::only(participant);
+        for (index, submitted) in free.iter().chain(std::iter::once(&action)).enumerate() {
+            if index == free.len() {
+                // The decision itself: once it is played, whatever the seat owes next is a
+                // new decision to think about.
+                self.thinking.remove(&(leg, revision, participant));
+            }
+            let result = self
+                .step(|setup, progress, now| {
+                    live::submit_as(setup, progress, mine, leg_byte, revision, submitted, now)
+                })
+                .await;
+            if let Err(error) = result {
+                if matches!(error, ArenaError::Unavailable(_) | ArenaError::ShuttingDown) {
+                    // Think again once storage is back.
+                    self.announced.clear();
+                }
+                tracing::debug!(match_id = self.setup.id, %error, "house move not played");
+            }
+        }
     }
 }

@@ -9,13 +9,13 @@
 //! - [`night`]: the night form and its resolution (sections 11 to 13);
 //! - [`view`]: what each viewer may see (section 22);
 //! - [`odds`]: the probability model of each player's role (seed 003 §05);
-//! - [`selfplay`]: the balance simulator: whole games played by bots, win rates per player count.
-//!
-//! This crate is a rules library and its balance simulator: the arena's family for it is a
-//! later step.
+//! - [`selfplay`]: the balance simulator: whole games played by bots, win rates per player count;
+//! - [`family`]: the [`FAMILY`] the binary registers: the variants, the actions' notation and
+//!   the house player.
 
 pub mod claims;
 pub mod config;
+pub mod family;
 pub mod night;
 pub mod odds;
 pub mod rules;
@@ -25,6 +25,7 @@ pub mod state;
 pub mod view;
 
 pub use config::{Durations, FateConfig};
+pub use family::FAMILY;
 pub use night::{Fate, GhostAction, Helper, NightForm, NightResult};
 pub use rules::{FateAction, FateEvent, FateTokens};
 pub use setup::{Bag, Dealt, MAX_PLAYERS, MIN_PLAYERS, Role, SetupRow, Token};

@@ -74,6 +74,21 @@ pub trait HousePlayer: Send + Sync {
 
     /// How many decisions the seat probably still has in the game, to share its clock.
     fn decisions_left(&self, view: &SeatView<'_>) -> i64;
+
+    /// Free actions (`arbiter_rules::Game::is_free`: a claim, a chat line) the house player
+    /// takes along with its decision, decided from the same view, in the order they are to
+    /// be played. The arena plays them before the decision, through the same path as a bot's
+    /// free actions, so the rules check each one as they would a bot's; one they refuse is
+    /// dropped and the others are still played. By default, none: most games have no free
+    /// action a house player would take.
+    fn free_actions(
+        &self,
+        _view: &SeatView<'_>,
+        _level: HouseLevel,
+        _rng: &mut dyn Random,
+    ) -> Vec<Value> {
+        Vec::new()
+    }
 }
 
 /// How much a house player's search may still do: nodes and time, whichever runs out first.

@@ -9,6 +9,8 @@ pub const GAME_WORDS: &[&str] = &[
     "gomoku",
     "renju",
     "chess",
+    "fate-tokens",
+    "fate tokens",
 ];
 
 /// Variant names too common to look for as words, found as quoted strings instead.
@@ -155,11 +157,14 @@ mod tests {
             ("// GOOFSPIEL and more", &[1]),
             ("let mode = \"othello:std\";", &[1]),
             ("a Reversi board", &[1]),
+            ("let game = \"fate-tokens\"; // Fate Tokens' claims", &[1]),
+            ("/// Fate Tokens, a hidden-role game", &[1]),
             ("let variant = \"std\";", &[1]),
             ("[\"anti\", \"grand\", \"octagon\"]", &[1]),
             // Words that contain a game's name are not its name.
             ("use arbiter_othello_plugin::FAMILY;", &[]),
             ("othellos reversible goofspiel2", &[]),
+            ("use arbiter_fate_tokens::FAMILY; // fate-tokensome", &[]),
             // Unquoted variant names are ordinary words.
             ("use std::fmt; an anti-pattern, grand, octagonal", &[]),
             ("\"standard\" \"antique\"", &[]),

@@ -116,7 +116,9 @@ fn decision_request(
         .request(&SeatView::new(leg.state.as_ref(), seat), &context)
 }
 
-/// The house participants' pending decisions: (leg, revision, seat, participant).
+/// The house participants' pending decisions: (leg, revision, seat, participant), each at the
+/// revision its decision was announced at: in a simultaneous phase the phase's, so that
+/// another seat's action in the phase does not make the same decision a new one.
 pub(crate) fn house_turns(setup: &Setup, progress: &Progress) -> Vec<(usize, u64, Seat, usize)> {
     if progress.status != MatchStatus::Running {
         return Vec::new();
@@ -129,7 +131,7 @@ pub(crate) fn house_turns(setup: &Setup, progress: &Progress) -> Vec<(usize, u64
             leg.pending()
                 .into_iter()
                 .filter(|(_, p)| setup.is_house(*p))
-                .map(move |(seat, p)| (i, leg.revision, seat, p))
+                .map(move |(seat, p)| (i, leg.decision_revision(), seat, p))
         })
         .collect()
 }
