@@ -8,10 +8,12 @@
 //! - [`claims`]: claims and honesty verdicts (section 17);
 //! - [`night`]: the night form and its resolution (sections 11 to 13);
 //! - [`view`]: what each viewer may see (section 22);
-//! - [`odds`]: the probability model of each player's role (seed 003 §05).
+//! - [`odds`]: the probability model of each player's role (seed 003 §05);
+//! - [`bots`]: rule bots for every role, judging with that model (seed 003 §10).
 //!
 //! This crate is a rules library only: the arena's family for it is a later step.
 
+pub mod bots;
 pub mod claims;
 pub mod config;
 pub mod night;
