@@ -9,10 +9,12 @@
 //! - [`night`]: the night form and its resolution (sections 11 to 13);
 //! - [`view`]: what each viewer may see (section 22);
 //! - [`odds`]: the probability model of each player's role (seed 003 §05);
+//! - [`bots`]: rule bots for every role, judging with that model (seed 003 §10);
 //! - [`selfplay`]: the balance simulator: whole games played by bots, win rates per player count;
 //! - [`family`]: the [`FAMILY`] the binary registers: the variants, the actions' notation and
 //!   the house player.
 
+pub mod bots;
 pub mod claims;
 pub mod config;
 pub mod family;

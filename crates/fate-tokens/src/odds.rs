@@ -36,7 +36,8 @@
 //! integer numerators: each factor is the role's numerator times the other two roles'
 //! denominators, so the three values share one denominator, which cancels. Only the ratios
 //! within a player's vector matter, so the vector is rescaled as it grows: whenever its largest
-//! value exceeds 2^64 it becomes `v × 2^48 / max` (floor), and at the end, if it exceeds 2^13,
+//! value exceeds 2^64 it becomes `v × 2^48 / max` (floor, computed exactly although the product
+//! may exceed 128 bits), and at the end, if it exceeds 2^13,
 //! `v × 2^13 / max` (floor). In both, a non-zero value that would floor to 0 is kept at 1, so scaling never
 //! turns a possible role into an impossible one. The joint weights (at most 2^104 each, at most
 //! 168 of them, times 1000) then fit in `u128`.
@@ -282,9 +283,27 @@ fn rescale(v: &mut [u128; 3], scale: u128) {
     }
     for x in v.iter_mut() {
         if *x > 0 {
-            *x = (*x * scale / max).max(1);
+            *x = scaled(*x, scale, max).max(1);
         }
     }
+}
+
+/// `floor(x × scale / max)` for `x ≤ max < 2^96` and `scale` a power of two, exactly, by long
+/// division in base 2^32: the product itself can exceed `u128` (a vector just under 2^64
+/// times a factor of up to 2^17, rescaled to 2^48).
+fn scaled(x: u128, scale: u128, max: u128) -> u128 {
+    debug_assert!(scale.is_power_of_two() && x <= max && max < 1 << 96);
+    let mut quotient = x / max;
+    let mut remainder = x % max;
+    let mut bits = scale.trailing_zeros();
+    while bits > 0 {
+        let step = bits.min(32);
+        let shifted = remainder << step;
+        quotient = (quotient << step) + shifted / max;
+        remainder = shifted % max;
+        bits -= step;
+    }
+    quotient
 }
 
 /// The posterior odds of every player from `observations`, in seat order.
@@ -848,6 +867,33 @@ mod tests {
             observations: vec![two_gfs[0], obs(2, 1, Evidence::Is(Role::GreatFortune))],
         };
         assert_eq!(public_graph(&history), Err(OddsError::Contradiction));
+    }
+
+    #[test]
+    fn rescaling_never_overflows() {
+        // Seat 0's vector passes 2^64 at its last observation at about 2^81, which times the
+        // 2^48 of the rescaling overflowed u128 (found by bot games). The expected odds come
+        // from the rules above computed with unbounded integers.
+        let seat0 = [
+            obs(1, 0, Evidence::Pile(Token::Bad)),
+            obs(3, 0, Evidence::Revealed(Token::Bad)),
+            obs(3, 0, Evidence::Revealed(Token::Bad)),
+            obs(4, 0, Evidence::FromBag(Token::Neutral)),
+            obs(5, 0, Evidence::Pile(Token::Good)),
+            obs(8, 0, Evidence::Pile(Token::Bad)),
+        ];
+        let o = posterior(6, &seat0).expect("valid");
+        assert_eq!(o[0], odds(398, 14, 588));
+        assert_eq!(o[1], odds(721, 197, 82));
+        // Exact long division agrees with the plain formula wherever that one fits.
+        for (x, max) in [(0u128, 7u128), (5, 7), (7, 7), (1 << 63, (1 << 64) + 3)] {
+            for scale in [1u128 << 13, 1 << 48] {
+                assert_eq!(scaled(x, scale, max), x * scale / max);
+            }
+        }
+        let big = (1u128 << 81) - 12_345;
+        assert_eq!(scaled(big, 1 << 48, big), 1 << 48);
+        assert_eq!(scaled(big / 2, 1 << 48, big), (1 << 47) - 1);
     }
 
     #[test]
