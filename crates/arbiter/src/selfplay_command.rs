@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::Context;
-use arbiter_fate_tokens::selfplay::{self, CountReport, Ending, Players, RandomPlayers};
+use arbiter_fate_tokens::selfplay::{self, CountReport, Ending, Players, RandomPlayers, RuleBots};
 use arbiter_fate_tokens::{FateTokens, MAX_PLAYERS, MIN_PLAYERS};
 use arbiter_rules::Game;
 use clap::{Args, Subcommand};
@@ -62,10 +62,7 @@ fn seat_players(args: &FateTokensArgs) -> (&'static dyn Players, &'static str) {
     if args.random {
         return (&RandomPlayers, "random players");
     }
-    // THE DEFAULT PLAYERS. This is where the rule bots become the default, once the library
-    // has them: an implementation of `Players` forwarding to `bots::decide` and
-    // `bots::claims`, named "rule bots". Until then the default is random players too.
-    (&RandomPlayers, "random players")
+    (&RuleBots, "rule bots")
 }
 
 fn fate_tokens(args: &FateTokensArgs) -> anyhow::Result<()> {

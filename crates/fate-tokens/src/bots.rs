@@ -107,8 +107,9 @@
 //!
 //! **Claims of the GF and GM** follow the every-other-day limit (rule 17.3) but skip a window
 //! on purpose with probability 0.25, mimicking a CF who rested two nights after an extra
-//! count. They are made in the claim/counter phase (the window's first phase) or not at all
-//! in that window. The GM's is the scapegoat claim above; the GF names its top suspect and
+//! count. They are made in the draw phase of the round after the night (the one phase of the
+//! window in which every living seat owes a decision, so an arena that offers claims only
+//! along with a decision offers them there exactly once) or not at all in that window. The GM's is the scapegoat claim above; the GF names its top suspect and
 //! another suspect with the number it expects from its beliefs (one more if it is fairly sure
 //! of its suspect).
 //!
@@ -173,9 +174,10 @@ pub fn decide(view: &FateView, rng: &mut dyn Random) -> Option<FateAction> {
 
 /// The claims (section 17) `view`'s seat makes now: at most one, while its claim window is
 /// open and it wants to. A CF claims its helper result honestly at the first offer; a GF or
-/// GM decides in the claim/counter phase (see the module documentation). A caller should
-/// therefore offer claims once in every phase, or at least once in every claim/counter
-/// phase: each offer there is a fresh chance for a GF or GM that skipped.
+/// GM decides in the draw phase (see the module documentation). A caller should offer claims
+/// along with each decision the seat owes, as an arena offers them to its house players, or
+/// once in every phase: each offer in a draw phase is a fresh chance for a GF or GM that
+/// skipped.
 pub fn claims(view: &FateView, rng: &mut dyn Random) -> Vec<FateAction> {
     let Some(own) = view.own.as_ref() else {
         return Vec::new();
@@ -189,7 +191,7 @@ pub fn claims(view: &FateView, rng: &mut dyn Random) -> Vec<FateAction> {
     let claim = match right.pair {
         Some(pair) => latest_whisper(own, pair).map(|bad| FateAction::Claim { pair, bad }),
         None => {
-            if view.phase != PhaseKind::ClaimCounter || chance(rng, SKIP_CLAIM) {
+            if view.phase != PhaseKind::Draw || chance(rng, SKIP_CLAIM) {
                 return Vec::new();
             }
             let mind = Mind::new(view, own, true, true);

@@ -160,24 +160,25 @@ impl ActionCodec for Codec {
     }
 }
 
-/// The house player: at every level it decides from its own seat's view, as a bot would.
+/// The house player: the rule bots of [`crate::bots`] at every level but `random`, which
+/// plays a uniformly random legal action; either way from its own seat's view alone.
 struct House;
 
 /// The house player's decision from the seat's view, `None` to leave it to a random legal
-/// action. This is where the rule bots (`crate::bots::decide(view, rng)`) will decide, at
-/// every level but `Random`.
-fn house_decision(
-    _view: &FateView,
-    _level: HouseLevel,
-    _rng: &mut dyn Random,
-) -> Option<FateAction> {
-    None
+/// action.
+fn house_decision(view: &FateView, level: HouseLevel, rng: &mut dyn Random) -> Option<FateAction> {
+    match level {
+        HouseLevel::Random => None,
+        _ => crate::bots::decide(view, rng),
+    }
 }
 
-/// The claims the house player makes along with its decision. This is where the rule bots
-/// (`crate::bots::claims(view, rng)`) will make them.
-fn house_claims(_view: &FateView, _level: HouseLevel, _rng: &mut dyn Random) -> Vec<FateAction> {
-    Vec::new()
+/// The claims the house player makes along with its decision: the rule bots' (rule 17).
+fn house_claims(view: &FateView, level: HouseLevel, rng: &mut dyn Random) -> Vec<FateAction> {
+    match level {
+        HouseLevel::Random => Vec::new(),
+        _ => crate::bots::claims(view, rng),
+    }
 }
 
 /// A uniformly random action of `legal`, or `Value::Null` when there is none.

@@ -3,7 +3,7 @@
 //!
 //! [`play`] drives one game from [`FateTokens::start`] to the end of the ending (section 19)
 //! exactly as an arena would: it asks every pending seat for its decision, from that seat's
-//! [`FateView`] alone, offers every seat its claims once a phase, and lets the clock run to the
+//! [`FateView`] alone, offers it its claims along with each decision, and lets the clock run to the
 //! rules' deadline whenever nobody has anything left to do (rules 5.4 and 5.5). Who plays the
 //! seats is a [`Players`]; [`RandomPlayers`] picks uniformly among the legal decisions.
 //!
@@ -46,13 +46,26 @@ pub use stats::{CountReport, Endings, Interval, Z95, wilson};
 /// nothing else: whatever a player decides comes from what that seat may see (section 22).
 /// `rng` is the seat's own stream, so a player's randomness never depends on another seat's.
 ///
-/// [`RandomPlayers`] is the baseline. The rule bots plug in here with an implementation whose
-/// two methods forward to `bots::decide(view, rng)` and `bots::claims(view, rng)`.
+/// [`RuleBots`] are the rule bots of [`crate::bots`]; [`RandomPlayers`] are the baseline.
 pub trait Players: Sync {
     /// The decision `view`'s seat owes now, or None.
     fn decide(&self, view: &FateView, rng: &mut dyn Random) -> Option<FateAction>;
     /// Claims the seat makes now (free actions).
     fn claims(&self, view: &FateView, rng: &mut dyn Random) -> Vec<FateAction>;
+}
+
+/// The rule bots of [`crate::bots`] in every seat: the players balance is measured with.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RuleBots;
+
+impl Players for RuleBots {
+    fn decide(&self, view: &FateView, rng: &mut dyn Random) -> Option<FateAction> {
+        crate::bots::decide(view, rng)
+    }
+
+    fn claims(&self, view: &FateView, rng: &mut dyn Random) -> Vec<FateAction> {
+        crate::bots::claims(view, rng)
+    }
 }
 
 /// How a game was won: the rules' [`WinReason`], one category each (rule 18.1).
@@ -205,9 +218,8 @@ pub(crate) fn play_observed(
         .map(|seat| stream(seed, u64::from(seat.0) + 1))
         .collect();
     let mut refused = 0;
-    // The phase whose claims have been offered, and the seats that wait for this phase's
-    // deadline: they answered None or had their decision refused.
-    let mut claims_offered: Option<u32> = None;
+    // The seats that wait for this phase's deadline: they answered None or had their
+    // decision refused.
     let mut waiting = (0, SeatSet::EMPTY);
     for _ in 0..STEP_CAP {
         observe(&state);
@@ -218,28 +230,27 @@ pub(crate) fn play_observed(
         if waiting.0 != phase {
             waiting = (phase, SeatSet::EMPTY);
         }
-        // Claims are free actions (rule 5.6): they never end a phase or move a deadline, so
-        // offering them first changes nothing for the decisions that follow.
-        if claims_offered != Some(phase) && state.finish().is_none() {
-            claims_offered = Some(phase);
-            for (&seat, rng) in seats.iter().zip(&mut seat_rngs) {
-                let view = FateTokens::view(&state, Viewer::Seat(seat));
-                for claim in who.claims(&view, rng) {
-                    let mut ctx = Ctx::new(now, &mut rules_rng);
-                    if FateTokens::apply(&mut state, seat, &claim, &mut ctx).is_err() {
-                        refused += 1;
-                    }
-                }
-            }
-        }
         let mut accepted = false;
         match FateTokens::to_act(&state) {
             ToAct::Simultaneous { phase, pending } => {
                 let asked = pending.iter().filter(|&s| !waiting.1.contains(s));
                 for seat in asked.collect::<Vec<_>>() {
                     observe(&state);
-                    let view = FateTokens::view(&state, Viewer::Seat(seat));
+                    let mut view = FateTokens::view(&state, Viewer::Seat(seat));
                     let rng = &mut seat_rngs[seat.index()];
+                    // Claims are free actions (rule 5.6), offered with each decision as an
+                    // arena offers them to its house players: they never end a phase or move
+                    // a deadline, so making them first changes nothing for the decision.
+                    let claims = who.claims(&view, rng);
+                    if !claims.is_empty() {
+                        for claim in claims {
+                            let mut ctx = Ctx::new(now, &mut rules_rng);
+                            if FateTokens::apply(&mut state, seat, &claim, &mut ctx).is_err() {
+                                refused += 1;
+                            }
+                        }
+                        view = FateTokens::view(&state, Viewer::Seat(seat));
+                    }
                     let Some(action) = who.decide(&view, rng) else {
                         waiting.1 = waiting.1.with(seat);
                         continue;
