@@ -35,7 +35,10 @@
 //!   The claims and whispers weigh on the assignments jointly, so this belief is computed
 //!   in floating point here rather than in the model's integers; it is a bot's opinion and
 //!   never shown. Without whispers and claims it equals the model's private odds up to
-//!   the model's rounding.
+//!   the model's rounding and scaling: the model keeps a role that a seat's evidence all
+//!   but rules out at 2^-13 of that seat's likeliest role (its scaling rule), where the
+//!   belief keeps the exact ratio, so for a seat that has shown a long run of Bad tokens
+//!   the model still gives a few per mille to its being the GF and the belief almost none.
 //!
 //!   A CF bot finds its past whispers in its own claims (it always claims them, honestly);
 //!   the view lists a seat's results without the night each came from, so an unclaimed
@@ -109,9 +112,9 @@
 //! on purpose with probability 0.25, mimicking a CF who rested two nights after an extra
 //! count. They are made in the draw phase of the round after the night (the one phase of the
 //! window in which every living seat owes a decision, so an arena that offers claims only
-//! along with a decision offers them there exactly once) or not at all in that window. The GM's is the scapegoat claim above; the GF names its top suspect and
-//! another suspect with the number it expects from its beliefs (one more if it is fairly sure
-//! of its suspect).
+//! along with a decision offers them there exactly once) or not at all in that window. The
+//! GM's is the scapegoat claim above; the GF names its top suspect and another suspect with
+//! the number it expects from its beliefs (one more if it is fairly sure of its suspect).
 //!
 //! **Counter right.** An exiled GM names its top GF candidate among the living (a named
 //! player who is not the GF costs nothing); any other exiled seat declines.

@@ -193,16 +193,36 @@ fn stream(seed: u64, stream: u64) -> ChaCha8Rng {
 
 /// Plays one game of `players` players from `seed` with `who` in every seat.
 pub fn play(players: u8, seed: u64, who: &dyn Players) -> Result<GameReport, PlayError> {
-    play_observed(players, seed, who, &mut |_| {})
+    play_observed(players, seed, who, &[], &mut |_: &FateState| {})
 }
 
-/// [`play`], showing `observe` the state before every step and before every decision asked
-/// for, so that tests can check what the players were shown against the full state.
+/// What [`play_observed`] shows a test of the game it plays, so that the test can check what
+/// the players were shown and what they did against the full state.
+pub(crate) trait Observer {
+    /// The state before every step and before every decision asked for; last, the state of
+    /// the game that is over.
+    fn state(&mut self, state: &FateState);
+
+    /// An action `seat` takes from `view`, a claim or a decision, before `state` gets it.
+    fn action(&mut self, state: &FateState, seat: Seat, view: &FateView, action: &FateAction) {
+        let _ = (state, seat, view, action);
+    }
+}
+
+impl<F: FnMut(&FateState)> Observer for F {
+    fn state(&mut self, state: &FateState) {
+        self(state);
+    }
+}
+
+/// [`play`], showing `observe` the game as it goes, with the seats of `leaves` leaving the
+/// table ([`FateTokens::leave`]), each once its round has come: `(round, seat)`.
 pub(crate) fn play_observed(
     players: u8,
     seed: u64,
     who: &dyn Players,
-    observe: &mut dyn FnMut(&FateState),
+    leaves: &[(u32, Seat)],
+    observe: &mut dyn Observer,
 ) -> Result<GameReport, PlayError> {
     let config = FateConfig {
         players,
@@ -222,9 +242,14 @@ pub(crate) fn play_observed(
     // decision refused.
     let mut waiting = (0, SeatSet::EMPTY);
     for _ in 0..STEP_CAP {
-        observe(&state);
+        observe.state(&state);
         if state.phase_kind() == PhaseKind::Over {
             return report(&state, refused);
+        }
+        for &(round, seat) in leaves {
+            if state.round() >= round && !state.gone.contains(seat) && state.finish().is_none() {
+                FateTokens::leave(&mut state, seat, &mut Ctx::new(now, &mut rules_rng));
+            }
         }
         let phase = state.phase_number();
         if waiting.0 != phase {
@@ -235,7 +260,7 @@ pub(crate) fn play_observed(
             ToAct::Simultaneous { phase, pending } => {
                 let asked = pending.iter().filter(|&s| !waiting.1.contains(s));
                 for seat in asked.collect::<Vec<_>>() {
-                    observe(&state);
+                    observe.state(&state);
                     let mut view = FateTokens::view(&state, Viewer::Seat(seat));
                     let rng = &mut seat_rngs[seat.index()];
                     // Claims are free actions (rule 5.6), offered with each decision as an
@@ -244,6 +269,7 @@ pub(crate) fn play_observed(
                     let claims = who.claims(&view, rng);
                     if !claims.is_empty() {
                         for claim in claims {
+                            observe.action(&state, seat, &view, &claim);
                             let mut ctx = Ctx::new(now, &mut rules_rng);
                             if FateTokens::apply(&mut state, seat, &claim, &mut ctx).is_err() {
                                 refused += 1;
@@ -255,6 +281,7 @@ pub(crate) fn play_observed(
                         waiting.1 = waiting.1.with(seat);
                         continue;
                     };
+                    observe.action(&state, seat, &view, &action);
                     let mut ctx = Ctx::new(now, &mut rules_rng);
                     if FateTokens::apply(&mut state, seat, &action, &mut ctx).is_ok() {
                         accepted = true;

@@ -100,7 +100,7 @@ fn a_view_offers_exactly_the_legal_decisions() {
                 }
                 checked += 1;
             };
-            play_observed(players, seed, &RandomPlayers, &mut check).expect("a game");
+            play_observed(players, seed, &RandomPlayers, &[], &mut check).expect("a game");
             assert!(checked > 20, "only {checked} states seen");
         }
     }
@@ -115,7 +115,7 @@ fn a_spectator_is_offered_nothing() {
             .is_empty();
         assert!(decisions(&FateTokens::view(state, Viewer::Spectator)).is_empty());
     };
-    play_observed(5, 3, &RandomPlayers, &mut check).expect("a game");
+    play_observed(5, 3, &RandomPlayers, &[], &mut check).expect("a game");
     assert!(seen_pending);
 }
 
