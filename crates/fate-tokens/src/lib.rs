@@ -1,5 +1,5 @@
 //! Fate Tokens (운명의 패): a hidden-role party game for 4 to 8 players, as
-//! `docs/rules/fate-tokens.md` specifies it (`rules_version: 1`). Comments and tests cite that
+//! `docs/rules/fate-tokens.md` specifies it (`rules_version: 2`). Comments and tests cite that
 //! rulebook's rule numbers (rule 8.4) and decisions (D5).
 //!
 //! - [`setup`]: roles, tokens, bags, the setup table and the deal (sections 3, 4 and 7);

@@ -613,10 +613,10 @@ mod tests {
                 [333, 289, 378],
                 [600, 200, 200],
             ),
-            // GM 2·3·5 (4 to 6 players): best Good = 45 − C(8,2) = 17; worst Bad =
+            // GM 2·3·5 (5 to 7 players): best Good = 45 − C(8,2) = 17; worst Bad =
             // 45 − C(5,2) = 35.
             (
-                4,
+                5,
                 Role::GreatMisfortune,
                 [17, 18, 10],
                 [1, 9, 35],
@@ -624,9 +624,9 @@ mod tests {
                 [22, 200, 778],
                 [200, 300, 500],
             ),
-            // GM 2·2·6 (7 and 8 players): best Bad = C(6,2) = 15; worst Bad = 45 − C(4,2).
+            // GM 2·2·6 (4 and 8 players): best Bad = C(6,2) = 15; worst Bad = 45 − C(4,2).
             (
-                7,
+                8,
                 Role::GreatMisfortune,
                 [17, 13, 15],
                 [1, 5, 39],
@@ -731,18 +731,18 @@ mod tests {
 
     #[test]
     fn one_bad_token_by_hand() {
-        // 4 players, seat 0 reveals one Bad: likelihoods CF 3, GF 1, GM 10 (over 45); the
-        // others are unchanged. 12 assignments: seat 0 is GM in 3 (weight 10 each), GF in 3
-        // (1 each), CF in 6 (3 each): 30, 3, 18 out of 51 = 588.2, 58.8, 352.9 → the two
-        // largest remainders (CF .94, GF .82) get the missing units.
+        // 4 players, seat 0 reveals one Bad: likelihoods CF 3 (3·4·3), GF 1 (4·4·2), GM 15
+        // (2·2·6) over 45; the others are unchanged. 12 assignments: seat 0 is GM in 3
+        // (weight 15 each), GF in 3 (1 each), CF in 6 (3 each): 45, 3, 18 out of 66 = 681.8,
+        // 45.5, 272.7 → the two largest remainders (GM .82, CF .73) get the missing units.
         let o = posterior(4, &[obs(1, 0, Evidence::Revealed(Token::Bad))]).expect("valid");
-        assert_eq!(o[0], odds(353, 59, 588));
-        // Seat 1, weighed by seat 0's role (CF 3, GF 1, GM 10):
-        // GM: seat 0 CF (2 ways) 6, seat 0 GF (1 way) 1: 7/51 = 137.25;
-        // GF: seat 0 CF (2 ways) 6, seat 0 GM (1 way) 10: 16/51 = 313.73;
-        // CF: seat 0 GM (2 ways) 20, GF (2 ways) 2, CF (2 ways) 6: 28/51 = 549.02.
-        // Floors sum to 999; the largest remainder (GF, .73) gets the unit.
-        assert_eq!(o[1], odds(549, 314, 137));
+        assert_eq!(o[0], odds(273, 45, 682));
+        // Seat 1, weighed by seat 0's role (CF 3, GF 1, GM 15):
+        // GM: seat 0 CF (2 ways) 6, seat 0 GF (1 way) 1: 7/66 = 106.06;
+        // GF: seat 0 CF (2 ways) 6, seat 0 GM (1 way) 15: 21/66 = 318.18;
+        // CF: seat 0 GM (2 ways) 30, GF (2 ways) 2, CF (2 ways) 6: 38/66 = 575.76.
+        // Floors sum to 999; the largest remainder (CF, .76) gets the unit.
+        assert_eq!(o[1], odds(576, 318, 106));
         assert_eq!(o[1], o[2]);
         assert_eq!(o[1], o[3]);
     }

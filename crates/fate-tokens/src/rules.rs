@@ -715,7 +715,7 @@ impl FateState {
         );
         night::deliver(self, &mut events);
         if let Some(seat) = exiled {
-            let holds = self.players[seat.index()].role == Role::GreatMisfortune;
+            let holds = self.holds_counter(seat);
             events.push(Emitted::private(
                 seat,
                 FateEvent::CounterOpened {
@@ -729,11 +729,17 @@ impl FateState {
         events
     }
 
-    /// Whether `seat` holds the counter right now (rule 15.4).
+    /// Whether `seat` holds the counter right now (rule 15.4): it is the exiled Great
+    /// Misfortune, and no Great Misfortune is left living.
     pub(crate) fn holds_counter(&self, seat: Seat) -> bool {
         self.phase.kind() == PhaseKind::ClaimCounter
             && self.exiled_now() == Some(seat)
             && self.players[seat.index()].role == Role::GreatMisfortune
+            && self
+                .living_set()
+                .without(seat)
+                .iter()
+                .all(|s| self.players[s.index()].role != Role::GreatMisfortune)
     }
 
     /// S4: exile resolution (section 16), checks W3 and W4, the 4 s lock, then S5.
@@ -1098,7 +1104,7 @@ impl FateState {
 
 impl Game for FateTokens {
     const ID: &'static str = "fate-tokens";
-    const RULES_VERSION: u32 = 1;
+    const RULES_VERSION: u32 = 2;
 
     type Config = FateConfig;
     type State = FateState;

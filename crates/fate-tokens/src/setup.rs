@@ -156,10 +156,15 @@ pub struct SetupRow {
 impl SetupRow {
     /// The row of rule 4.1 for `players`, `None` outside 4 to 8.
     pub fn for_players(players: u8) -> Option<SetupRow> {
-        // Rule 4.1: GM count and GM bag change at 7 players; the other columns follow from N.
-        let (great_misfortunes, great_misfortune_bag) = match players {
-            4..=6 => (1, Bag::new(2, 3, 5)),
-            7 | 8 => (2, Bag::new(2, 2, 6)),
+        // Rule 4.1: the GM count changes at 7 players; the Great Fortune's and the Great
+        // Misfortunes' bags are the balance table of rules version 2 (section 24), measured
+        // with the rule bots by the balance simulator.
+        let (great_misfortunes, great_fortune_bag, great_misfortune_bag) = match players {
+            4 => (1, Bag::new(4, 4, 2), Bag::new(2, 2, 6)),
+            5 => (1, Bag::new(5, 3, 2), Bag::new(2, 3, 5)),
+            6 => (1, Bag::new(6, 2, 2), Bag::new(2, 3, 5)),
+            7 => (2, Bag::new(5, 3, 2), Bag::new(2, 3, 5)),
+            8 => (2, Bag::new(6, 2, 2), Bag::new(2, 2, 6)),
             _ => return None,
         };
         Some(SetupRow {
@@ -168,7 +173,7 @@ impl SetupRow {
             great_fortunes: 1,
             great_misfortunes,
             common_fortune_bag: Bag::new(3, 4, 3),
-            great_fortune_bag: Bag::new(6, 2, 2),
+            great_fortune_bag,
             great_misfortune_bag,
             round_cap: u32::from(players) + 1,
         })
@@ -252,10 +257,10 @@ mod tests {
         // players, CF, GF, GM, CF bag, GF bag, GM bag, good side, round cap, first threshold.
         type Row = (u8, u8, u8, u8, [u16; 3], [u16; 3], [u16; 3], u8, u32, u32);
         let table: &[Row] = &[
-            (4, 2, 1, 1, [3, 4, 3], [6, 2, 2], [2, 3, 5], 3, 5, 5),
-            (5, 3, 1, 1, [3, 4, 3], [6, 2, 2], [2, 3, 5], 4, 6, 6),
+            (4, 2, 1, 1, [3, 4, 3], [4, 4, 2], [2, 2, 6], 3, 5, 5),
+            (5, 3, 1, 1, [3, 4, 3], [5, 3, 2], [2, 3, 5], 4, 6, 6),
             (6, 4, 1, 1, [3, 4, 3], [6, 2, 2], [2, 3, 5], 5, 7, 7),
-            (7, 4, 1, 2, [3, 4, 3], [6, 2, 2], [2, 2, 6], 5, 8, 8),
+            (7, 4, 1, 2, [3, 4, 3], [5, 3, 2], [2, 3, 5], 5, 8, 8),
             (8, 5, 1, 2, [3, 4, 3], [6, 2, 2], [2, 2, 6], 6, 9, 9),
         ];
         let bag = |[g, n, b]: [u16; 3]| Bag::new(g, n, b);

@@ -212,7 +212,7 @@ fn seat_counts_and_configs() {
         ..Durations::default()
     };
     assert!(FateTokens::seat_count(&bad).is_err());
-    assert_eq!(FateTokens::RULES_VERSION, 1);
+    assert_eq!(FateTokens::RULES_VERSION, 2);
 }
 
 #[test]
@@ -1678,8 +1678,10 @@ fn random_legal_play_keeps_the_invariants_and_the_secrets() {
         trials > 0 && exiles > 0 && claims > 0,
         "{trials} {exiles} {claims}"
     );
-    // The seeds reach wins by W1, W2 or W4, W3 and W5 alike.
-    let expected = ["no_great_misfortune", "pathfinder", "counter", "round_cap"];
+    // The seeds reach wins by W1, W2 or W4 and W5 alike. (A counter's win, W3, needs the
+    // last Great Misfortune exiled and then the Great Fortune named, which random play
+    // rarely does; `trials::the_counter_right_names_the_great_fortune_or_fails` plays it.)
+    let expected = ["no_great_misfortune", "pathfinder", "round_cap"];
     assert!(expected.iter().all(|r| reasons.contains(*r)), "{reasons:?}");
 }
 
@@ -1694,7 +1696,7 @@ fn the_erased_interface_speaks_json_and_round_trips_the_state() {
     let (mut state, _) = RULES
         .start(&json!({"players": 4}), &mut Ctx::new(0, &mut rng))
         .expect("starts");
-    assert_eq!(RULES.rules_version(), 1);
+    assert_eq!(RULES.rules_version(), 2);
     let chat = json!({"type": "chat", "channel": "everyone", "text": "hello"});
     assert!(state.is_free(&chat));
     state

@@ -460,20 +460,30 @@ fn the_counter_right_names_the_great_fortune_or_fails() {
             assert_eq!(t.state.players[usize::from(gm)].life, Life::Out, "{name}");
         }
     }
-    // With two GMs, a failed counter leaves the game running (rule 16.2.3, W4).
+    // With two GMs, the first one exiled leaves a fellow living: it holds no counter right
+    // (rule 15.4), may only decline, and the game runs on (rule 16.2, W4).
     let probe = at_accusation(8, 21);
     let gms = probe.seats_with(Role::GreatMisfortune);
     let cfs = probe.seats_with(Role::CommonFortune);
     let mut t = on_trial(8, 21, cfs[0], gms[0]);
     vote_all(&mut t, 0);
     t.open();
-    t.counter(gms[0], Some(cfs[1])).expect("counter");
+    let own = FateTokens::view(&t.state, Viewer::Seat(Seat(gms[0])))
+        .own
+        .expect("own");
+    assert_eq!(own.counter_right, Some(false));
+    assert_eq!(FateTokens::legal_actions(&t.state, Seat(gms[0])).len(), 1);
+    assert!(matches!(
+        t.counter(gms[0], Some(cfs[1])),
+        Err(RuleError::Illegal(_))
+    ));
+    t.counter(gms[0], None).expect("decline");
     t.timeout();
     assert!(t.state.finish.is_none());
     assert_eq!(t.state.players[usize::from(gms[0])].life, Life::Out);
-    assert!(t.state.players[usize::from(cfs[1])].not_great_fortune);
+    assert!(!t.state.players[usize::from(cfs[1])].not_great_fortune);
     let public = FateTokens::view(&t.state, Viewer::Spectator);
-    assert_eq!(public.trials[0].counter, Some(Some(Seat(cfs[1]))));
+    assert_eq!(public.trials[0].counter, Some(None));
     assert_eq!(public.trials[0].was_great_misfortune, Some(true));
     // An out player reads Everyone and writes nowhere (rule 16.6).
     let say = FateAction::Chat {
