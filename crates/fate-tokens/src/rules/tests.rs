@@ -180,6 +180,7 @@ impl Table {
     }
 }
 
+mod leaks;
 mod odds;
 mod trials;
 
