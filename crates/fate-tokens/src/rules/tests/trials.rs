@@ -34,16 +34,6 @@ fn vote_all(t: &mut Table, no: usize) {
     }
 }
 
-fn announcement(events: &[Emitted<FateEvent>]) -> night::Announcement {
-    events
-        .iter()
-        .find_map(|e| match &e.event {
-            FateEvent::NightResolved(a) => Some(a.clone()),
-            _ => None,
-        })
-        .expect("N7")
-}
-
 #[test]
 fn the_accusation_phase_opens_from_round_three() {
     let mut t = Table::new(6, 3);
