@@ -83,7 +83,7 @@ impl Bag {
     }
 
     /// The bag with one token of `kind` taken out, `None` if it holds none.
-    fn without(self, kind: Token) -> Option<Bag> {
+    pub(crate) fn without(self, kind: Token) -> Option<Bag> {
         let mut bag = self;
         let slot = match kind {
             Token::Good => &mut bag.good,

@@ -283,7 +283,7 @@ fn own_view(state: &FateState, seat: Seat) -> Option<OwnView> {
         seat,
         role,
         fellow_great_misfortunes,
-        bag: p.awakened.then_some(p.bag),
+        bag: p.awakened.then(|| told_bag(state, seat)),
         drawn,
         reveal_choice,
         night_form,
@@ -302,6 +302,22 @@ fn own_view(state: &FateState, seat: Seat) -> Option<OwnView> {
             && state.exiled_now() == Some(seat))
         .then(|| state.holds_counter(seat)),
         claim: state.claim_right(seat),
+    })
+}
+
+/// The own bag as far as its owner has been told (D6): tokens that landed tonight are told,
+/// with the rest of the night's private results, when the claim/counter phase opens (rule 12.4,
+/// D25), so until then the view leaves them out, or the owner would learn of a bless or a curse
+/// during the trial and the vote.
+fn told_bag(state: &FateState, seat: Seat) -> Bag {
+    let bag = state
+        .players
+        .get(seat.index())
+        .map_or(Bag::new(0, 0, 0), |p| p.bag);
+    let untold = state.held_results.get(seat.index()).into_iter().flatten();
+    untold.fold(bag, |bag, result| match result {
+        NightResult::BagGained { token } => bag.without(*token).unwrap_or(bag),
+        _ => bag,
     })
 }
 

@@ -1,3 +1,63 @@
+//! The rules' tests. The seed document lists the rules tests its authors had; each item is
+//! covered here by (modules `night`, `trials`, `odds` and `leaks` are below this one; `setup`
+//! tests are in `crate::setup`):
+//!
+//! - roles and bags: `setup::tests::rule_4_1_table`,
+//!   `setup::tests::dealing_is_deterministic_per_seed_and_follows_rule_4`,
+//!   `setup::tests::deals_vary_and_cover_every_seat_and_round`,
+//!   `start_deals_deterministically_and_opens_the_draw`;
+//! - draw, reveal, private pile: `a_full_day_for_six_players`, `defaults_on_timeout`,
+//!   `setup::tests::draws_come_from_the_bag_without_replacement`;
+//! - awakening: `awakening_is_private_and_at_the_round_start`;
+//! - night order (N1 to N7): `night::pathfinders_are_judged_before_talismans`,
+//!   `night::information_reads_the_bag_as_the_night_opened`,
+//!   `night::the_suspicion_threshold_follows_section_13` (the threshold after N2),
+//!   `the_worked_example_of_rule_12_5`;
+//! - guard, talisman, peek, bless, curse:
+//!   `guard_talisman_bless_and_curse_interact_as_rule_12_3_says`,
+//!   `night::the_guard_is_told_whether_it_blocked`,
+//!   `night::pathfinders_are_judged_before_talismans`, `night_forms_follow_rule_11_3`;
+//! - pathfinder success and failure: `a_right_pathfinder_wins_and_a_wrong_one_makes_a_ghost`,
+//!   `with_two_great_misfortunes_a_failed_pathfinder_plays_on_as_a_ghost`;
+//! - first accuser only: `trials::only_the_first_valid_accusation_proceeds`,
+//!   `trials::the_accusation_phase_opens_from_round_three`;
+//! - votes: `trials::votes_exile_on_more_yes_than_no`,
+//!   `trials::the_trial_ends_early_when_everyone_is_ready`,
+//!   `trials::exile_resolution_for_each_role` (the vote penalty);
+//! - ghosts: `trials::exile_resolution_for_each_role`,
+//!   `with_two_great_misfortunes_a_failed_pathfinder_plays_on_as_a_ghost`,
+//!   `night::ghost_forms_follow_rules_11_13_and_11_14`, `chat_channels_and_limits`;
+//! - ghost curse: `night::ghost_forms_follow_rules_11_13_and_11_14` (once per game),
+//!   `night::pathfinders_are_judged_before_talismans` (lands, blocked, lapses and is spent),
+//!   `night::the_guard_is_told_whether_it_blocked`;
+//! - counter right: `trials::the_counter_right_names_the_great_fortune_or_fails`,
+//!   `trials::an_exiled_non_gm_may_only_decline`,
+//!   `trials::nothing_public_shows_whether_a_counter_right_exists`;
+//! - suspicion threshold (survivors + 1, unseen slots first, hidden from the owner):
+//!   `marks_accumulate_and_the_threshold_reveals`,
+//!   `night::the_suspicion_threshold_follows_section_13`;
+//! - helper (mandatory, extra probes, rest nights, timeout):
+//!   `helper_nights_alternate_and_rest_after_extra_counts`,
+//!   `night::the_helper_counts_and_rests_as_rule_11_12_says`, `night_forms_follow_rule_11_3`,
+//!   `defaults_on_timeout`;
+//! - claims (CF every helper night, GF/GM every other day):
+//!   `night::a_common_fortune_may_claim_after_every_helper_night`,
+//!   `trials::claims_follow_their_windows_and_get_verdicts`;
+//! - instant win checks: W1 and W2 in `a_right_pathfinder_wins_and_a_wrong_one_makes_a_ghost`
+//!   and `with_two_great_misfortunes_a_failed_pathfinder_plays_on_as_a_ghost`; W3 in
+//!   `trials::the_counter_right_names_the_great_fortune_or_fails`; W4 in
+//!   `trials::exile_resolution_for_each_role` and `trials::win_checks_after_an_exile`
+//!   (parity); W5 in `trials::win_checks_after_an_exile` and
+//!   `games_on_defaults_reach_the_round_cap`; a deciding night skips N7 in
+//!   `night::the_night_lock_counts_what_is_presented`;
+//! - timeouts alone finishing 4 to 8 player games: `games_on_defaults_reach_the_round_cap`.
+//!
+//! Beyond the list: the night's lock in `night::the_night_lock_counts_what_is_presented`, the
+//! own bag's timing in `trials::a_bag_change_reaches_its_owners_view_with_the_results`, and what
+//! each viewer may see in `leaks::no_view_or_event_leaks_and_locks_follow_public_information`,
+//! `views_never_show_another_seats_secrets` and
+//! `random_legal_play_keeps_the_invariants_and_the_secrets`.
+
 use rand::SeedableRng;
 use rand::rngs::ChaCha8Rng;
 use serde_json::Value;
@@ -180,6 +240,19 @@ impl Table {
     }
 }
 
+/// Step N7's public announcement among `events`.
+fn announcement(events: &[Emitted<FateEvent>]) -> crate::night::Announcement {
+    events
+        .iter()
+        .find_map(|e| match &e.event {
+            FateEvent::NightResolved(a) => Some(a.clone()),
+            _ => None,
+        })
+        .expect("N7")
+}
+
+mod leaks;
+mod night;
 mod odds;
 mod trials;
 

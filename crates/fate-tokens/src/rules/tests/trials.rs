@@ -34,16 +34,6 @@ fn vote_all(t: &mut Table, no: usize) {
     }
 }
 
-fn announcement(events: &[Emitted<FateEvent>]) -> night::Announcement {
-    events
-        .iter()
-        .find_map(|e| match &e.event {
-            FateEvent::NightResolved(a) => Some(a.clone()),
-            _ => None,
-        })
-        .expect("N7")
-}
-
 #[test]
 fn the_accusation_phase_opens_from_round_three() {
     let mut t = Table::new(6, 3);
@@ -801,4 +791,46 @@ fn win_checks_after_an_exile() {
     );
     assert_eq!(t.kind(), PhaseKind::Ending);
     assert_eq!(t.state.opens_at_ms, t.now + 4_000);
+}
+
+#[test]
+fn a_bag_change_reaches_its_owners_view_with_the_results() {
+    // Rules 12.4 and 15.2 (D25): the notice of a curse arrives when the claim/counter phase
+    // opens, after the trial and the vote; the own view's bag (D6) must not show it sooner, or
+    // the cursed player would know during the trial.
+    let probe = at_accusation(6, 14);
+    let gm = probe.seats_with(Role::GreatMisfortune)[0];
+    let cfs = probe.seats_with(Role::CommonFortune);
+    let cursed = cfs[2];
+    let mut t = at_accusation(6, 14);
+    t.accuse(cfs[0], Some(cfs[1])).expect("accusation");
+    t.advance_to(PhaseKind::Night);
+    t.night(
+        gm,
+        NightForm {
+            fate: Some(Fate::Curse(Seat(cursed))),
+            ..NightForm::default()
+        },
+    )
+    .expect("curse");
+    let bag = t.state.players[usize::from(cursed)].bag;
+    // (phase, the bag in the cursed player's own view, the notice received)
+    let expected = [
+        (PhaseKind::Trial, bag, false),
+        (PhaseKind::Vote, bag, false),
+        (PhaseKind::ClaimCounter, bag.with_added(Token::Bad), true),
+    ];
+    for (kind, shown, told) in expected {
+        t.advance_to(kind);
+        let own = FateTokens::view(&t.state, Viewer::Seat(Seat(cursed)))
+            .own
+            .expect("own");
+        assert_eq!(own.bag, Some(shown), "{kind:?}");
+        let notice = NightResult::BagGained { token: Token::Bad };
+        assert_eq!(own.results.contains(&notice), told, "{kind:?}");
+    }
+    assert_eq!(
+        t.state.players[usize::from(cursed)].bag,
+        bag.with_added(Token::Bad)
+    );
 }
