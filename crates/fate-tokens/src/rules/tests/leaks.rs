@@ -891,7 +891,7 @@ fn check_events(state: &FateState, events: &[Emitted<FateEvent>], tally: &mut Ta
                 // Rule 15.4: told to the exiled player, privately.
                 let s = only_seat(e, n);
                 assert_eq!(state.exiled_now(), Some(s));
-                let gm = state.players[s.index()].role == Role::GreatMisfortune;
+                let gm = last_great_misfortune(state, s);
                 assert_eq!((*holds, *role), (gm, gm.then_some(Role::GreatMisfortune)));
             }
             FateEvent::RoleTold { role } => {
@@ -1445,9 +1445,10 @@ fn check_own(state: &FateState, seat: Seat, own: &OwnView) {
     let kind = state.phase.kind();
     assert_eq!(own.seat, seat);
     // Rules 7.2, 15.4, 16.3.2: awakening tells the role; so does the claim/counter phase to an
-    // exiled GM, exile resolution to anyone else, and a failed pathfinder already knew.
+    // exiled GM holding the counter right, exile resolution to anyone else, and a failed
+    // pathfinder already knew.
     let exiled_gm_asked = p.life == Life::Exiled
-        && p.role == Role::GreatMisfortune
+        && last_great_misfortune(state, seat)
         && kind == PhaseKind::ClaimCounter;
     let knows_role = p.awakened || matches!(p.life, Life::Ghost | Life::Out) || exiled_gm_asked;
     assert_eq!(own.role, knows_role.then_some(p.role), "{seat:?}'s role");
@@ -1552,9 +1553,18 @@ fn check_own(state: &FateState, seat: Seat, own: &OwnView) {
     let asked = kind == PhaseKind::ClaimCounter && p.life == Life::Exiled;
     assert_eq!(
         own.counter_right,
-        asked.then_some(p.role == Role::GreatMisfortune)
+        asked.then(|| last_great_misfortune(state, seat))
     );
     assert_eq!(own.claim, expected_claim_right(state, seat), "rule 17.3");
+}
+
+/// Rule 15.4: whether `seat` is a Great Misfortune with no other Great Misfortune living,
+/// which is who holds the counter right once exiled.
+fn last_great_misfortune(state: &FateState, seat: Seat) -> bool {
+    state.players[seat.index()].role == Role::GreatMisfortune
+        && state.players.iter().enumerate().all(|(i, p)| {
+            i == seat.index() || p.role != Role::GreatMisfortune || p.life != Life::Living
+        })
 }
 
 // ---------------------------------------------------------------------------------------------
