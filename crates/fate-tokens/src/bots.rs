@@ -40,9 +40,8 @@
 //!   belief keeps the exact ratio, so for a seat that has shown a long run of Bad tokens
 //!   the model still gives a few per mille to its being the GF and the belief almost none.
 //!
-//!   A CF bot finds its past whispers in its own claims (it always claims them, honestly);
-//!   the view lists a seat's results without the night each came from, so an unclaimed
-//!   whisper other than the latest cannot be dated and is not used.
+//!   A CF bot's own whispers are evidence as they are, each dated by the night it was asked
+//!   in (its pile sizes); its own claims add nothing to them.
 //!
 //! A seat's *suspects* are the other living players, less its fellow Great Misfortunes. The
 //! *baseline* is the mean GM probability over the suspects (the prior, moved by what is
@@ -192,7 +191,7 @@ pub fn claims(view: &FateView, rng: &mut dyn Random) -> Vec<FateAction> {
         return Vec::new();
     }
     let claim = match right.pair {
-        Some(pair) => latest_whisper(own, pair).map(|bad| FateAction::Claim { pair, bad }),
+        Some(pair) => whisper_of(own, right.round, pair).map(|bad| FateAction::Claim { pair, bad }),
         None => {
             if view.phase != PhaseKind::Draw || chance(rng, SKIP_CLAIM) {
                 return Vec::new();
@@ -263,14 +262,15 @@ fn best(scored: &[(Seat, f64)], rng: &mut dyn Random) -> Option<Seat> {
     choose(rng, &top).copied()
 }
 
-/// The Bad total of the CF's latest whisper about `pair`, in either order.
-fn latest_whisper(own: &OwnView, pair: [Seat; 2]) -> Option<u32> {
-    own.results.iter().rev().find_map(|r| match *r {
-        NightResult::Whisper { targets, bad, .. }
-            if targets == pair || targets == [pair[1], pair[0]] =>
-        {
-            Some(bad)
-        }
+/// The Bad total of the CF's whisper about `pair` (in either order) asked in night `round`.
+fn whisper_of(own: &OwnView, round: u32, pair: [Seat; 2]) -> Option<u32> {
+    own.results.iter().find_map(|r| match *r {
+        NightResult::Whisper {
+            round: asked,
+            targets,
+            bad,
+            ..
+        } if asked == round && (targets == pair || targets == [pair[1], pair[0]]) => Some(bad),
         _ => None,
     })
 }
@@ -439,22 +439,23 @@ impl<'v> Mind<'v> {
                 table,
             });
         };
-        for c in &self.view.claims {
-            if c.claimant == me {
-                // A CF bot's own claims are its whispers, told honestly.
-                if is_cf {
-                    whisper(c.round, c.pair, c.bad, &mut links);
-                }
-                continue;
-            }
+        // The bot's own claims tell it nothing it does not know: its whispers, each dated by
+        // the night it was asked in, are the evidence.
+        for c in self.view.claims.iter().filter(|c| c.claimant != me) {
             links.push(self.claim_link(c.claimant, c.pair, c.round, c.bad));
         }
-        if is_cf
-            && let Some(right) = self.own.claim
-            && let Some(pair) = right.pair
-            && let Some(bad) = latest_whisper(self.own, pair)
-        {
-            whisper(right.round, pair, bad, &mut links);
+        if is_cf {
+            for result in &self.own.results {
+                if let NightResult::Whisper {
+                    round,
+                    targets,
+                    bad,
+                    ..
+                } = *result
+                {
+                    whisper(round, targets, bad, &mut links);
+                }
+            }
         }
         links
     }

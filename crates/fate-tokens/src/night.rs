@@ -130,6 +130,9 @@ pub enum NightResult {
     },
     /// A CF's whisper (rule 11.12.4).
     Whisper {
+        /// The round of the night it was asked in, which says how many slots the two piles
+        /// held (one a round, rule 8.4) and which claim window it belongs to (section 17).
+        round: u32,
         /// The two targets.
         targets: [Seat; 2],
         /// Bad tokens in their two piles.
@@ -516,6 +519,7 @@ pub(crate) fn resolve(state: &mut FateState, ctx: &mut Ctx<'_>) -> Events<FateEv
                     .unwrap_or(u32::MAX)
             };
             out.push(NightResult::Whisper {
+                round,
                 targets: h.targets,
                 bad: count(Token::Bad),
                 good: h.good.then(|| count(Token::Good)),

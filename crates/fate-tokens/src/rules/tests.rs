@@ -1616,6 +1616,7 @@ fn the_worked_example_of_rule_12_5() {
     assert_eq!(
         results(cy),
         vec![NightResult::Whisper {
+            round: t.state.round,
             targets: [Seat(ana), Seat(dee)],
             bad: 3,
             good: None,
@@ -1625,6 +1626,7 @@ fn the_worked_example_of_rule_12_5() {
     assert_eq!(
         results(eun),
         vec![NightResult::Whisper {
+            round: t.state.round,
             targets: [Seat(ana), Seat(bo)],
             bad: 3,
             good: Some(3),

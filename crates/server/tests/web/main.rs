@@ -547,6 +547,40 @@ async fn what_bots_report_is_shown_as_text() {
 }
 
 #[tokio::test]
+async fn a_bot_page_offers_only_games_of_two_seats_to_challenge_in() {
+    // Goofspiel is played by 2 to 4, Fate Tokens by 4 to 8: a bot challenges one other bot.
+    let app = spawn_running(
+        arbiter_arena::ArenaConfig::default(),
+        games().with(&arbiter_fate_tokens::FAMILY),
+        dialects,
+    )
+    .await;
+    let browser = Browser::new(&app);
+    let csrf = browser.sign_up("ada").await;
+    let form = Form::new()
+        .text("csrf", csrf.clone())
+        .text("name", "Mixed")
+        .text("variant", "short")
+        .text("variant", "quick");
+    let registered = browser.upload("/my/bots", form).await;
+    assert_eq!(
+        registered.status,
+        StatusCode::SEE_OTHER,
+        "{}",
+        registered.html
+    );
+    let house = browser.get("/bots/house-greedy").await;
+    assert!(
+        house.html.contains("value=\"Mixed short\""),
+        "a game of two seats is offered"
+    );
+    assert!(
+        !house.html.contains("value=\"Mixed quick\""),
+        "a game of four seats or more is not"
+    );
+}
+
+#[tokio::test]
 async fn a_bot_owner_challenges_a_house_bot_then_watches_and_replays_the_match() {
     let app = spawn_app().await;
     let browser = Browser::new(&app);

@@ -85,6 +85,13 @@ pub(super) async fn bot_page_for(
     let chart = default.and_then(|mode| rating_chart(&rating_history(&matches, bot.id, mode)));
     matches.truncate(20);
     let variants = VariantChoice::all(games);
+    // A challenge from this page is one bot against another: a game of two seats.
+    let two_seats = |c: &VariantChoice| {
+        games
+            .get(c.game)
+            .and_then(|family| family.variant(c.variant))
+            .is_some_and(|v| v.seats_allowed(2))
+    };
     let challengers = match &visitor.account {
         Some(account) if !mine && !bot.disabled => state
             .arena
@@ -94,7 +101,7 @@ pub(super) async fn bot_page_for(
             .flat_map(|(own, _)| {
                 variants
                     .iter()
-                    .filter(|c| own.supports(&c.key) && bot.supports(&c.key))
+                    .filter(|c| two_seats(c) && own.supports(&c.key) && bot.supports(&c.key))
                     .map(|c| (own.name.clone(), c.key.clone()))
                     .collect::<Vec<_>>()
             })
@@ -106,15 +113,14 @@ pub(super) async fn bot_page_for(
     let person_variants = variants
         .iter()
         .filter(|c| row.offers(&c.key))
+        // A person challenges one bot, so the game is one of two seats; house bots play only
+        // the families that have a house player.
+        .filter(|c| two_seats(c))
         .filter(|c| {
-            games.get(c.game).is_some_and(|family| {
-                // A person challenges one bot, so the game is one of two seats; house bots
-                // play only the families that have a house player.
-                (!house || family.house.is_some())
-                    && family
-                        .variant(c.variant)
-                        .is_some_and(|v| v.seats_allowed(2))
-            })
+            !house
+                || games
+                    .get(c.game)
+                    .is_some_and(|family| family.house.is_some())
         })
         .map(|c| (c.key.clone(), format!("{} {}", c.game, c.variant)))
         .collect();

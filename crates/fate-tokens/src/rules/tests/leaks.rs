@@ -963,11 +963,13 @@ fn check_result(state: &FateState, s: Seat, round: u32, result: &NightResult) {
             }
         }
         NightResult::Whisper {
+            round: asked,
             targets,
             bad,
             good,
             neutral,
         } => {
+            assert_eq!(asked, &round, "rule 11.12.4: the night it was asked in");
             let helper = form.and_then(|f| f.helper).expect("the reader's helper");
             assert_eq!(helper.targets, *targets);
             // Rule 11.12.4: the pair's piles as they stood that night.
@@ -1701,6 +1703,7 @@ fn hide(state: &FateState, viewer: Viewer, rng: &mut ChaCha8Rng, tally: &mut Tal
         }
         if let Some(held) = s.held_results.get_mut(i) {
             held.push(NightResult::Whisper {
+                round: 1,
                 targets: [seat_of(0), seat_of(1)],
                 bad: 9,
                 good: None,

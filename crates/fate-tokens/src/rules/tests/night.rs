@@ -697,6 +697,7 @@ fn the_helper_counts_and_rests_as_rule_11_12_says() {
         assert_eq!(
             results(&t, cf),
             vec![NightResult::Whisper {
+                round: t.state.round,
                 targets: pair,
                 bad: count(Token::Bad),
                 good: good.then(|| count(Token::Good)),
