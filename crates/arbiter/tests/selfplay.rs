@@ -53,7 +53,11 @@ fn selfplay_prints_the_table_and_draws_the_chart() {
     let dir = tempfile::tempdir().expect("a temporary directory");
     let chart = dir.path().join("rates.svg");
     let stdout = selfplay(&chart);
-    assert!(stdout.contains("rules_version 1"), "{stdout}");
+    let version = <arbiter_fate_tokens::FateTokens as arbiter_rules::Game>::RULES_VERSION;
+    assert!(
+        stdout.contains(&format!("rules_version {version}: rule bots")),
+        "{stdout}"
+    );
     assert!(stdout.contains("refused actions: 0"), "{stdout}");
     assert!(stdout.contains("games/s per thread"), "{stdout}");
 
