@@ -118,6 +118,14 @@ impl Matches {
                 .all(|bot| bot.kind != BotKind::Anonymous && !bot.practising());
         let client_seed = checked_client_seed(request.client_seed.as_deref())?;
         let seed = ServerSeed::generate().map_err(|e| ArenaError::Unavailable(e.to_string()))?;
+        super::check_setup(
+            family,
+            &variant,
+            seats,
+            request.format,
+            request.opening,
+            &seed,
+        )?;
         let now = self.now();
         let mut client_seeds = vec![String::new(); bots.len()];
         client_seeds[0] = client_seed;

@@ -18,6 +18,7 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicI64;
 
 use arbiter_fair::ServerSeed;
+use arbiter_plugin::{Family, LegRequest};
 use arbiter_store::{BotId, BotKind, MatchId, MatchRecord, MatchStatus, Writer};
 use tokio::sync::{mpsc, oneshot, watch};
 
@@ -34,7 +35,7 @@ use crate::identities::Identities;
 use crate::live;
 use crate::log::MatchLog;
 use crate::ratings::Ratings;
-use crate::{ArenaError, Clock};
+use crate::{ArenaError, Clock, Format, Opening};
 
 /// Commands a match actor may queue before senders wait.
 const COMMAND_QUEUE: usize = 256;
@@ -285,6 +286,31 @@ impl Matches {
             let _ = commands.send(Command::Retire).await;
         }
     }
+}
+
+/// Asks the family whether it can set up `variant` for `seats` in `format` from `opening`, so
+/// that options it refuses (a format or an opening it does not play) are refused when a match
+/// is asked for, not when it starts. The configurations are thrown away: they are drawn from a
+/// stream of the seed no other draw uses, so the match's own draws are unchanged.
+fn check_setup(
+    family: &Family,
+    variant: &str,
+    seats: usize,
+    format: Format,
+    opening: Opening,
+    seed: &ServerSeed,
+) -> Result<(), ArenaError> {
+    let request = LegRequest {
+        variant,
+        seats,
+        legs: format.legs(seats),
+        opening,
+    };
+    family
+        .setup
+        .leg_configs(&request, &mut seed.stream("setup-check", 0))
+        .map(drop)
+        .map_err(ArenaError::from)
 }
 
 /// A stored match's participants, checked: a match has 2 to 8 (an open table fewer, down to

@@ -92,6 +92,14 @@ impl Matches {
         let mut client_seeds = vec![String::new(); request.seats];
         client_seeds[0] = checked_client_seed(request.client_seed.as_deref())?;
         let seed = ServerSeed::generate().map_err(|e| ArenaError::Unavailable(e.to_string()))?;
+        super::check_setup(
+            family,
+            variant,
+            request.seats,
+            request.format,
+            terms.opening.unwrap_or_default(),
+            &seed,
+        )?;
         let setup = live::Setup {
             id: self.next_match.fetch_add(1, Ordering::SeqCst) + 1,
             bots: vec![from.clone()],

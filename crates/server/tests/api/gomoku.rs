@@ -155,22 +155,23 @@ async fn a_balanced_renju_match_starts_both_legs_from_one_standard_opening() {
 #[tokio::test]
 async fn a_swap2_match_refuses_a_balanced_opening() {
     let app = spawn_app().await;
-    let (id, _, beta) = challenge(
-        &app,
-        json!({"variant": "swap2", "opening": "balanced", "format": "single"}),
-    )
-    .await;
-    let refused = app
-        .post(&format!("/challenges/{id}/accept"), Some(&beta), json!({}))
-        .await;
-    let answer = refused.expect_error(409, "unsupported_variant");
+    let alpha = gomoku_bot(&app, "Alpha").await;
+    gomoku_bot(&app, "Beta").await;
+    // Refused when asked for, not when Beta accepts: the family is asked at once.
+    let body = json!({"opponent": "Beta", "game": "gomoku", "variant": "swap2",
+        "opening": "balanced", "format": "single"});
+    let answer = app
+        .post("/challenges", Some(&alpha), body)
+        .await
+        .expect_error(409, "unsupported_variant");
     assert!(
         answer["message"]
             .as_str()
             .is_some_and(|m| m.contains("swap2")),
         "the refusal says why: {answer}"
     );
-    assert_ne!(app.snapshot(id).await["status"], "running");
+    let pending = app.get("/challenges", Some(&alpha)).await.expect(200);
+    assert_eq!(pending, json!([]), "no challenge was made");
 }
 
 #[tokio::test]

@@ -536,3 +536,44 @@ async fn a_move_the_store_cannot_keep_is_refused_and_changes_nothing() {
     );
     assert_ne!(app.snapshot(id).await, before);
 }
+
+#[tokio::test]
+async fn options_the_family_cannot_set_up_are_refused_when_a_match_is_asked_for() {
+    // Fate Tokens is one game a match: a paired challenge or table could never start.
+    let app = spawn_running(
+        ArenaConfig::default(),
+        games().with(&arbiter_fate_tokens::FAMILY),
+        dialects,
+    )
+    .await;
+    let mut tokens = Vec::new();
+    for name in ["Ana", "Bo", "Cy", "Dee"] {
+        let body = json!({"name": name, "supported_variants": ["fate-tokens"]});
+        let created = app.post("/admin/bots", Some(ADMIN), body).await.expect(201);
+        tokens.push(created["token"].as_str().expect("token").to_owned());
+    }
+    let challenge = |format: &str| {
+        json!({"opponent": ["Bo", "Cy", "Dee"], "game": "fate-tokens", "variant": "quick",
+            "format": format})
+    };
+    let refused = app
+        .post("/challenges", Some(&tokens[0]), challenge("paired"))
+        .await
+        .expect_error(409, "unsupported_variant");
+    assert!(
+        refused["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("single game")),
+        "the family's own reason: {refused}"
+    );
+    let table = json!({"game": "fate-tokens", "variant": "quick", "seats": 4, "format": "paired"});
+    app.post("/tables", Some(&tokens[0]), table)
+        .await
+        .expect_error(409, "unsupported_variant");
+    // The same match as one game is made, and waits for the others to accept.
+    let made = app
+        .post("/challenges", Some(&tokens[0]), challenge("single"))
+        .await
+        .expect(201);
+    assert_eq!(made["status"], "pending", "{made}");
+}
