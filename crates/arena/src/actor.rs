@@ -516,9 +516,8 @@ impl Actor {
             let level = self.setup.bots[participant]
                 .house_level()
                 .unwrap_or(arbiter_plugin::HouseLevel::Greedy);
-            let remaining = l.time_left(seat, now);
             let view = arbiter_plugin::SeatView::new(state.as_ref(), seat);
-            let share = remaining / house.decisions_left(&view).max(1);
+            let share = l.decision_share_ms(seat, now, house.decisions_left(&view));
             let budget_ms = level.max_think_ms().min(share).max(1);
             let deadline =
                 Instant::now() + Duration::from_millis(u64::try_from(budget_ms).unwrap_or(1));

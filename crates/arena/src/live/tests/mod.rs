@@ -811,6 +811,12 @@ fn simultaneous_phases_take_input_in_any_order_and_rules_deadlines_apply_default
         progress.legs[0].state.to_act(),
         ToAct::Simultaneous { phase: 2, .. }
     ));
+    // A decision in a phase with a deadline may take half of what is left of the phase,
+    // however many decisions the game still has.
+    assert_eq!(
+        progress.legs[0].decision_share_ms(Seat(0), T0 + 400, 10),
+        (T0 + 1_200 - (T0 + 400)) / 2
+    );
     // Round 2: nobody bids; the rules' deadline bids the lowest cards for both.
     assert_eq!(next_deadline(&setup, &progress, &online), Some(T0 + 1_200));
     tick(&setup, &mut progress, T0 + 1_200, &online);
