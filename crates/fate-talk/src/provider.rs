@@ -188,6 +188,14 @@ impl Speaker {
             ProviderKind::Openai => std::env::var(&config.api_key_env).ok().map(ApiKey),
             ProviderKind::Template | ProviderKind::Ollama => None,
         };
+        // A local OpenAI-compatible server often needs no key, so a missing one is no error;
+        // the log names the variable, never a key, so that a forgotten one is easy to find.
+        if config.provider == ProviderKind::Openai && api_key.is_none() {
+            tracing::info!(
+                variable = %config.api_key_env,
+                "no API key in the environment; requests carry none"
+            );
+        }
         let client = arbiter_http_client::builder()
             .build()
             .map_err(TalkError::Client)?;
@@ -304,6 +312,8 @@ impl Speaker {
                     .send()
                     .await
             }
+            // The template provider never reaches a request, since `say` answers it first;
+            // it shares the OpenAI arm only so that the match needs no arm that cannot run.
             ProviderKind::Openai | ProviderKind::Template => {
                 let body = OpenaiRequest {
                     model: &self.config.model,

@@ -79,5 +79,17 @@ fn openai_sends_the_key_from_the_environment_and_retries_a_repeat() {
                 .expect("text");
             assert!(last.contains(&line.text));
         }
+
+        // Without the variable, requests carry no key at all.
+        let keyless = FakeServer::start(vec![Script::Reply(good.to_owned())]).await;
+        let speaker = Speaker::new(TalkConfig {
+            provider: ProviderKind::Openai,
+            url: keyless.url.clone(),
+            api_key_env: "ARBITER_TALK_TEST_UNSET_KEY".to_owned(),
+            ..TalkConfig::default()
+        })
+        .expect("a speaker");
+        assert_eq!(speaker.say(&line, &context).await, Ok(good.to_owned()));
+        assert_eq!(keyless.received()[0].authorization, None);
     });
 }
