@@ -20,6 +20,10 @@
 
 use serde::{Deserialize, Serialize};
 
+pub mod prompt;
+pub mod provider;
+pub mod validate;
+
 /// The language a room talks in (a room setting).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -81,4 +85,35 @@ pub enum Silence {
     AiFailed,
     /// Bot talk is switched off.
     Disabled,
+}
+
+/// A bot's fixed manner of speaking, which a model keeps while it rewords (seed 003 §09).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Persona {
+    /// Calm and measured.
+    Calm,
+    /// Bright and cheerful.
+    Bright,
+    /// Timid and hesitant.
+    Timid,
+    /// Blunt and direct.
+    Blunt,
+}
+
+impl Persona {
+    /// Every persona, in the order seats are given them.
+    pub const ALL: [Persona; 4] = [
+        Persona::Calm,
+        Persona::Bright,
+        Persona::Timid,
+        Persona::Blunt,
+    ];
+
+    /// The persona of the bot in `seat`: fixed for the seat, so that a bot keeps one manner
+    /// for a whole game, and different for neighbouring seats, so that a table of bots does
+    /// not all sound alike.
+    pub fn for_seat(seat: usize) -> Persona {
+        Persona::ALL[seat % Persona::ALL.len()]
+    }
 }
