@@ -1,8 +1,8 @@
-//! The OpenAI-compatible provider against a fake server. This file holds one test only: it
-//! sets an environment variable, which is safe only while no other thread reads or writes
-//! the environment, and a test binary of one test has no other test thread.
-
-#![allow(unsafe_code)]
+//! The OpenAI-compatible provider against a fake server.
+//!
+//! The key is read from the variable the configuration names. Setting a variable in a test is
+//! unsafe while other threads run, so the test names one every process already has (`PATH`)
+//! and expects its value as the key.
 
 mod common;
 
@@ -10,20 +10,13 @@ use arbiter_fate_talk::provider::{Context, ProviderKind, Speaker, TalkConfig};
 use arbiter_fate_talk::{Language, Line, LineKind, Persona};
 use common::{FakeServer, Script, keys};
 
-const KEY_ENV: &str = "ARBITER_TALK_TEST_OPENAI_KEY";
-const KEY: &str = "sk-test-0123456789";
+/// A variable set in every process, standing for the key's.
+const KEY_ENV: &str = "PATH";
 
-#[test]
-fn openai_sends_the_key_from_the_environment_and_retries_a_repeat() {
-    // SAFETY: this is the only test in its binary and it sets the variable before it starts
-    // the runtime, so no other thread reads or writes the environment meanwhile.
-    unsafe { std::env::set_var(KEY_ENV, KEY) };
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .expect("a runtime");
-    runtime.block_on(async {
+#[tokio::test]
+async fn openai_sends_the_key_from_the_environment_and_retries_a_repeat() {
+    let key = std::env::var(KEY_ENV).expect("PATH is set");
+    {
         let own = vec!["Between Jun and Ray, Jun bothers me more.".to_owned()];
         let good = "Jun seems more suspicious to me than Ray.";
         let server = FakeServer::start(vec![
@@ -40,7 +33,7 @@ fn openai_sends_the_key_from_the_environment_and_retries_a_repeat() {
         })
         .expect("a speaker");
         assert!(
-            !format!("{speaker:?}").contains(KEY),
+            !format!("{speaker:?}").contains(&key),
             "the key shows in Debug"
         );
 
@@ -63,7 +56,7 @@ fn openai_sends_the_key_from_the_environment_and_retries_a_repeat() {
         for request in &received {
             assert_eq!(
                 request.authorization.as_deref(),
-                Some("Bearer sk-test-0123456789")
+                Some(format!("Bearer {key}").as_str())
             );
             assert_eq!(
                 keys(&request.body),
@@ -91,5 +84,5 @@ fn openai_sends_the_key_from_the_environment_and_retries_a_repeat() {
         .expect("a speaker");
         assert_eq!(speaker.say(&line, &context).await, Ok(good.to_owned()));
         assert_eq!(keyless.received()[0].authorization, None);
-    });
+    }
 }
