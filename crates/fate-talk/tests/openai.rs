@@ -16,73 +16,71 @@ const KEY_ENV: &str = "PATH";
 #[tokio::test]
 async fn openai_sends_the_key_from_the_environment_and_retries_a_repeat() {
     let key = std::env::var(KEY_ENV).expect("PATH is set");
-    {
-        let own = vec!["Between Jun and Ray, Jun bothers me more.".to_owned()];
-        let good = "Jun seems more suspicious to me than Ray.";
-        let server = FakeServer::start(vec![
-            Script::Reply("Between Jun and Ray, Jun bothers me more.".to_owned()),
-            Script::Reply(good.to_owned()),
-        ])
-        .await;
-        let speaker = Speaker::new(TalkConfig {
-            provider: ProviderKind::Openai,
-            url: format!("{}/", server.url),
-            model: "gpt-test".to_owned(),
-            api_key_env: KEY_ENV.to_owned(),
-            ..TalkConfig::default()
-        })
-        .expect("a speaker");
-        assert!(
-            !format!("{speaker:?}").contains(&key),
-            "the key shows in Debug"
+    let own = vec!["Between Jun and Ray, Jun bothers me more.".to_owned()];
+    let good = "Jun seems more suspicious to me than Ray.";
+    let server = FakeServer::start(vec![
+        Script::Reply("Between Jun and Ray, Jun bothers me more.".to_owned()),
+        Script::Reply(good.to_owned()),
+    ])
+    .await;
+    let speaker = Speaker::new(TalkConfig {
+        provider: ProviderKind::Openai,
+        url: format!("{}/", server.url),
+        model: "gpt-test".to_owned(),
+        api_key_env: KEY_ENV.to_owned(),
+        ..TalkConfig::default()
+    })
+    .expect("a speaker");
+    assert!(
+        !format!("{speaker:?}").contains(&key),
+        "the key shows in Debug"
+    );
+
+    let line = Line {
+        kind: LineKind::Compare,
+        text: "Between Jun and Ray, I suspect Jun more.".to_owned(),
+        numbers: Vec::new(),
+    };
+    let context = Context {
+        name: "Bot 1",
+        persona: Persona::Calm,
+        language: Language::English,
+        recent: &[],
+        own: &own,
+    };
+    assert_eq!(speaker.say(&line, &context).await, Ok(good.to_owned()));
+
+    let received = server.received();
+    assert_eq!(received.len(), 2);
+    for request in &received {
+        assert_eq!(
+            request.authorization.as_deref(),
+            Some(format!("Bearer {key}").as_str())
         );
-
-        let line = Line {
-            kind: LineKind::Compare,
-            text: "Between Jun and Ray, I suspect Jun more.".to_owned(),
-            numbers: Vec::new(),
-        };
-        let context = Context {
-            name: "Bot 1",
-            persona: Persona::Calm,
-            language: Language::English,
-            recent: &[],
-            own: &own,
-        };
-        assert_eq!(speaker.say(&line, &context).await, Ok(good.to_owned()));
-
-        let received = server.received();
-        assert_eq!(received.len(), 2);
-        for request in &received {
-            assert_eq!(
-                request.authorization.as_deref(),
-                Some(format!("Bearer {key}").as_str())
-            );
-            assert_eq!(
-                keys(&request.body),
-                ["max_tokens", "messages", "model", "temperature"]
-            );
-            assert_eq!(request.body["model"], "gpt-test");
-            assert_eq!(request.body["temperature"], 0.9);
-            assert_eq!(request.body["max_tokens"], 200);
-            let messages = request.body["messages"].as_array().expect("messages");
-            assert_eq!(messages[0]["role"], "system");
-            let last = messages[messages.len() - 1]["content"]
-                .as_str()
-                .expect("text");
-            assert!(last.contains(&line.text));
-        }
-
-        // Without the variable, requests carry no key at all.
-        let keyless = FakeServer::start(vec![Script::Reply(good.to_owned())]).await;
-        let speaker = Speaker::new(TalkConfig {
-            provider: ProviderKind::Openai,
-            url: keyless.url.clone(),
-            api_key_env: "ARBITER_TALK_TEST_UNSET_KEY".to_owned(),
-            ..TalkConfig::default()
-        })
-        .expect("a speaker");
-        assert_eq!(speaker.say(&line, &context).await, Ok(good.to_owned()));
-        assert_eq!(keyless.received()[0].authorization, None);
+        assert_eq!(
+            keys(&request.body),
+            ["max_tokens", "messages", "model", "temperature"]
+        );
+        assert_eq!(request.body["model"], "gpt-test");
+        assert_eq!(request.body["temperature"], 0.9);
+        assert_eq!(request.body["max_tokens"], 200);
+        let messages = request.body["messages"].as_array().expect("messages");
+        assert_eq!(messages[0]["role"], "system");
+        let last = messages[messages.len() - 1]["content"]
+            .as_str()
+            .expect("text");
+        assert!(last.contains(&line.text));
     }
+
+    // Without the variable, requests carry no key at all.
+    let keyless = FakeServer::start(vec![Script::Reply(good.to_owned())]).await;
+    let speaker = Speaker::new(TalkConfig {
+        provider: ProviderKind::Openai,
+        url: keyless.url.clone(),
+        api_key_env: "ARBITER_TALK_TEST_UNSET_KEY".to_owned(),
+        ..TalkConfig::default()
+    })
+    .expect("a speaker");
+    assert_eq!(speaker.say(&line, &context).await, Ok(good.to_owned()));
+    assert_eq!(keyless.received()[0].authorization, None);
 }
