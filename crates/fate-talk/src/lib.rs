@@ -82,3 +82,6 @@ pub enum Silence {
     /// Bot talk is switched off.
     Disabled,
 }
+
+pub mod choose;
+pub mod throttle;
