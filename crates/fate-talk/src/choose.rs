@@ -139,13 +139,12 @@ pub const PILE_WORDS: [&str; 8] = [
 ];
 
 /// Keywords that make a line naming the bot a suspicion of it.
-pub const SUSPICION_WORDS: [&str; 10] = [
+pub const SUSPICION_WORDS: [&str; 9] = [
     "suspicious",
     "suspect",
     "misfortune",
     "liar",
     "lying",
-    "sus",
     "수상",
     "의심",
     "대흉",
@@ -222,7 +221,7 @@ enum Reply {
     Deny(Seat),
 }
 
-/// What the person's line at `i` asks of `me`, if it is a person's line that names `me`.
+/// What `line` asks of `me`, if it is a person's line that names `me`.
 fn asks(line: &ChatLine, me: Seat, table: &Table<'_>) -> Option<Reply> {
     let from = line.seat.filter(|&s| s != me && !table.is_bot(s))?;
     if !table.names_seat(&line.text, me) {
@@ -472,7 +471,7 @@ impl Talk<'_> {
                 if korean {
                     format!("의심 표식이 {n}개나 있어서")
                 } else {
-                    format!("they carry {n} suspicion marks")
+                    format!("they carry {n} suspicion {}", plural(n, "mark", "marks"))
                 },
                 vec![n],
             ),
@@ -480,7 +479,10 @@ impl Talk<'_> {
                 if korean {
                     format!("고발하면서 주머니에서 흉을 {n}번 냈으니까")
                 } else {
-                    format!("they paid Bad from their bag {n} times to accuse")
+                    format!(
+                        "they paid Bad from their bag {n} {} to accuse",
+                        plural(n, "time", "times")
+                    )
                 },
                 vec![n],
             ),
@@ -550,6 +552,11 @@ impl Talk<'_> {
 }
 
 const EPS: f64 = 1e-9;
+
+/// The English noun for `n` things.
+fn plural(n: u32, one: &'static str, many: &'static str) -> &'static str {
+    if n == 1 { one } else { many }
+}
 
 fn mean(xs: impl Iterator<Item = f64>) -> f64 {
     let (sum, n) = xs.fold((0.0, 0u32), |(s, n), x| (s + x, n + 1));

@@ -6,7 +6,8 @@ use std::sync::{Mutex, PoisonError};
 use arbiter_fate_tokens::selfplay::{self, Players, RuleBots};
 use arbiter_fate_tokens::view::PublicTrial;
 use arbiter_fate_tokens::{
-    Bag, ChatLine, FateAction, FateConfig, FateTokens, FateView, Life, PhaseKind, Role, Slot, Token,
+    Bag, ChatLine, Claim, FateAction, FateConfig, FateTokens, FateView, Life, PhaseKind, Role,
+    Slot, Token,
 };
 use arbiter_rules::{Ctx, Game, Random, Seat, Viewer};
 use rand::SeedableRng;
@@ -306,10 +307,7 @@ fn evidence_rotates_and_a_named_suspect_is_skipped() {
     let second = say(&view, &PEOPLE, Language::English, &mut Fixed(0));
     assert_eq!(
         second.map(|l| l.text),
-        Ok(
-            "Bora looks like the Great Misfortune to me, since they carry 1 suspicion marks."
-                .into()
-        )
+        Ok("Bora looks like the Great Misfortune to me, since they carry 1 suspicion mark.".into())
     );
     // Having named Bora this round, the bot turns to the next candidate.
     view.everyone_chat.push(chat(0, 2, "Bora looks odd."));
@@ -603,4 +601,55 @@ fn no_line_tells_a_secret() {
     }
     assert!(spoken > 1000, "{spoken} lines");
     assert!(kinds.len() >= 8, "{kinds:?}");
+}
+
+#[test]
+fn claims_and_prices_are_evidence_in_both_languages() {
+    let mut view = base_view(6);
+    view.seats[1].revealed = vec![Token::Neutral, Token::Neutral];
+    view.claims.push(Claim {
+        round: 1,
+        claimant: Seat(3),
+        pair: [Seat(1), Seat(2)],
+        bad: 2,
+    });
+    view.trials.push(PublicTrial {
+        round: 1,
+        accuser: Seat(1),
+        accused: Seat(4),
+        price: Token::Bad,
+        totals: Some((1, 4)),
+        exiled: Some(false),
+        was_great_misfortune: None,
+        counter: None,
+    });
+    // The bad price makes Bora the top public suspect; the bot cites the price first, then
+    // the claim.
+    let expected = [
+        (
+            Language::English,
+            "Bora looks like the Great Misfortune to me, since they paid Bad from their bag 1 time to accuse.",
+        ),
+        (
+            Language::Korean,
+            "고발하면서 주머니에서 흉을 1번 냈으니까 Bora님이 대흉 같아요.",
+        ),
+    ];
+    for (language, text) in expected {
+        let line = say(&view, &PEOPLE, language, &mut Fixed(0));
+        assert_eq!(line.map(|l| l.text), Ok(text.to_string()));
+    }
+    view.everyone_chat.push(chat(0, 1, "Hello."));
+    view.everyone_chat.push(chat(2, 1, "Hi."));
+    view.everyone_chat.push(chat(3, 1, "Hey."));
+    let line = say(&view, &PEOPLE, Language::Korean, &mut Fixed(0));
+    assert_eq!(
+        line,
+        Ok(Line {
+            kind: LineKind::Accuse,
+            text: "Dana님이 Bora님과 Chulsoo님 사이에 흉 2개를 선언해서 Bora님이 대흉 같아요."
+                .into(),
+            numbers: vec![2],
+        })
+    );
 }
