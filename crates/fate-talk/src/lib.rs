@@ -20,8 +20,10 @@
 
 use serde::{Deserialize, Serialize};
 
+pub mod choose;
 pub mod prompt;
 pub mod provider;
+pub mod throttle;
 pub mod validate;
 
 /// The language a room talks in (a room setting).

@@ -335,6 +335,39 @@ struct Link {
     table: [f64; 27],
 }
 
+/// The public odds of every seat, (P(CF), P(GF), P(GM)) in seat order: the model's numbers
+/// on [`History::public_from_view`], as the end-of-game graph shows them, or the deal's prior
+/// where the model finds the history impossible. Bot talk names suspects by these, so that
+/// what a bot says rests on public evidence only.
+pub fn public_odds(view: &FateView) -> Vec<[f64; 3]> {
+    let row = &view.setup;
+    let n = f64::from(row.players.max(1));
+    let prior = [
+        f64::from(row.common_fortunes) / n,
+        f64::from(row.great_fortunes) / n,
+        f64::from(row.great_misfortunes) / n,
+    ];
+    match History::public_from_view(view).odds() {
+        Ok(odds) => odds
+            .iter()
+            .map(|o| {
+                [o.common_fortune, o.great_fortune, o.great_misfortune]
+                    .map(|x| f64::from(x) / 1000.0)
+            })
+            .collect(),
+        Err(_) => vec![prior; usize::from(row.players)],
+    }
+}
+
+/// The GM probability a suspect needs to be "clearly above" `baseline` in `view`'s round (see
+/// the module documentation): the bar a bot accuses by, which bot talk also names by.
+pub fn clearly_above(view: &FateView, baseline: f64) -> f64 {
+    let cap = f64::from(view.setup.round_cap);
+    let round = f64::from(view.round);
+    let f = (BOLDNESS * (cap - round) / (cap - 3.0).max(1.0)).clamp(0.0, BOLDNESS);
+    baseline + (1.0 - baseline) * f
+}
+
 /// The seat's beliefs and the facts it acts on.
 struct Mind<'v> {
     view: &'v FateView,
@@ -368,28 +401,8 @@ impl<'v> Mind<'v> {
         usize::from(self.view.setup.players)
     }
 
-    /// The prior of the deal (rule 4.1), per seat.
-    fn prior(&self) -> [f64; 3] {
-        let row = &self.view.setup;
-        let n = f64::from(row.players);
-        [
-            f64::from(row.common_fortunes) / n,
-            f64::from(row.great_fortunes) / n,
-            f64::from(row.great_misfortunes) / n,
-        ]
-    }
-
     fn public_odds(&self) -> Vec<[f64; 3]> {
-        match History::public_from_view(self.view).odds() {
-            Ok(odds) => odds
-                .iter()
-                .map(|o| {
-                    [o.common_fortune, o.great_fortune, o.great_misfortune]
-                        .map(|x| f64::from(x) / 1000.0)
-                })
-                .collect(),
-            Err(_) => vec![self.prior(); self.players()],
-        }
+        public_odds(self.view)
     }
 
     fn private_belief(&self) -> Vec<[f64; 3]> {
@@ -552,10 +565,7 @@ impl<'v> Mind<'v> {
 
     /// The probability a suspect needs to be "clearly above" `baseline` this round.
     fn clearly_above(&self, baseline: f64) -> f64 {
-        let cap = f64::from(self.view.setup.round_cap);
-        let round = f64::from(self.view.round);
-        let f = (BOLDNESS * (cap - round) / (cap - 3.0).max(1.0)).clamp(0.0, BOLDNESS);
-        baseline + (1.0 - baseline) * f
+        clearly_above(self.view, baseline)
     }
 
     fn top_suspect(&self, rng: &mut dyn Random) -> Option<Seat> {
