@@ -7,7 +7,7 @@ use crate::setup::{Role, Token};
 use crate::state::{Claim, FateState, JudgedClaim, NightRecord, PhaseKind, Verdict};
 
 /// What a seat may claim in the open window (rule 17.3), in its own view only.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ClaimRight {
     /// The night the window is for.
     pub round: u32,

@@ -31,7 +31,7 @@ pub static FAMILY: Family = Family {
     decisions: &GenericDecisions,
     clock: ClockPolicy::PerPhase,
     house: Some(&House),
-    board: None,
+    board: Some(&crate::board::Board),
     points: None,
     line: None,
 };
@@ -128,7 +128,7 @@ impl MatchSetup for Setup {
 /// never carries a secret, whoever reads it later: chat is written `chat` (the Ghosts channel
 /// is private) and a night form `night` (forms stay secret even once the game is over, in the
 /// notation at least).
-struct Codec;
+pub(crate) struct Codec;
 
 impl ActionCodec for Codec {
     fn parse(&self, state: &dyn DynState, submitted: &Value) -> Result<Value, CodecError> {

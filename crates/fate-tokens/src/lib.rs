@@ -11,9 +11,11 @@
 //! - [`odds`]: the probability model of each player's role (seed 003 §05);
 //! - [`bots`]: rule bots for every role, judging with that model (seed 003 §10);
 //! - [`selfplay`]: the balance simulator: whole games played by bots, win rates per player count;
+//! - [`board`]: the board the web pages draw: the table during the game, the end screen after;
 //! - [`family`]: the [`FAMILY`] the binary registers: the variants, the actions' notation and
 //!   the house player.
 
+pub mod board;
 pub mod bots;
 pub mod claims;
 pub mod config;

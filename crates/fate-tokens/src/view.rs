@@ -4,7 +4,7 @@
 //! depends on nothing else (rules 22.1, 22.4). Everything is revealed once the game has been
 //! decided (rule 22.6) and, always, to the omniscient viewer.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use arbiter_rules::{Seat, Viewer};
 
@@ -17,7 +17,7 @@ use crate::state::{
 };
 
 /// What one viewer sees.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FateView {
     /// The public setup for the player count (rule 4.1), round cap included.
     pub setup: SetupRow,
@@ -60,7 +60,7 @@ pub struct FateView {
 }
 
 /// The public part of a trial (rule 22.2).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PublicTrial {
     /// The round.
     pub round: u32,
@@ -81,7 +81,7 @@ pub struct PublicTrial {
 }
 
 /// A seat's public information (rule 22.2).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PublicSeat {
     /// The seat.
     pub seat: Seat,
@@ -106,7 +106,7 @@ pub struct PublicSeat {
 
 /// Fields of the night form the viewer may use tonight (rules 11.3, 22.4). Every living view
 /// has every field; unavailable ones are `false`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FormAvailability {
     /// Suspicion mark.
     pub mark: bool,
@@ -131,7 +131,7 @@ pub struct FormAvailability {
 }
 
 /// A seat's own secrets (rule 22.3).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OwnView {
     /// The viewer's seat.
     pub seat: Seat,
@@ -173,7 +173,7 @@ pub struct OwnView {
 }
 
 /// Everything hidden during play (rule 22.6).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Revealed {
     /// Each seat's secrets, in seat order.
     pub seats: Vec<SeatSecrets>,
@@ -194,7 +194,7 @@ pub struct Revealed {
 }
 
 /// One seat's secrets.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SeatSecrets {
     /// Role.
     pub role: Role,
