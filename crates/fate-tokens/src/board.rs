@@ -63,6 +63,12 @@ impl BoardRenderer for Board {
         &SEAT_NAMES
     }
 
+    /// The table is drawn, but not what was said at it: the pages list the chat and the
+    /// announcements beside it.
+    fn lists_events(&self) -> bool {
+        true
+    }
+
     fn seat_names_in(&self, view: &Value) -> Vec<&'static str> {
         let seats = parse(view).map_or(SEAT_NAMES.len(), |fate| fate.seats.len());
         SEAT_NAMES.iter().copied().take(seats).collect()

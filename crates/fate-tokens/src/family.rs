@@ -8,8 +8,8 @@
 use std::time::Instant;
 
 use arbiter_plugin::{
-    ActionCodec, ClockPolicy, CodecError, Family, GenericDecisions, HouseLevel, HousePlayer,
-    JsonCodec, LegRequest, MatchSetup, SeatView, SetupError, VariantSpec,
+    ActionCodec, ClockPolicy, CodecError, Family, Format, GenericDecisions, HouseLevel,
+    HousePlayer, JsonCodec, LegRequest, MatchSetup, SeatView, SetupError, VariantSpec,
 };
 use arbiter_rules::random::below;
 use arbiter_rules::{DynState, Erased, Random};
@@ -81,6 +81,11 @@ struct Setup;
 impl MatchSetup for Setup {
     fn variants(&self) -> &'static [VariantSpec] {
         VARIANTS
+    }
+
+    /// One game a match (see `leg_configs`).
+    fn default_format(&self) -> Format {
+        Format::Single
     }
 
     fn leg_configs(

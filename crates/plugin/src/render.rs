@@ -48,6 +48,13 @@ pub trait BoardRenderer: Send + Sync {
     /// An action in the notation the pages show (`d3`, `pass`).
     fn notation(&self, view: &Value, action: &Value) -> String;
 
+    /// Whether the pages list the leg's public events beside the board, for a game whose board
+    /// draws the table but not what happened at it (chat lines, announcements). By default
+    /// the board says it all and no events are listed.
+    fn lists_events(&self) -> bool {
+        false
+    }
+
     /// Whether `action`, one a decision's request lists as legal, is played on the board
     /// rather than by a button of its own under it. The pages give such actions no button:
     /// a game of hundreds of points would otherwise list every one of them again. By

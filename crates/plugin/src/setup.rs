@@ -97,6 +97,12 @@ pub trait MatchSetup: Send + Sync {
     /// The variants on offer; the first is the default.
     fn variants(&self) -> &'static [VariantSpec];
 
+    /// The format a match has when its request names none: paired, so that every participant
+    /// meets the same start in every seat, unless the family plays one game a match.
+    fn default_format(&self) -> Format {
+        Format::Paired
+    }
+
     /// The rules configuration of each leg, drawing anything random (an opening) from `rng`,
     /// the match's fair random source. Legs of one match start from the same position, so
     /// that every participant meets the same start in every seat.

@@ -382,9 +382,10 @@ pub struct ChallengeBody {
     #[serde(default)]
     #[schema(value_type = Option<VariantName>)]
     pub variant: Option<String>,
-    /// `paired` (default: two legs from one opening, colours swapped) or `single`.
+    /// `paired` (two legs from one opening, colours swapped) or `single`; by default the
+    /// game's own: paired, except in games of one game a match (Fate Tokens).
     #[serde(default)]
-    pub format: MatchFormat,
+    pub format: Option<MatchFormat>,
     /// Clocks (default 60 s per leg per side, no increment).
     #[serde(default)]
     pub time_control: TimeControlBody,

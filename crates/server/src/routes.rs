@@ -1,8 +1,8 @@
 //! The handlers of the native API v1.
 
 use arbiter_arena::{
-    ArenaError, BotKind, ChallengeRequest, EventPage, MatchExport, MatchSnapshot, MatchStatus,
-    MatchSummary, MoveReply, TableRequest,
+    ArenaError, BotKind, ChallengeRequest, EventPage, Format, MatchExport, MatchSnapshot,
+    MatchStatus, MatchSummary, MoveReply, TableRequest,
 };
 use axum::Json;
 use axum::extract::State;
@@ -342,11 +342,20 @@ pub(crate) async fn challenge_house(
 
 /// The arena's challenge to `opponent` that a challenge's body asks for.
 fn challenge_request(state: &AppState, opponent: String, body: ChallengeBody) -> ChallengeRequest {
+    let game = body.game.unwrap_or_else(|| default_game(state));
+    let format = match body.format {
+        Some(format) => format.into(),
+        None => state
+            .arena
+            .games()
+            .get(&game)
+            .map_or(Format::Paired, |family| family.setup.default_format()),
+    };
     ChallengeRequest {
         opponent,
-        game: body.game.unwrap_or_else(|| default_game(state)),
+        game,
         variant: body.variant,
-        format: body.format.into(),
+        format,
         time_control: body.time_control.into(),
         rated: body.rated,
         auto: false,

@@ -228,11 +228,16 @@ impl LegPanel {
                         .and_then(|you| by_seat.iter().position(|&p| p == you))
                         .and_then(|seat| u8::try_from(seat).ok()),
                 };
+                let events = if board.lists_events() {
+                    generic::leg_events(events, index, &names)
+                } else {
+                    Vec::new()
+                };
                 (
                     Some(board.svg(view, options)),
                     board.history(view),
                     Vec::new(),
-                    Vec::new(),
+                    events,
                 )
             }
             None => {

@@ -142,3 +142,34 @@ async fn lists_of_matches_name_goofspiel_players_and_the_game() {
         replay.html
     );
 }
+
+#[tokio::test]
+async fn a_board_that_draws_a_table_keeps_the_chat_beside_it() {
+    let app = spawn_running(
+        arbiter_arena::ArenaConfig::default(),
+        games().with(&arbiter_fate_tokens::FAMILY),
+        dialects,
+    )
+    .await;
+    let body = json!({"name": "Ann", "supported_variants": ["fate-tokens"]});
+    let created = app.post("/admin/bots", Some(ADMIN), body).await.expect(201);
+    let ann = created["token"].as_str().expect("token").to_owned();
+    let challenge = json!({"opponent": ["house-random", "house-greedy", "house-easy"],
+        "game": "fate-tokens", "variant": "quick"});
+    let id = app
+        .post("/challenges", Some(&ann), challenge)
+        .await
+        .expect(201)["id"]
+        .as_i64()
+        .expect("a match");
+    let revision = app.snapshot(id).await["legs"][0]["revision"].clone();
+    let chat = json!({"type": "chat", "channel": "everyone", "text": "hello table"});
+    let body = json!({"leg": 0, "revision": revision, "move": chat});
+    app.post(&format!("/matches/{id}/moves"), Some(&ann), body)
+        .await
+        .expect(200);
+    let page = Browser::new(&app).get(&format!("/matches/{id}")).await;
+    assert_eq!(page.status, StatusCode::OK);
+    assert!(page.html.contains("<svg"), "the table is drawn");
+    assert!(page.html.contains("hello table"), "and the chat is listed");
+}
