@@ -383,7 +383,7 @@ pub struct ChallengeBody {
     #[schema(value_type = Option<VariantName>)]
     pub variant: Option<String>,
     /// `paired` (two legs from one opening, colours swapped) or `single`; by default the
-    /// game's own: paired, except in games of one game a match (Fate Tokens).
+    /// game's own: paired, except in a game played one game a match.
     #[serde(default)]
     pub format: Option<MatchFormat>,
     /// Clocks (default 60 s per leg per side, no increment).
