@@ -123,6 +123,9 @@ pub(crate) struct Actor {
     thinking: HashSet<(usize, u64, usize)>,
     /// The house seats with a line in flight: (leg, participant).
     talking: HashSet<(usize, usize)>,
+    /// The house seats with a line in flight to ask again when it is back, since the table
+    /// changed meanwhile.
+    talk_again: HashSet<(usize, usize)>,
     /// Talk passes started, which number their random streams.
     talk_passes: u64,
     /// When the next talk pass is due, if the family asked for one.
@@ -148,6 +151,7 @@ impl Actor {
             announced: HashSet::new(),
             thinking: HashSet::new(),
             talking: HashSet::new(),
+            talk_again: HashSet::new(),
             talk_passes: 0,
             next_talk: None,
         }

@@ -105,6 +105,9 @@ impl Actor {
                     self.next_talk = Some(self.next_talk.map_or(at, |t| t.min(at)));
                 }
                 if self.talking.contains(&(leg_index, participant)) {
+                    // The line in flight was chosen before this change: the seat is asked
+                    // again once it is back, so that an answer owed now is not lost.
+                    self.talk_again.insert((leg_index, participant));
                     continue;
                 }
                 if !enabled {
@@ -154,6 +157,7 @@ impl Actor {
             kind,
         } = talked;
         self.talking.remove(&(leg, participant));
+        let again = self.talk_again.remove(&(leg, participant));
         let match_id = self.setup.id;
         let seat = self
             .progress
@@ -164,6 +168,9 @@ impl Actor {
             Ok(text) => text,
             Err(silence) => {
                 log_silence(match_id, seat, &kind, silence);
+                if again {
+                    self.start_talk(self.now());
+                }
                 return;
             }
         };
@@ -180,6 +187,9 @@ impl Actor {
                 kind = %kind,
                 "a house seat's line came too late and is dropped"
             );
+            if again {
+                self.start_talk(self.now());
+            }
             return;
         }
         let Some(talk) = self.setup.family.talk else {
