@@ -3,6 +3,8 @@
 use arbiter_plugin::{Persona, TableTalk};
 use arbiter_rules::Seat;
 
+mod prompts;
+
 use super::choose::tests::{base_view, rng};
 use super::*;
 use crate::ChatLine;

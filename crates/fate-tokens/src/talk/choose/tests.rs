@@ -492,7 +492,7 @@ fn token(r: &mut dyn Random) -> Token {
 
 /// Changes every secret of the view's seat that a line may not use: its pile's tokens, bag,
 /// draws, peeks and whispers, its night form and its own accusation and vote.
-fn disguise(view: &FateView, r: &mut dyn Random) -> FateView {
+pub(crate) fn disguise(view: &FateView, r: &mut dyn Random) -> FateView {
     let mut view = view.clone();
     if let Some(own) = view.own.as_mut() {
         for slot in &mut own.pile {
