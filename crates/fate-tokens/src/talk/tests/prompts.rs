@@ -49,7 +49,7 @@ fn situations(players: u8, seed: u64) -> Vec<FateState> {
         if matches!(state.phase_kind(), PhaseKind::Discussion | PhaseKind::Trial)
             && states
                 .last()
-                .is_none_or(|s| s.phase_number() != state.phase_number() || states.len() % 3 == 0)
+                .is_none_or(|s| s.phase_number() != state.phase_number() || states.len().is_multiple_of(3))
         {
             states.push(state.clone());
         }
@@ -103,7 +103,7 @@ fn prompt(
         persona: Persona::for_seat(seat.index()),
         now_ms: view.opens_at_ms,
     };
-    let said = if draw % 2 == 0 {
+    let said = if draw.is_multiple_of(2) {
         remark(view, &table, &mut Fixed((draw / 2) as u32 % 7))
     } else {
         remark(view, &table, &mut ChaCha8Rng::seed_from_u64(draw))
