@@ -36,9 +36,10 @@ pub enum ProviderKind {
     Openai,
 }
 
-/// How bot talk is worded (a server setting).
+/// How bot talk is worded (a server setting). A configuration file's misspelt key is refused
+/// rather than silently left at its default.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct TalkConfig {
     /// The kill switch: when false, no bot talks and no provider is called.
     pub enabled: bool,

@@ -47,9 +47,9 @@ fn situations(players: u8, seed: u64) -> Vec<FateState> {
     let mut states: Vec<FateState> = Vec::new();
     let mut observe = |state: &FateState| {
         if matches!(state.phase_kind(), PhaseKind::Discussion | PhaseKind::Trial)
-            && states
-                .last()
-                .is_none_or(|s| s.phase_number() != state.phase_number() || states.len().is_multiple_of(3))
+            && states.last().is_none_or(|s| {
+                s.phase_number() != state.phase_number() || states.len().is_multiple_of(3)
+            })
         {
             states.push(state.clone());
         }
