@@ -6,7 +6,9 @@ use std::sync::Arc;
 use anyhow::Context;
 use arbiter_arena::{Arena, ArenaConfig, SystemClock};
 use arbiter_store_sqlite::SqliteStore;
+use arbiter_talk::{ProviderKind, Speaker, TalkConfig};
 use clap::Args;
+use serde::Deserialize;
 use tokio::net::{TcpListener, TcpSocket};
 
 /// Options of `arbiter serve`.
@@ -36,6 +38,82 @@ pub(crate) struct ServeArgs {
     /// listens on when not given.
     #[arg(long, env = "ARBITER_PUBLIC_URL")]
     public_url: Option<String>,
+    /// A configuration file (TOML); its `[talk]` table sets bot talk (`provider`, `url`,
+    /// `model`, `timeout_ms`, `enabled`, `api_key_env`). Flags override it.
+    #[arg(long, env = "ARBITER_CONFIG")]
+    config: Option<PathBuf>,
+    #[command(flatten)]
+    talk: TalkArgs,
+}
+
+/// Options of bot talk: who words what house bots say in games whose house players talk.
+#[derive(Args, Debug, Default)]
+pub(crate) struct TalkArgs {
+    /// Who words the house bots' lines: `template` (the lines as the rules write them; the
+    /// default, no model needed), `ollama` or `openai` (an OpenAI-compatible server, whose key
+    /// is read from the environment variable `api_key_env` names, ARBITER_TALK_API_KEY by
+    /// default).
+    #[arg(long, env = "ARBITER_TALK_PROVIDER")]
+    talk_provider: Option<String>,
+    /// The model server's base address (default `http://127.0.0.1:11434`).
+    #[arg(long, env = "ARBITER_TALK_URL")]
+    talk_url: Option<String>,
+    /// The model's name on that server (default `qwen3:8b`).
+    #[arg(long, env = "ARBITER_TALK_MODEL")]
+    talk_model: Option<String>,
+    /// How long one request to the model may take, in milliseconds (default 8000).
+    #[arg(long, env = "ARBITER_TALK_TIMEOUT_MS")]
+    talk_timeout_ms: Option<u64>,
+    /// Starts with bot talk switched off (the administrator may switch it on and off at run
+    /// time with `PUT /api/v1/admin/talk`).
+    #[arg(long, env = "ARBITER_TALK_OFF")]
+    talk_off: bool,
+}
+
+/// What a configuration file may hold.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+struct ConfigFile {
+    /// Bot talk.
+    talk: TalkConfig,
+}
+
+/// Bot talk's settings: the defaults, then the configuration file's `[talk]` table (`file`,
+/// its text), then the flags.
+fn talk_config(file: Option<&str>, args: &TalkArgs) -> anyhow::Result<TalkConfig> {
+    let mut config = match file {
+        Some(text) => toml::from_str::<ConfigFile>(text)?.talk,
+        None => TalkConfig::default(),
+    };
+    if let Some(provider) = &args.talk_provider {
+        config.provider = match provider.trim() {
+            "template" => ProviderKind::Template,
+            "ollama" => ProviderKind::Ollama,
+            "openai" => ProviderKind::Openai,
+            other => anyhow::bail!("--talk-provider {other:?} must be template, ollama or openai"),
+        };
+    }
+    if let Some(url) = &args.talk_url {
+        config.url = url.trim().to_owned();
+    }
+    if let Some(model) = &args.talk_model {
+        config.model = model.trim().to_owned();
+    }
+    if let Some(timeout_ms) = args.talk_timeout_ms {
+        config.timeout_ms = timeout_ms;
+    }
+    if args.talk_off {
+        config.enabled = false;
+    }
+    if config.provider != ProviderKind::Template
+        && !(config.url.starts_with("http://") || config.url.starts_with("https://"))
+    {
+        anyhow::bail!(
+            "the talk URL {:?} must start with http:// or https://",
+            config.url
+        );
+    }
+    Ok(config)
 }
 
 pub(crate) fn init_logging(format: &str) {
@@ -109,8 +187,22 @@ pub(crate) async fn run(args: ServeArgs) -> anyhow::Result<()> {
         .await
         .with_context(|| format!("opening the database {}", args.database.display()))?;
     let admin = std::env::var("ARBITER_ADMIN_TOKEN").ok();
+    let file = match &args.config {
+        Some(path) => Some(
+            std::fs::read_to_string(path)
+                .with_context(|| format!("reading the configuration {}", path.display()))?,
+        ),
+        None => None,
+    };
+    let talk = talk_config(file.as_deref(), &args.talk).context("reading the talk settings")?;
+    let speaker = Speaker::new(talk).context("setting up bot talk")?;
+    // The provider and model only: the address may carry credentials and the key never shows.
+    tracing::info!(talk = %speaker.describe(), "bot talk");
     let arena = Arena::start(
-        ArenaConfig::default(),
+        ArenaConfig {
+            talk: Arc::new(speaker),
+            ..ArenaConfig::default()
+        },
         crate::games::games(),
         Arc::new(SystemClock),
         Arc::new(store),
@@ -153,4 +245,93 @@ pub(crate) async fn run(args: ServeArgs) -> anyhow::Result<()> {
         .await
         .context("serving HTTP")?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flags_override_the_file_which_overrides_the_defaults() {
+        let file = "[talk]\nprovider = \"ollama\"\nurl = \"http://gpu:11434\"\nmodel = \"small\"\ntimeout_ms = 3000\n";
+        let cases: Vec<(&str, Option<&str>, TalkArgs, TalkConfig)> = vec![
+            ("defaults", None, TalkArgs::default(), TalkConfig::default()),
+            (
+                "the file",
+                Some(file),
+                TalkArgs::default(),
+                TalkConfig {
+                    provider: ProviderKind::Ollama,
+                    url: "http://gpu:11434".to_owned(),
+                    model: "small".to_owned(),
+                    timeout_ms: 3_000,
+                    ..TalkConfig::default()
+                },
+            ),
+            (
+                "flags over the file",
+                Some(file),
+                TalkArgs {
+                    talk_provider: Some("openai".to_owned()),
+                    talk_model: Some("gpt-test".to_owned()),
+                    talk_off: true,
+                    ..TalkArgs::default()
+                },
+                TalkConfig {
+                    enabled: false,
+                    provider: ProviderKind::Openai,
+                    url: "http://gpu:11434".to_owned(),
+                    model: "gpt-test".to_owned(),
+                    timeout_ms: 3_000,
+                    ..TalkConfig::default()
+                },
+            ),
+            (
+                "a file switching talk off with another key variable",
+                Some("[talk]\nenabled = false\napi_key_env = \"MY_KEY\"\n"),
+                TalkArgs::default(),
+                TalkConfig {
+                    enabled: false,
+                    api_key_env: "MY_KEY".to_owned(),
+                    ..TalkConfig::default()
+                },
+            ),
+        ];
+        for (name, file, args, expected) in cases {
+            let config = talk_config(file, &args);
+            assert_eq!(config.ok(), Some(expected), "{name}");
+        }
+    }
+
+    #[test]
+    fn bad_settings_are_refused() {
+        let cases: Vec<(&str, Option<&str>, TalkArgs)> = vec![
+            (
+                "an unknown provider",
+                None,
+                TalkArgs {
+                    talk_provider: Some("gpt".to_owned()),
+                    ..TalkArgs::default()
+                },
+            ),
+            (
+                "a misspelt key",
+                Some("[talk]\nprovder = \"ollama\"\n"),
+                TalkArgs::default(),
+            ),
+            ("an unknown table", Some("[talks]\n"), TalkArgs::default()),
+            (
+                "a model server without a scheme",
+                None,
+                TalkArgs {
+                    talk_provider: Some("ollama".to_owned()),
+                    talk_url: Some("gpu:11434".to_owned()),
+                    ..TalkArgs::default()
+                },
+            ),
+        ];
+        for (name, file, args) in cases {
+            assert!(talk_config(file, &args).is_err(), "{name}");
+        }
+    }
 }

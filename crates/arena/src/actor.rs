@@ -16,6 +16,8 @@ use crate::log::{MatchLog, Participants, Reader};
 use crate::matches::MatchContext;
 use crate::snapshot::{Announcement, Decision, MatchSnapshot, MatchSummary, StreamEvent};
 
+mod talk;
+
 /// A request to a match.
 pub(crate) enum Command {
     /// A bot takes a seat at an open table.
@@ -102,6 +104,8 @@ pub(crate) enum Command {
         /// Whether the stream asked for the match as the bot sees it with each event.
         snapshots: bool,
     },
+    /// A house seat's talk pass is over: a line to play, or a silence to log.
+    Talked(Box<talk::Talked>),
     /// Stop serving (the match has been closed long enough).
     Retire,
 }
@@ -117,6 +121,15 @@ pub(crate) struct Actor {
     announced: HashSet<(usize, u64, usize)>,
     /// The house decisions being thought about: (leg, revision, participant).
     thinking: HashSet<(usize, u64, usize)>,
+    /// The house seats with a line in flight: (leg, participant).
+    talking: HashSet<(usize, usize)>,
+    /// The house seats with a line in flight to ask again when it is back, since the table
+    /// changed meanwhile.
+    talk_again: HashSet<(usize, usize)>,
+    /// Talk passes started, which number their random streams.
+    talk_passes: u64,
+    /// When the next talk pass is due, if the family asked for one.
+    next_talk: Option<i64>,
 }
 
 impl Actor {
@@ -137,6 +150,10 @@ impl Actor {
             myself,
             announced: HashSet::new(),
             thinking: HashSet::new(),
+            talking: HashSet::new(),
+            talk_again: HashSet::new(),
+            talk_passes: 0,
+            next_talk: None,
         }
     }
 
@@ -163,11 +180,18 @@ impl Actor {
                 break;
             }
             self.advance().await;
+            if self.next_talk.is_some_and(|at| at <= self.now()) {
+                self.start_talk(self.now());
+            }
             let deadline = if self.progress.is_open() {
                 let now = self.now();
-                live::next_deadline(&self.setup, &self.progress, &|bot| {
+                let due = live::next_deadline(&self.setup, &self.progress, &|bot| {
                     self.shared.directory.presence(bot, now)
-                })
+                });
+                match (due, self.next_talk) {
+                    (Some(due), Some(talk)) => Some(due.min(talk)),
+                    (due, talk) => due.or(talk),
+                }
             } else {
                 None
             };
@@ -451,6 +475,8 @@ impl Actor {
             }
         }
         self.start_house_moves(now);
+        // After every change, so that an answer to a person comes at once.
+        self.start_talk(now);
     }
 
     /// What a stored event announces on the streams of the match's bots, if anything: an open
@@ -685,6 +711,7 @@ impl Actor {
                     });
                 }
             }
+            Command::Talked(talked) => self.talked(*talked).await,
             Command::Retire => {}
         }
     }

@@ -1,5 +1,8 @@
 //! The arena's rules of play, with the defaults of FlipSight's documentation.
 
+use std::sync::Arc;
+
+use arbiter_plugin::{TemplateWording, Wording};
 use serde::{Deserialize, Serialize};
 
 /// A match's time control.
@@ -106,6 +109,9 @@ pub struct ArenaConfig {
     pub automatch_exclusion_ms: i64,
     /// The house bot that plays a bot no registered bot is free to meet.
     pub automatch_house: String,
+    /// How what house seats say is worded, in the families that talk: the remark as it is
+    /// by default, so that a server runs with no model at all.
+    pub talk: Arc<dyn Wording>,
 }
 
 impl Default for ArenaConfig {
@@ -139,6 +145,7 @@ impl Default for ArenaConfig {
             automatch_rooms: 2,
             automatch_exclusion_ms: 600_000,
             automatch_house: "house-medium".to_owned(),
+            talk: Arc::new(TemplateWording),
         }
     }
 }

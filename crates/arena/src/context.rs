@@ -3,8 +3,9 @@
 //! one service's state.
 
 use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 
-use arbiter_plugin::{Family, Games, Mode};
+use arbiter_plugin::{Family, Games, Mode, Wording};
 use arbiter_store::{Store, Writer};
 use tokio::sync::watch;
 
@@ -20,6 +21,15 @@ pub(crate) struct Context {
     pub(crate) games: Games,
     /// Set when the arena shuts down; background tasks and match actors stop.
     pub(crate) stopping: watch::Sender<bool>,
+    /// Bot talk: the wording service and the administrator's switch.
+    pub(crate) talk: Arc<TalkService>,
+}
+
+/// Bot talk as the arena runs it: the wording service it was given, and whether house seats
+/// talk now (the configuration's switch at start, the administrator's after).
+pub(crate) struct TalkService {
+    pub(crate) wording: Arc<dyn Wording>,
+    pub(crate) on: AtomicBool,
 }
 
 impl Context {

@@ -45,7 +45,9 @@ use arbiter_store::{AccountId, BotId, MatchId, Store, Write, Writer};
 use serde_json::Value;
 
 pub use accounts::{Account, PASSWORD_MIN, SESSION_MS};
-pub use arbiter_plugin::{Family, Format, Games, HouseLevel, Mode, Opening};
+pub use arbiter_plugin::{
+    Family, Format, Games, HouseLevel, Language, Mode, Opening, Silence, TemplateWording, Wording,
+};
 pub use arbiter_store::{BotKind, MatchStatus, NoteRecord};
 pub use clock::{Clock, ManualClock, SystemClock, utc_datetime};
 pub use config::{ArenaConfig, TimeControl};
@@ -68,7 +70,7 @@ pub use verify::Verdict;
 
 use accounts::Accounts;
 use automatch::AutoMatch;
-use context::Context;
+use context::{Context, TalkService};
 use humans::People;
 use identities::Identities;
 use matches::{Matches, Registry};
@@ -106,6 +108,10 @@ impl Arena {
         let account_records = store.accounts().await?;
         let sessions = store.sessions(clock.now_ms()).await?;
         let (writer, _writer_task) = Writer::start(store.clone());
+        let talk = Arc::new(TalkService {
+            on: std::sync::atomic::AtomicBool::new(config.talk.enabled()),
+            wording: config.talk.clone(),
+        });
         let context = Arc::new(Context {
             config,
             clock,
@@ -113,6 +119,7 @@ impl Arena {
             writer,
             games,
             stopping: tokio::sync::watch::channel(false).0,
+            talk,
         });
         // Each service is built after those it is given: none refers back to one built later.
         let registry = Arc::new(Registry::new(context.clone()));
@@ -183,6 +190,36 @@ impl Arena {
     /// The game families the arena runs.
     pub fn games(&self) -> &Games {
         &self.context.games
+    }
+
+    /// Whether house seats talk now: the configuration's switch at start, the
+    /// administrator's after.
+    pub fn talk_enabled(&self) -> bool {
+        self.context
+            .talk
+            .on
+            .load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Switches bot talk on or off at once, in every match, without a restart (the
+    /// administrator's kill switch). Lines already being worded are dropped when they come
+    /// back only if their moment has passed; none is started while it is off.
+    pub fn set_talk_enabled(&self, enabled: bool) {
+        tracing::info!(enabled, "bot talk switched by the administrator");
+        self.context
+            .talk
+            .on
+            .store(enabled, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// Who words what house seats say, as pages name it (`template`, `ollama · qwen3:8b`),
+    /// or `off` while talk is switched off; never a key or an address.
+    pub fn talk_provider(&self) -> String {
+        if self.talk_enabled() {
+            self.context.talk.wording.describe()
+        } else {
+            "off".to_owned()
+        }
     }
 
     /// How many matches are held in memory: the open ones and the recently closed ones.

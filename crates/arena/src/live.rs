@@ -12,7 +12,9 @@
 use std::sync::Arc;
 
 use arbiter_fair::ServerSeed;
-use arbiter_plugin::{ClockPolicy, DecisionContext, Family, Format, LegRequest, Opening, SeatView};
+use arbiter_plugin::{
+    ClockPolicy, DecisionContext, Family, Format, Language, LegRequest, Opening, SeatView,
+};
 use arbiter_rules::{
     Ctx, DynState, Emitted, GameError, Outcome, RuleError, ScoreOrder, Seat, SeatOutcome, ToAct,
     Viewer, Visibility,
@@ -115,6 +117,8 @@ pub struct TableTerms {
     /// The SHA-256 (hex) of each seat's key, by participant: a secret its holder presents
     /// to act for that seat in a door that speaks of seats rather than of bots.
     pub seat_keys: Vec<Option<String>>,
+    /// The language the room talks in, which house seats speak in a family that talks.
+    pub language: Language,
 }
 
 impl TableTerms {
@@ -257,6 +261,11 @@ impl Setup {
         if self.client_seeds.iter().any(|seed| !seed.is_empty()) {
             details["client_seeds"] = json!(self.client_seeds);
         }
+        // Only a room that talks in another language than the default stores it, so that
+        // every other match's details stay as they were.
+        if self.terms.language != Language::default() {
+            details["language"] = json!(self.terms.language);
+        }
         details
     }
 }
@@ -359,11 +368,11 @@ impl Leg {
         self.clocks_ms.len()
     }
 
-    fn participant_of(&self, seat: Seat) -> usize {
+    pub(crate) fn participant_of(&self, seat: Seat) -> usize {
         (seat.index() + self.first_seat_participant) % self.seats().max(1)
     }
 
-    fn seat_of(&self, participant: usize) -> Seat {
+    pub(crate) fn seat_of(&self, participant: usize) -> Seat {
         let seats = self.seats().max(1);
         let seat = (participant + seats - self.first_seat_participant % seats) % seats;
         Seat(u8::try_from(seat).unwrap_or(0))

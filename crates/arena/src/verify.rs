@@ -375,6 +375,7 @@ fn setup_of(
             opening: None,
             rated: details["rated_if_registered"].as_bool().unwrap_or(false),
             seat_keys: Vec::new(),
+            language: serde_json::from_value(details["language"].clone()).unwrap_or_default(),
         },
     })
 }

@@ -236,6 +236,7 @@ static NOTES: Family = Family {
     board: None,
     points: None,
     line: None,
+    talk: None,
 };
 
 /// An arena running the notes game, on a manual clock that never moves: nothing here waits

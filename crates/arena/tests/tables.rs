@@ -37,6 +37,7 @@ fn three_seats() -> TableRequest {
         format: Format::Single,
         time_control: TimeControl::default(),
         client_seed: None,
+        language: Default::default(),
     }
 }
 

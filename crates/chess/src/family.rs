@@ -25,6 +25,7 @@ pub static FAMILY: Family = Family {
     board: Some(&crate::board_svg::BoardSvg),
     points: None,
     line: Some(&crate::line::Line),
+    talk: None,
 };
 
 /// The variants, in the order people see them.

@@ -34,6 +34,7 @@ pub static FAMILY: Family = Family {
     board: Some(&crate::board::Board),
     points: None,
     line: None,
+    talk: Some(&crate::talk::Talk),
 };
 
 /// The variants: the rulebook's game, and the same game on short durations for bots.

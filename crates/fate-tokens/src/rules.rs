@@ -1362,4 +1362,4 @@ impl Game for FateTokens {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

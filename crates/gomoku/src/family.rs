@@ -25,6 +25,7 @@ pub static FAMILY: Family = Family {
     board: Some(&crate::board_svg::Board),
     points: Some(&crate::points::Points),
     line: Some(&crate::line::Line),
+    talk: None,
 };
 
 /// One variant: its line for people and the rules it is played by.

@@ -32,6 +32,7 @@ pub static FAMILY: Family = Family {
     board: None,
     points: None,
     line: None,
+    talk: None,
 };
 
 /// The variants: the full thirteen-card game, and a five-card one that ends in five rounds.

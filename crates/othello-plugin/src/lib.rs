@@ -37,6 +37,7 @@ pub static FAMILY: Family = Family {
     board: Some(&board::Board),
     points: Some(&points::Points),
     line: Some(&line::Line),
+    talk: None,
 };
 
 /// The variants, the default (`std`) first; every one is for two players.

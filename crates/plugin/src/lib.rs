@@ -4,8 +4,9 @@
 //! ([`arbiter_rules::DynGame`]), plus the few things a match needs around them — how a
 //! match's legs are set up ([`MatchSetup`]), how clients spell actions ([`ActionCodec`]), the
 //! request a seat receives for a decision ([`DecisionWriter`]), how the clock is charged
-//! ([`ClockPolicy`]), and, where the family has them, a house player ([`HousePlayer`]) and a
-//! board for web pages ([`BoardRenderer`]).
+//! ([`ClockPolicy`]), and, where the family has them, a house player ([`HousePlayer`]), a
+//! board for web pages ([`BoardRenderer`]) and what house seats say at the table
+//! ([`TableTalk`], worded by a [`Wording`] service).
 //!
 //! Each family fills in a `Family` in its own crate, and the binary registers the families in
 //! a [`Games`]. The arena, the server and the store name no game: a new family is a new crate
@@ -24,6 +25,7 @@ mod points;
 mod registry;
 mod render;
 mod setup;
+mod talk;
 
 pub use clock::ClockPolicy;
 pub use codec::{ActionCodec, CodecError, JsonCodec};
@@ -34,6 +36,10 @@ pub use points::{Point, PointBoard, PointRefusal, Stone};
 pub use registry::{Games, Mode, UnknownMode};
 pub use render::{BoardOptions, BoardRenderer};
 pub use setup::{Format, LegRequest, MatchSetup, Opening, SetupError, VariantSpec};
+pub use talk::{
+    ChatEntry, Example, Examples, Language, OWN_LIMIT, Persona, RECENT_LIMIT, Remark, Silence,
+    TableTalk, TalkTable, TemplateWording, Voice, Worded, Wording,
+};
 
 use arbiter_rules::DynGame;
 
@@ -63,6 +69,9 @@ pub struct Family {
     /// The game as a start position and a line of move tokens, for two-seat families whose
     /// games are told so; dialects that speak of move lines serve only such games.
     pub line: Option<&'static dyn MoveLine>,
+    /// What house seats say at the table, for families whose games have a chat that house
+    /// players join; the arena runs no talk for the others.
+    pub talk: Option<&'static dyn TableTalk>,
 }
 
 impl Family {

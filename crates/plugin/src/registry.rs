@@ -237,6 +237,7 @@ mod tests {
             board: None,
             points: None,
             line: None,
+            talk: None,
         }
     }
 

@@ -1,6 +1,6 @@
 //! The request and response bodies of the native API, with their OpenAPI schemas.
 
-use arbiter_arena::{Bot, BotProfile, Environment, Format, Games, Opening, TimeControl};
+use arbiter_arena::{Bot, BotProfile, Environment, Format, Games, Language, Opening, TimeControl};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::openapi::RefOr;
@@ -353,6 +353,34 @@ pub struct AutoMatchRequest {
     pub enabled: bool,
 }
 
+/// Switching bot talk (administrator).
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TalkSwitch {
+    /// `true` to let house bots talk, `false` to silence them all at once.
+    pub enabled: bool,
+}
+
+/// Whether house bots talk, and who words their lines.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct TalkState {
+    /// Whether house bots talk now.
+    pub enabled: bool,
+    /// Who words their lines (`template`, `ollama · qwen3:8b`), or `off`; never an address
+    /// or a key.
+    pub provider: String,
+}
+
+impl TalkState {
+    /// The arena's bot talk now.
+    pub fn of(arena: &arbiter_arena::Arena) -> TalkState {
+        TalkState {
+            enabled: arena.talk_enabled(),
+            provider: arena.talk_provider(),
+        }
+    }
+}
+
 /// Disabling or enabling a bot (administrator).
 #[derive(Debug, Deserialize, ToSchema)]
 pub struct DisableRequest {
@@ -463,6 +491,31 @@ pub struct TableBody {
     #[serde(default)]
     #[schema(pattern = "^[A-Za-z0-9._-]{0,64}$", max_length = 64)]
     pub client_seed: Option<String>,
+    /// The language the room talks in (default `en`): house bots of a game whose house
+    /// players talk speak it.
+    #[serde(default)]
+    pub language: Option<RoomLanguage>,
+}
+
+/// The language a room talks in.
+#[derive(Clone, Copy, Debug, Default, Deserialize, ToSchema)]
+pub enum RoomLanguage {
+    /// English.
+    #[default]
+    #[serde(rename = "en")]
+    En,
+    /// Korean, in the polite register.
+    #[serde(rename = "ko")]
+    Ko,
+}
+
+impl From<RoomLanguage> for Language {
+    fn from(language: RoomLanguage) -> Language {
+        match language {
+            RoomLanguage::En => Language::English,
+            RoomLanguage::Ko => Language::Korean,
+        }
+    }
 }
 
 fn single() -> MatchFormat {

@@ -244,6 +244,7 @@ fn router(games: &Games) -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .routes(routes!(routes::admin_auto_match))
         .routes(routes!(routes::admin_variants))
         .routes(routes!(routes::admin_delete))
+        .routes(routes!(routes::admin_talk, routes::admin_talk_state))
         .routes(routes!(routes::create_challenge, routes::my_challenges))
         .routes(routes!(routes::challenge_house))
         .routes(routes!(routes::open_table, routes::list_tables))

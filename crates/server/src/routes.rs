@@ -14,7 +14,7 @@ use crate::AppState;
 use crate::dto::{
     AnonymousRequest, AutoMatchRequest, BotView, ChallengeBody, DisableRequest, EnvironmentReport,
     EventsQuery, FormatQuery, Health, LeaderboardQuery, MoveBody, NewBot, OutputFormat,
-    RegisterRequest, SeedBody, TableBody, TurnsQuery, VariantsRequest,
+    RegisterRequest, SeedBody, TableBody, TalkState, TalkSwitch, TurnsQuery, VariantsRequest,
 };
 use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::extract::{Admin, ApiJson, ApiPath, ApiQuery, AuthBot, ClientIp, MaybeBot};
@@ -254,6 +254,29 @@ pub(crate) async fn admin_auto_match(
     )))
 }
 
+/// Switches bot talk on or off at once, in every match, without a restart (administrator):
+/// the kill switch for what house bots say in the games whose house players talk.
+#[utoipa::path(put, path = "/api/v1/admin/talk", tag = ADMIN, security(("bearer" = [])),
+    request_body = TalkSwitch, responses((status = 200, body = TalkState, description = "Whether house bots talk now, and who words their lines")))]
+pub(crate) async fn admin_talk(
+    State(state): State<AppState>,
+    _admin: Admin,
+    ApiJson(body): ApiJson<TalkSwitch>,
+) -> Json<TalkState> {
+    state.arena.set_talk_enabled(body.enabled);
+    Json(TalkState::of(&state.arena))
+}
+
+/// Whether house bots talk now, and who words their lines (administrator).
+#[utoipa::path(get, path = "/api/v1/admin/talk", tag = ADMIN, security(("bearer" = [])),
+    responses((status = 200, body = TalkState, description = "Whether house bots talk now, and who words their lines")))]
+pub(crate) async fn admin_talk_state(
+    State(state): State<AppState>,
+    _admin: Admin,
+) -> Json<TalkState> {
+    Json(TalkState::of(&state.arena))
+}
+
 /// Deletes a bot (administrator); its matches stay in the history.
 #[utoipa::path(delete, path = "/api/v1/admin/bots/{name}", tag = ADMIN, security(("bearer" = [])), params(("name" = String, Path, description = "Name or id")),
     responses((status = 200, body = BotView), (status = 400, body = ErrorBody, description = "`invalid_request`: house bots cannot be changed; or a path that does not parse"), (status = 404, body = ErrorBody, description = "`bot_not_found`")))]
@@ -408,6 +431,7 @@ pub(crate) async fn open_table(
         format: body.format.into(),
         time_control: body.time_control.into(),
         client_seed: body.client_seed,
+        language: body.language.unwrap_or_default().into(),
     };
     let table = state.arena.open_table(&bot, request).await?;
     Ok((StatusCode::CREATED, Json(table)).into_response())

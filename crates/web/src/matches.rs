@@ -453,6 +453,27 @@ struct MatchPage {
     page: Page,
     row: MatchRow,
     fragment: LegsFragment,
+    /// Who words what the house bots say, when the game's house players talk and the match
+    /// has one ("Bots talk through ollama · qwen3:8b", "Bot talk is off").
+    talk: Option<String>,
+}
+
+/// The sentence that says who words what the house bots of `snapshot` say, if its family
+/// talks and a house bot plays in it.
+fn talk_of(state: &WebState, snapshot: &MatchSnapshot) -> Option<String> {
+    let talks = family_of(state, snapshot).is_some_and(|family| family.talk.is_some());
+    let house = snapshot
+        .participants
+        .iter()
+        .any(|p| p.kind == arbiter_arena::BotKind::House);
+    if !(talks && house) {
+        return None;
+    }
+    Some(if state.arena.talk_enabled() {
+        format!("Bots talk through {}", state.arena.talk_provider())
+    } else {
+        "Bot talk is off".to_owned()
+    })
 }
 
 /// `GET /matches/{id}`: the match, live while it is played.
@@ -468,6 +489,7 @@ pub(crate) async fn match_page(
         page: page(&visitor, &format!("Match {id}")),
         row: MatchRow::of_snapshot(&snapshot),
         fragment: LegsFragment::of(&snapshot, &visitor, family_of(&state, &snapshot), &events),
+        talk: talk_of(&state, &snapshot),
     })
 }
 

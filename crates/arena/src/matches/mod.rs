@@ -51,6 +51,8 @@ pub(crate) struct MatchContext {
     pub(crate) feeds: Arc<Feeds>,
     /// For rating a rated match in the write that finishes it.
     pub(crate) ratings: Arc<Ratings>,
+    /// For what house seats say.
+    pub(crate) talk: Arc<crate::context::TalkService>,
     registry: Arc<Registry>,
 }
 
@@ -98,6 +100,7 @@ impl Matches {
             directory: identities.directory.clone(),
             feeds: identities.feeds.clone(),
             ratings,
+            talk: context.talk.clone(),
             registry: registry.clone(),
         });
         Matches {
@@ -205,6 +208,7 @@ impl Matches {
                 polled: details["polled"].as_bool().unwrap_or(false),
                 rated: details["rated_if_registered"].as_bool().unwrap_or(false),
                 seat_keys: serde_json::from_value(details["seat_keys"].clone()).unwrap_or_default(),
+                language: serde_json::from_value(details["language"].clone()).unwrap_or_default(),
             },
         })
     }

@@ -13,6 +13,7 @@ use std::sync::atomic::Ordering;
 
 use crate::snapshot::{MatchSnapshot, MatchSummary};
 use arbiter_fair::ServerSeed;
+use arbiter_plugin::Language;
 use arbiter_store::{BotKind, MatchId, MatchStatus};
 
 use super::Matches;
@@ -38,6 +39,8 @@ pub struct TableRequest {
     /// The opener's client seed: entropy of its own mixed into every draw of the match;
     /// `None` gives none.
     pub client_seed: Option<String>,
+    /// The language the room talks in: house seats of a family that talks speak it.
+    pub language: Language,
 }
 
 impl Matches {
@@ -117,7 +120,10 @@ impl Matches {
             seed,
             client_seeds,
             config: self.context.config.clone(),
-            terms,
+            terms: live::TableTerms {
+                language: request.language,
+                ..terms
+            },
         };
         self.create(setup, false).await
     }

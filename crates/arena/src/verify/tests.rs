@@ -219,6 +219,7 @@ async fn a_match_of_three_with_secret_bids_and_a_timeout_is_verified() {
         format: Format::Single,
         time_control: TimeControl::default(),
         client_seed: None,
+        language: Default::default(),
     };
     let id = h
         .arena

@@ -251,7 +251,7 @@ fn announcement(events: &[Emitted<FateEvent>]) -> crate::night::Announcement {
         .expect("N7")
 }
 
-mod leaks;
+pub(crate) mod leaks;
 mod night;
 mod odds;
 mod trials;

@@ -553,6 +553,7 @@ async fn create(
             per_turn_ms: Some(per_turn_ms),
         },
         client_seed: None,
+        language: Default::default(),
     };
     let terms = TableTerms {
         wait_ms: Some(WAITING_MS),
@@ -560,6 +561,7 @@ async fn create(
         opening: Some(Opening::Start),
         rated: true,
         seat_keys: vec![Some(token.hash.clone())],
+        ..TableTerms::default()
     };
     let summary = state.arena.open_table_with(&bot, request, terms).await?;
     provenance.record(&state, summary.id, 0, &bot).await?;

@@ -20,3 +20,4 @@ mod registry;
 mod restart;
 mod slow_clients;
 mod streams;
+mod talk;

@@ -24,6 +24,7 @@ fn goofspiel_without_house() -> &'static Family {
         board: family.board,
         points: family.points,
         line: family.line,
+        talk: family.talk,
     }))
 }
 

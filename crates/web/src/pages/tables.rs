@@ -2,7 +2,9 @@
 //! opening one. People sit at tables as bots do, through the same arena functions; a table's
 //! match starts when its last seat is taken, and the match page follows it from then on.
 
-use arbiter_arena::{ArenaError, Format, MatchSnapshot, MatchSummary, TableRequest, TimeControl};
+use arbiter_arena::{
+    ArenaError, Format, Language, MatchSnapshot, MatchSummary, TableRequest, TimeControl,
+};
 use askama::Template;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
@@ -104,6 +106,8 @@ struct TablesPage {
     /// The clock presets' values, and which the form shows first.
     clocks: Vec<&'static str>,
     default_clock: &'static str,
+    /// The languages a room may talk in, the default first.
+    languages: [Language; 2],
     /// Why a form was refused, when one was.
     message: Option<String>,
 }
@@ -142,6 +146,7 @@ async fn tables_page(state: &WebState, visitor: &Visitor, message: Option<String
         max_seats,
         clocks: CLOCKS.iter().map(|(name, _, _)| *name).collect(),
         default_clock: DEFAULT_CLOCK,
+        languages: Language::ALL,
         message,
     }
 }
@@ -187,6 +192,9 @@ pub(crate) struct OpenForm {
     /// One of the clock presets (`5+0`).
     #[serde(default)]
     clock: String,
+    /// The room's language code (`en`, `ko`); English when absent.
+    #[serde(default)]
+    language: String,
 }
 
 /// The table the open form asks for, checked against the registry and the presets (the
@@ -213,6 +221,11 @@ fn table_request(state: &WebState, form: &OpenForm) -> Result<TableRequest, Stri
             per_turn_ms: None,
         },
         client_seed: None,
+        language: match form.language.as_str() {
+            "" => Language::default(),
+            code => Language::parse(code)
+                .ok_or_else(|| "choose one of the languages offered".to_owned())?,
+        },
     })
 }
 

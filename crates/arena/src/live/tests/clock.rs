@@ -156,6 +156,7 @@ static STEPS: Family = Family {
     board: None,
     points: None,
     line: None,
+    talk: None,
 };
 
 fn steps_match() -> (Setup, Progress) {

@@ -758,6 +758,7 @@ pub(super) static GOOFSPIEL: Family = Family {
     board: None,
     points: None,
     line: None,
+    talk: None,
 };
 
 #[test]

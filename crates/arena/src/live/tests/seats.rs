@@ -630,6 +630,7 @@ static RELAY: Family = Family {
     board: None,
     points: None,
     line: None,
+    talk: None,
 };
 
 #[test]

@@ -52,7 +52,7 @@ fn seeds() -> std::ops::Range<u64> {
 
 /// What the games reached, so that the test can fail if they stop reaching something.
 #[derive(Default)]
-struct Tally {
+pub(crate) struct Tally {
     games: u64,
     steps: u64,
     view_checks: u64,
@@ -1587,7 +1587,12 @@ fn any_token(rng: &mut ChaCha8Rng) -> Token {
 
 /// `state` with everything `viewer` may not know changed at random, and every public fact
 /// and every secret of the viewer's own kept.
-fn hide(state: &FateState, viewer: Viewer, rng: &mut ChaCha8Rng, tally: &mut Tally) -> FateState {
+pub(crate) fn hide(
+    state: &FateState,
+    viewer: Viewer,
+    rng: &mut ChaCha8Rng,
+    tally: &mut Tally,
+) -> FateState {
     let mut s = state.clone();
     let n = s.seat_count();
     let me = match viewer {

@@ -1,4 +1,4 @@
-//! How a [`Line`] is worded: by the template (the line as it is) or by a language model
+//! How a [`Remark`] is worded: by the template (the line as it is) or by a language model
 //! (Ollama or an OpenAI-compatible server), whose reply is cleaned, checked and asked for
 //! again up to [`ATTEMPTS`] times (seed 003 §07–09).
 //!
@@ -11,9 +11,10 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
+use arbiter_plugin::{Examples, Remark, Silence, Voice, Worded, Wording};
+
 use crate::prompt::{self, Message};
 use crate::validate::{self, Rejection};
-use crate::{Language, Line, Persona, Silence};
 
 /// How many times a model is asked to reword one line before the bot stays silent.
 pub const ATTEMPTS: u32 = 3;
@@ -35,9 +36,10 @@ pub enum ProviderKind {
     Openai,
 }
 
-/// How bot talk is worded (a server setting).
+/// How bot talk is worded (a server setting). A configuration file's misspelt key is refused
+/// rather than silently left at its default.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(default, deny_unknown_fields)]
 pub struct TalkConfig {
     /// The kill switch: when false, no bot talks and no provider is called.
     pub enabled: bool,
@@ -72,22 +74,6 @@ impl TalkConfig {
     pub fn timeout(&self) -> Duration {
         Duration::from_millis(self.timeout_ms)
     }
-}
-
-/// What a provider may know about the conversation besides the line: who the bot is and what
-/// was said lately. Nothing of the game itself.
-#[derive(Clone, Copy, Debug)]
-pub struct Context<'a> {
-    /// The bot's name at the table.
-    pub name: &'a str,
-    /// The bot's persona.
-    pub persona: Persona,
-    /// The room's language.
-    pub language: Language,
-    /// The recent chat, oldest first; only the last [`prompt::RECENT_LIMIT`] lines are sent.
-    pub recent: &'a [String],
-    /// The bot's own recent lines, oldest first; only the last [`prompt::OWN_LIMIT`] are sent.
-    pub own: &'a [String],
 }
 
 /// Why a speaker could not be set up.
@@ -211,36 +197,48 @@ impl Speaker {
         &self.config
     }
 
-    /// The words the bot says for `line`, or why it stays silent.
+    /// The provider as pages name it: `template`, or the provider and the model
+    /// (`ollama · qwen3:8b`), never its address or key; `off` when switched off.
+    pub fn describe(&self) -> String {
+        if !self.config.enabled {
+            return "off".to_owned();
+        }
+        match self.config.provider {
+            ProviderKind::Template => "template".to_owned(),
+            ProviderKind::Ollama => format!("ollama · {}", self.config.model),
+            ProviderKind::Openai => format!("openai · {}", self.config.model),
+        }
+    }
+
+    /// The words `voice` says for `remark`, or why it stays silent.
     ///
     /// The template provider says the line as it is. A model is asked to reword it; a reply
     /// that fails [`validate::check`] is asked for again, up to [`ATTEMPTS`] times in all. A
     /// request that fails or times out ends the attempts at once: a server that is down or
     /// overloaded would only make the table wait several times as long for the same silence.
-    pub async fn say(&self, line: &Line, context: &Context<'_>) -> Result<String, Silence> {
+    pub async fn say(
+        &self,
+        remark: &Remark,
+        voice: Voice<'_>,
+        examples: Examples,
+    ) -> Result<String, Silence> {
+        let line = remark;
         if !self.config.enabled {
-            tracing::info!(kind = ?line.kind, silence = "disabled", "bot talk is switched off");
+            tracing::info!(kind = %line.kind, silence = "disabled", "bot talk is switched off");
             return Err(Silence::Disabled);
         }
         if self.config.provider == ProviderKind::Template {
-            tracing::info!(kind = ?line.kind, said = %line.text, "template line");
+            tracing::info!(kind = %line.kind, said = %line.text, "template line");
             return Ok(line.text.clone());
         }
-        let messages = prompt::messages(
-            line,
-            context.recent,
-            context.own,
-            context.persona,
-            context.name,
-            context.language,
-        );
+        let messages = prompt::messages(remark, voice, examples);
         for attempt in 1..=ATTEMPTS {
             let started = Instant::now();
             let raw = match self.ask(&messages).await {
                 Ok(raw) => raw,
                 Err(error) => {
                     tracing::warn!(
-                        kind = ?line.kind,
+                        kind = %line.kind,
                         attempt,
                         elapsed_ms = started.elapsed().as_millis() as u64,
                         %error,
@@ -252,16 +250,10 @@ impl Speaker {
             };
             let cleaned = validate::clean(&raw);
             let elapsed_ms = started.elapsed().as_millis() as u64;
-            match validate::check(
-                &cleaned,
-                line,
-                context.recent,
-                context.own,
-                context.language,
-            ) {
+            match validate::check(&cleaned, remark, voice.language, examples) {
                 Ok(()) => {
                     tracing::info!(
-                        kind = ?line.kind,
+                        kind = %line.kind,
                         attempt,
                         elapsed_ms,
                         raw = %raw,
@@ -276,7 +268,7 @@ impl Speaker {
             }
         }
         tracing::warn!(
-            kind = ?line.kind,
+            kind = %line.kind,
             attempts = ATTEMPTS,
             silence = "ai-failed",
             "no reply passed the checks"
@@ -357,8 +349,22 @@ impl Speaker {
     }
 }
 
+impl Wording for Speaker {
+    fn word<'a>(&'a self, remark: &'a Remark, voice: Voice<'a>, examples: Examples) -> Worded<'a> {
+        Box::pin(self.say(remark, voice, examples))
+    }
+
+    fn describe(&self) -> String {
+        Speaker::describe(self)
+    }
+
+    fn enabled(&self) -> bool {
+        self.config.enabled
+    }
+}
+
 fn log_rejection(
-    line: &Line,
+    line: &Remark,
     attempt: u32,
     elapsed_ms: u64,
     raw: &str,
@@ -366,7 +372,7 @@ fn log_rejection(
     rejection: &Rejection,
 ) {
     tracing::info!(
-        kind = ?line.kind,
+        kind = %line.kind,
         attempt,
         elapsed_ms,
         raw = %raw,

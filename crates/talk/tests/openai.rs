@@ -6,8 +6,8 @@
 
 mod common;
 
-use arbiter_fate_talk::provider::{Context, ProviderKind, Speaker, TalkConfig};
-use arbiter_fate_talk::{Language, Line, LineKind, Persona};
+use arbiter_plugin::{Language, Persona, Remark, Voice};
+use arbiter_talk::provider::{ProviderKind, Speaker, TalkConfig};
 use common::{FakeServer, Script, keys};
 
 /// A variable set in every process, standing for the key's.
@@ -36,19 +36,23 @@ async fn openai_sends_the_key_from_the_environment_and_retries_a_repeat() {
         "the key shows in Debug"
     );
 
-    let line = Line {
-        kind: LineKind::Compare,
+    let line = Remark {
+        kind: "compare".to_owned(),
         text: "Between Jun and Ray, I suspect Jun more.".to_owned(),
         numbers: Vec::new(),
+        recent: Vec::new(),
+        own,
     };
-    let context = Context {
+    let voice = Voice {
         name: "Bot 1",
         persona: Persona::Calm,
         language: Language::English,
-        recent: &[],
-        own: &own,
     };
-    assert_eq!(speaker.say(&line, &context).await, Ok(good.to_owned()));
+    let examples = arbiter_fate_tokens::talk::examples(Language::English);
+    assert_eq!(
+        speaker.say(&line, voice, examples).await,
+        Ok(good.to_owned())
+    );
 
     let received = server.received();
     assert_eq!(received.len(), 2);
@@ -81,6 +85,9 @@ async fn openai_sends_the_key_from_the_environment_and_retries_a_repeat() {
         ..TalkConfig::default()
     })
     .expect("a speaker");
-    assert_eq!(speaker.say(&line, &context).await, Ok(good.to_owned()));
+    assert_eq!(
+        speaker.say(&line, voice, examples).await,
+        Ok(good.to_owned())
+    );
     assert_eq!(keyless.received()[0].authorization, None);
 }

@@ -18,11 +18,11 @@
 //! - nothing is said while the table is locked (before the phase opens) or once the phase's
 //!   deadline has passed.
 
-use arbiter_fate_tokens::{ChatLine, FateView, PhaseKind};
+use crate::{ChatLine, FateView, PhaseKind};
 use arbiter_rules::random::below;
 use arbiter_rules::{Random, Seat};
 
-use crate::Silence;
+use arbiter_plugin::Silence;
 
 /// The most lines a bot says in one round.
 pub const LINES_PER_ROUND: usize = 4;
@@ -220,7 +220,7 @@ mod tests {
 
     #[test]
     fn the_window_follows_the_injected_clock() {
-        let mut view = crate::choose::tests::base_view(5);
+        let mut view = super::super::choose::tests::base_view(5);
         view.opens_at_ms = 1_000;
         view.deadline_ms = Some(5_000);
         let cases = [(999, false), (1_000, true), (4_999, true), (5_000, false)];
@@ -231,7 +231,7 @@ mod tests {
 
     #[test]
     fn the_open_rolls_keep_their_rates() {
-        let mut rng = crate::choose::tests::rng(7);
+        let mut rng = super::super::choose::tests::rng(7);
         for (phase, rate) in [(PhaseKind::Discussion, 150), (PhaseKind::Trial, 300)] {
             let n = 20_000;
             let hits = (0..n).filter(|_| opens(phase, &mut rng)).count();

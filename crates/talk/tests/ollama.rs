@@ -4,36 +4,60 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use arbiter_fate_talk::prompt::{self, OWN_LIMIT, RECENT_LIMIT};
-use arbiter_fate_talk::provider::{Context, ProviderKind, Speaker, TalkConfig};
-use arbiter_fate_talk::{Language, Line, LineKind, Persona, Silence};
+use arbiter_plugin::{
+    ChatEntry, Examples, Language, OWN_LIMIT, Persona, RECENT_LIMIT, Remark, Silence, Voice,
+};
+use arbiter_talk::prompt;
+use arbiter_talk::provider::{ProviderKind, Speaker, TalkConfig};
 use common::{FakeServer, Script, keys};
 use serde_json::json;
 
-fn english_line() -> Line {
-    Line {
-        kind: LineKind::Accuse,
+fn english_line() -> Remark {
+    Remark {
+        kind: "accuse".to_owned(),
         text: "Mina looks like the Great Misfortune. Evidence: 2 bad tokens revealed.".to_owned(),
         numbers: vec![2],
+        recent: Vec::new(),
+        own: Vec::new(),
     }
 }
 
-fn korean_line() -> Line {
-    Line {
-        kind: LineKind::Accuse,
+fn korean_line() -> Remark {
+    Remark {
+        kind: "accuse".to_owned(),
         text: "민수님이 대흉 같습니다. 근거: 공개한 운세에 흉 2개.".to_owned(),
         numbers: vec![2],
+        recent: Vec::new(),
+        own: Vec::new(),
     }
 }
 
-fn context<'a>(language: Language, recent: &'a [String], own: &'a [String]) -> Context<'a> {
-    Context {
+/// `remark` with the recent chat (`"Speaker: text"` lines) and the bot's own lines.
+fn with(mut remark: Remark, recent: &[String], own: &[String]) -> Remark {
+    remark.recent = recent
+        .iter()
+        .map(|line| {
+            let (speaker, text) = line.split_once(": ").unwrap_or(("Someone", line));
+            ChatEntry {
+                speaker: speaker.to_owned(),
+                text: text.to_owned(),
+            }
+        })
+        .collect();
+    remark.own = own.to_vec();
+    remark
+}
+
+fn voice(language: Language) -> Voice<'static> {
+    Voice {
         name: "Bot 3",
         persona: Persona::Blunt,
         language,
-        recent,
-        own,
     }
+}
+
+fn examples(language: Language) -> Examples {
+    arbiter_fate_tokens::talk::examples(language)
 }
 
 fn ollama(url: &str, timeout_ms: u64) -> Speaker {
@@ -59,7 +83,11 @@ async fn template_says_the_line_as_it_is() {
     let speaker = Speaker::new(config).expect("a speaker");
     let line = english_line();
     let said = speaker
-        .say(&line, &context(Language::English, &[], &[]))
+        .say(
+            &with(line.clone(), &[], &[]),
+            voice(Language::English),
+            examples(Language::English),
+        )
         .await;
     assert_eq!(said, Ok(line.text));
 }
@@ -72,7 +100,11 @@ async fn template_is_silent_when_talk_is_disabled() {
     })
     .expect("a speaker");
     let said = speaker
-        .say(&english_line(), &context(Language::English, &[], &[]))
+        .say(
+            &with(english_line(), &[], &[]),
+            voice(Language::English),
+            examples(Language::English),
+        )
         .await;
     assert_eq!(said, Err(Silence::Disabled));
 }
@@ -101,7 +133,11 @@ async fn ollama_sends_its_wire_format_and_retries_a_reply_in_the_wrong_script() 
     .await;
     let speaker = ollama(&server.url, 5_000);
     let said = speaker
-        .say(&korean_line(), &context(Language::Korean, &[], &[]))
+        .say(
+            &with(korean_line(), &[], &[]),
+            voice(Language::Korean),
+            examples(Language::Korean),
+        )
         .await;
     assert_eq!(said, Ok(good.to_owned()));
 
@@ -122,11 +158,8 @@ async fn ollama_sends_its_wire_format_and_retries_a_reply_in_the_wrong_script() 
         );
         let expected = prompt::messages(
             &korean_line(),
-            &[],
-            &[],
-            Persona::Blunt,
-            "Bot 3",
-            Language::Korean,
+            voice(Language::Korean),
+            examples(Language::Korean),
         );
         assert_eq!(
             body["messages"],
@@ -144,7 +177,11 @@ async fn ollama_reply_is_cleaned_before_it_is_said() {
     .await;
     let speaker = ollama(&server.url, 5_000);
     let said = speaker
-        .say(&english_line(), &context(Language::English, &[], &[]))
+        .say(
+            &with(english_line(), &[], &[]),
+            voice(Language::English),
+            examples(Language::English),
+        )
         .await;
     assert_eq!(
         said,
@@ -164,7 +201,11 @@ async fn three_rejected_replies_leave_the_bot_silent() {
     .await;
     let speaker = ollama(&server.url, 5_000);
     let said = speaker
-        .say(&english_line(), &context(Language::English, &[], &own))
+        .say(
+            &with(english_line(), &[], &own),
+            voice(Language::English),
+            examples(Language::English),
+        )
         .await;
     assert_eq!(said, Err(Silence::AiFailed));
     assert_eq!(server.received().len(), 3);
@@ -176,7 +217,11 @@ async fn a_server_that_never_answers_times_out_into_silence() {
     let speaker = ollama(&server.url, 200);
     let started = Instant::now();
     let said = speaker
-        .say(&english_line(), &context(Language::English, &[], &[]))
+        .say(
+            &with(english_line(), &[], &[]),
+            voice(Language::English),
+            examples(Language::English),
+        )
         .await;
     assert_eq!(said, Err(Silence::AiFailed));
     // A timed-out server is not asked again, so the table waits for one timeout only.
@@ -195,7 +240,11 @@ async fn an_unreachable_server_means_silence() {
     drop(listener);
     let speaker = ollama(&url, 2_000);
     let said = speaker
-        .say(&english_line(), &context(Language::English, &[], &[]))
+        .say(
+            &with(english_line(), &[], &[]),
+            voice(Language::English),
+            examples(Language::English),
+        )
         .await;
     assert_eq!(said, Err(Silence::AiFailed));
 }
@@ -211,7 +260,11 @@ async fn the_kill_switch_sends_nothing() {
     })
     .expect("a speaker");
     let said = speaker
-        .say(&english_line(), &context(Language::English, &[], &[]))
+        .say(
+            &with(english_line(), &[], &[]),
+            voice(Language::English),
+            examples(Language::English),
+        )
         .await;
     assert_eq!(said, Err(Silence::Disabled));
     assert!(server.received().is_empty());
@@ -226,7 +279,11 @@ async fn the_prompt_carries_only_the_allowed_parts() {
     let server = FakeServer::start(vec![reply("Mina worries me, 2 bad tokens already.")]).await;
     let speaker = ollama(&server.url, 5_000);
     let said = speaker
-        .say(&english_line(), &context(Language::English, &recent, &own))
+        .say(
+            &with(english_line(), &recent, &own),
+            voice(Language::English),
+            examples(Language::English),
+        )
         .await;
     assert!(said.is_ok(), "{said:?}");
 
@@ -235,7 +292,7 @@ async fn the_prompt_carries_only_the_allowed_parts() {
         .as_array()
         .expect("a list of messages")
         .clone();
-    let examples = prompt::examples(Language::English);
+    let examples = examples(Language::English).pairs;
     assert_eq!(messages.len(), 1 + 2 * examples.len() + 1);
     for message in &messages {
         assert_eq!(keys(message), ["content", "role"]);
@@ -284,9 +341,7 @@ async fn the_prompt_carries_only_the_allowed_parts() {
     assert_eq!(
         request,
         prompt::request_text(
-            &english_line(),
-            sent_recent,
-            sent_own,
+            &with(english_line(), sent_recent, sent_own),
             Persona::Blunt,
             Language::English
         )

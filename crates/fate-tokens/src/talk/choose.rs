@@ -25,7 +25,7 @@
 //!
 //! In order:
 //!
-//! 1. **Answers** (given at once, see [`crate::throttle`]): the latest line of a *person*
+//! 1. **Answers** (given at once, see [`super::throttle`]): the latest line of a *person*
 //!    (never a bot: bots don't answer bots) this round, written after the bot's own last
 //!    line, that names the bot, is either a question about its private pile
 //!    ([`asks_about_pile`]) — answered with a [`LineKind::PrivateAnswer`] — or a suspicion
@@ -43,17 +43,22 @@
 //!    suspect's evidence, `k` being the number of lines it has said so far, so the next
 //!    line cites a different one.
 
-use arbiter_fate_tokens::bots;
-use arbiter_fate_tokens::view::OwnView;
-use arbiter_fate_tokens::{ChatLine, FateView, Life, PhaseKind, Role, Token};
+use crate::bots;
+use crate::view::OwnView;
+use crate::{ChatLine, FateView, Life, PhaseKind, Role, Token};
 use arbiter_rules::random::below;
 use arbiter_rules::{Random, Seat};
 
-use crate::throttle::{self, Urge};
-use crate::{Language, Line, LineKind, Persona, Silence};
+use super::throttle::{self, Urge};
+use super::{Line, LineKind};
+use arbiter_plugin::{Language, Persona, Silence, TalkTable};
 
 /// A persona only colours the opening of a line the rules choose (seed 003 §06).
-impl Persona {
+trait Opening {
+    fn opening(self, language: Language) -> &'static str;
+}
+
+impl Opening for Persona {
     fn opening(self, language: Language) -> &'static str {
         match (self, language) {
             (Persona::Calm | Persona::Blunt, _) => "",
@@ -65,22 +70,17 @@ impl Persona {
     }
 }
 
-/// What the view lacks that talk needs, supplied by the room.
-#[derive(Clone, Copy, Debug)]
-pub struct Table<'a> {
-    /// Each seat's display name, in seat order.
-    pub names: &'a [String],
-    /// Whether each seat is a bot, in seat order: a bot never answers a bot.
-    pub bots: &'a [bool],
-    /// The room's language.
-    pub language: Language,
-    /// This bot's persona.
-    pub persona: Persona,
-    /// The current time, on the clock of the view's `opens_at_ms` and `deadline_ms`.
-    pub now_ms: u64,
+/// What the view lacks that talk needs, supplied by the room: the seam's [`TalkTable`].
+pub type Table<'a> = TalkTable<'a>;
+
+/// What talk reads of the table beyond its fields.
+trait Seats {
+    fn name(&self, seat: Seat) -> String;
+    fn is_bot(&self, seat: Seat) -> bool;
+    fn names_seat(&self, text: &str, seat: Seat) -> bool;
 }
 
-impl Table<'_> {
+impl Seats for TalkTable<'_> {
     fn name(&self, seat: Seat) -> String {
         self.names
             .get(seat.index())

@@ -7,8 +7,7 @@
 
 use thiserror::Error;
 
-use crate::prompt::{example_names, examples};
-use crate::{Language, Line};
+use arbiter_plugin::{Examples, Language, Remark};
 
 /// The longest reply accepted, in characters. The model is asked for at most 80; a little
 /// more is let through so that a good line is not lost over a few characters.
@@ -104,14 +103,13 @@ fn strip_quotes(text: &str) -> &str {
     text.trim().trim_matches(QUOTES.as_slice()).trim()
 }
 
-/// Checks a cleaned reply against the line it rewords, the recent chat, the bot's own lines
-/// and the room's language.
+/// Checks a cleaned reply against the remark it rewords (with the recent chat and the bot's
+/// own lines it carries), the room's language and the family's examples in that language.
 pub fn check(
     cleaned: &str,
-    line: &Line,
-    recent: &[String],
-    own: &[String],
+    remark: &Remark,
     language: Language,
+    examples: Examples,
 ) -> Result<(), Rejection> {
     if cleaned.trim().is_empty() {
         return Err(Rejection::Empty);
@@ -123,17 +121,19 @@ pub fn check(
     if !in_language(cleaned, language) {
         return Err(Rejection::WrongLanguage);
     }
-    if copies_example(cleaned, language) {
+    if copies_example(cleaned, examples) {
         return Err(Rejection::CopiesExample);
     }
     let said = normalize(cleaned);
-    if recent.iter().any(|l| same_line(&said, l)) {
+    if remark.recent.iter().any(|l| {
+        same_line(&said, &l.text) || same_line(&said, &format!("{}: {}", l.speaker, l.text))
+    }) {
         return Err(Rejection::RepeatsChat);
     }
-    if own.iter().any(|l| same_line(&said, l)) {
+    if remark.own.iter().any(|l| same_line(&said, l)) {
         return Err(Rejection::RepeatsOwn);
     }
-    let mut expected = line.numbers.clone();
+    let mut expected = remark.numbers.clone();
     expected.sort_unstable();
     let found = numbers(cleaned);
     if found != expected {
@@ -194,14 +194,13 @@ fn same_line(said: &[char], other: &str) -> bool {
     normalize(other) == said || normalize(strip_label(other)) == said
 }
 
-/// Whether the text is one of the language's example answers with any names in place of the
-/// examples' fictional ones.
-fn copies_example(text: &str, language: Language) -> bool {
+/// Whether the text is one of the examples' answers with any names in place of the
+/// examples' invented ones.
+fn copies_example(text: &str, examples: Examples) -> bool {
     let said = normalize(text);
-    let names = example_names(language);
-    examples(language).iter().any(|example| {
+    examples.pairs.iter().any(|example| {
         let mut pattern = example.answer.to_owned();
-        for name in names {
+        for name in examples.names {
             pattern = pattern.replace(name, "\u{0}");
         }
         let segments: Vec<Vec<char>> = pattern.split('\u{0}').map(normalize).collect();
@@ -261,13 +260,24 @@ fn numbers(text: &str) -> Vec<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::LineKind;
+    use arbiter_plugin::ChatEntry;
 
-    fn line(text: &str, numbers: &[u32]) -> Line {
-        Line {
-            kind: LineKind::Accuse,
+    fn line(text: &str, numbers: &[u32]) -> Remark {
+        Remark {
+            kind: "accuse".to_owned(),
             text: text.to_owned(),
             numbers: numbers.to_vec(),
+            recent: vec![
+                ChatEntry {
+                    speaker: "Jun".to_owned(),
+                    text: "I think Mina is fine.".to_owned(),
+                },
+                ChatEntry {
+                    speaker: "Ray".to_owned(),
+                    text: "Nobody has spoken about Ray.".to_owned(),
+                },
+            ],
+            own: vec!["Ray showed 2 bad tokens, careful.".to_owned()],
         }
     }
 
@@ -318,11 +328,6 @@ mod tests {
         let korean = line("민수님이 대흉 같습니다. 근거: 흉 2개.", &[2]);
         let unsure = line("I can't tell yet.", &[]);
         let pile = line("My private pile has 1 good token and 2 bad ones.", &[1, 2]);
-        let recent = vec![
-            "Jun: I think Mina is fine.".to_owned(),
-            "Nobody has spoken about Ray.".to_owned(),
-        ];
-        let own = vec!["Ray showed 2 bad tokens, careful.".to_owned()];
         let long = "Mina worries me with 2 bad tokens ".repeat(5);
         let no = |r: Rejection| Err::<(), Rejection>(r);
         let changed = |expected: &[u32], found: &[u32]| {
@@ -331,7 +336,7 @@ mod tests {
                 found: found.to_vec(),
             })
         };
-        let table: Vec<(&str, &Line, Language, Result<(), Rejection>)> = vec![
+        let table: Vec<(&str, &Remark, Language, Result<(), Rejection>)> = vec![
             (
                 "Mina worries me, 2 bad tokens shown.",
                 &accuse,
@@ -480,7 +485,12 @@ mod tests {
         ];
         for (reply, line, language, expected) in table {
             assert_eq!(
-                check(reply, line, &recent, &own, language),
+                check(
+                    reply,
+                    line,
+                    language,
+                    arbiter_fate_tokens::talk::examples(language)
+                ),
                 expected,
                 "checking {reply:?}"
             );

@@ -3,9 +3,9 @@
 
 use std::sync::{Mutex, PoisonError};
 
-use arbiter_fate_tokens::selfplay::{self, Players, RuleBots};
-use arbiter_fate_tokens::view::PublicTrial;
-use arbiter_fate_tokens::{
+use crate::selfplay::{self, Players, RuleBots};
+use crate::view::PublicTrial;
+use crate::{
     Bag, ChatLine, Claim, FateAction, FateConfig, FateTokens, FateView, Life, PhaseKind, Role,
     Slot, Token,
 };
@@ -374,7 +374,7 @@ fn bots_do_not_answer_bots() {
     assert_eq!(line.map(|l| l.kind), Ok(LineKind::PrivateAnswer));
 }
 
-fn own_with(role: Option<Role>, seat: u8, pile: &[Token]) -> arbiter_fate_tokens::view::OwnView {
+fn own_with(role: Option<Role>, seat: u8, pile: &[Token]) -> crate::view::OwnView {
     let mut view = base_view(8);
     let Some(mut own) = view.own.take() else {
         panic!("a seat's view");
@@ -492,7 +492,7 @@ fn token(r: &mut dyn Random) -> Token {
 
 /// Changes every secret of the view's seat that a line may not use: its pile's tokens, bag,
 /// draws, peeks and whispers, its night form and its own accusation and vote.
-fn disguise(view: &FateView, r: &mut dyn Random) -> FateView {
+pub(crate) fn disguise(view: &FateView, r: &mut dyn Random) -> FateView {
     let mut view = view.clone();
     if let Some(own) = view.own.as_mut() {
         for slot in &mut own.pile {
