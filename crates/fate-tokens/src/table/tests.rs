@@ -115,7 +115,7 @@ fn widest_pair(view: &FateView, form: &ActionForm) -> Option<Value> {
             (pile, c.value.clone())
         })
         .collect();
-    seats.sort_by(|a, b| b.0.cmp(&a.0));
+    seats.sort_by_key(|s| std::cmp::Reverse(s.0));
     Some(json!([seats[0].1, seats[1].1]))
 }
 
