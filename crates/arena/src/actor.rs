@@ -21,6 +21,14 @@ mod talk;
 /// A request to a match.
 pub(crate) enum Command {
     /// A bot takes a seat at an open table.
+    /// The opener of a table fills its free seats with a house bot and starts it.
+    Fill {
+        /// Who asks: only the person who opened the table may.
+        by: BotId,
+        /// The house bot taking every free seat.
+        house: Box<Bot>,
+        reply: oneshot::Sender<Result<MatchSummary, ArenaError>>,
+    },
     Join {
         /// Boxed: a bot is large, and every other command is small.
         bot: Box<Bot>,
@@ -340,6 +348,31 @@ impl Actor {
         result
     }
 
+    /// Fills the table's free seats with `house` for `by`, its opener, and starts the match.
+    async fn fill(&mut self, by: BotId, house: Bot) -> Result<(), ArenaError> {
+        self.advance().await;
+        let now = self.now();
+        let undo = self.progress.undo_point();
+        let seated = self.setup.bots.len();
+        let seeds = self.setup.client_seeds.clone();
+        let result = match live::fill(&mut self.setup, &mut self.progress, by, &house, now) {
+            Ok(()) => self.commit(undo).await,
+            Err(error) => {
+                self.progress.undo(undo);
+                Err(error)
+            }
+        };
+        if result.is_err() {
+            self.setup.bots.truncate(seated);
+            self.setup.client_seeds = seeds;
+        } else {
+            let bots: Vec<BotId> = self.setup.bots.iter().map(|bot| bot.id).collect();
+            self.shared
+                .note_participants(self.setup.id, &bots, self.progress.status);
+        }
+        result
+    }
+
     /// Stores the changes made since `undo` and publishes them; if the store refuses them,
     /// goes back to `undo`, so that nothing unstored is ever kept or shown. A change that
     /// finishes a rated match also rates it, in the same write.
@@ -570,6 +603,10 @@ impl Actor {
 
     async fn handle(&mut self, command: Command) {
         match command {
+            Command::Fill { by, house, reply } => {
+                let result = self.fill(by, *house).await;
+                let _ = reply.send(result.map(|()| self.summary()));
+            }
             Command::Join {
                 bot,
                 seat_key,

@@ -694,6 +694,21 @@ impl Arena {
         self.matches.join_table(bot, id, None, client_seed).await
     }
 
+    /// Starts table `id` now, its free seats taken by the house bot of the game's table
+    /// level ([`HouseLevel::TABLE`]), one bot in as many seats as are free. Only the person
+    /// who opened the table may, and only where the game has a house player: a table opened
+    /// by a bot waits for its seats as it was told to. Each seat taken is stored as any join
+    /// is, so replays and restarts see an ordinary table.
+    pub async fn fill_table_with_house(
+        &self,
+        by: &Bot,
+        id: MatchId,
+    ) -> Result<MatchSummary, ArenaError> {
+        let name = format!("{}{}", directory::HOUSE_PREFIX, HouseLevel::TABLE.name());
+        let house = self.identities.find_bot(&name)?;
+        self.matches.fill_table(by, id, house).await
+    }
+
     /// The open tables with a free seat, newest first, at most `limit`.
     pub async fn open_tables(&self, limit: usize) -> Vec<MatchSnapshot> {
         self.matches.open_tables(limit).await

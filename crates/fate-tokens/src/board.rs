@@ -16,15 +16,17 @@
 
 use std::fmt::Write;
 
-use arbiter_plugin::{ActionCodec, BoardOptions, BoardRenderer};
+use arbiter_plugin::{ActionCodec, ActionForm, BoardOptions, BoardRenderer, EventLine};
 use arbiter_rules::Seat;
 use serde_json::Value;
 
 use crate::family::Codec;
 use crate::night::Fate;
 use crate::odds::{History, public_graph};
+use crate::rules::FateAction;
 use crate::setup::{Role, Token};
 use crate::state::{Claim, Life, PhaseKind, Side, Verdict, WinReason};
+use crate::table;
 use crate::view::FateView;
 
 /// Fate Tokens' board for the web pages.
@@ -36,9 +38,9 @@ const SEAT_NAMES: [&str; 8] = [
 ];
 
 impl BoardRenderer for Board {
-    fn svg(&self, view: &Value, _options: BoardOptions) -> String {
+    fn svg(&self, view: &Value, options: BoardOptions) -> String {
         match parse(view) {
-            Some(fate) => draw(&fate),
+            Some(fate) => draw(&fate, options),
             None => empty(),
         }
     }
@@ -94,8 +96,59 @@ impl BoardRenderer for Board {
         lines.into_iter().map(|(_, _, line)| line).collect()
     }
 
+    /// Actions in words, seats numbered from 1 as on the table (`Accuse Seat 3`, `Vote
+    /// yes`); the codec's short notation for anything else.
     fn notation(&self, _view: &Value, action: &Value) -> String {
-        Codec.notation(action)
+        let Ok(parsed) = serde_json::from_value::<FateAction>(action.clone()) else {
+            return Codec.notation(action);
+        };
+        match parsed {
+            FateAction::Ready { .. } => "Ready".to_owned(),
+            FateAction::Accuse {
+                target: Some(target),
+                ..
+            } => format!("Accuse Seat {}", number(target)),
+            FateAction::Accuse { target: None, .. } => "Pass".to_owned(),
+            FateAction::Vote { yes: true, .. } => "Vote yes: exile".to_owned(),
+            FateAction::Vote { yes: false, .. } => "Vote no".to_owned(),
+            FateAction::Counter {
+                name: Some(name), ..
+            } => format!("Name Seat {} as the Great Fortune", number(name)),
+            FateAction::Counter { name: None, .. } => "Decline".to_owned(),
+            _ => Codec.notation(action),
+        }
+    }
+
+    /// The draw's two tokens, an accusation of a seat and the night form are played on the
+    /// table and in its form; passing, ready, votes and the counter keep their buttons.
+    fn played_on_board(&self, action: &Value) -> bool {
+        matches!(
+            serde_json::from_value::<FateAction>(action.clone()),
+            Ok(FateAction::Reveal { .. }
+                | FateAction::Night { .. }
+                | FateAction::Accuse {
+                    target: Some(_),
+                    ..
+                })
+        )
+    }
+
+    fn forms(&self, view: &Value) -> Vec<ActionForm> {
+        parse(view)
+            .map(|fate| table::forms(&fate))
+            .unwrap_or_default()
+    }
+
+    fn prompt(&self, view: &Value) -> Option<String> {
+        parse(view).and_then(|fate| table::prompt(&fate))
+    }
+
+    fn deadline_ms(&self, view: &Value) -> Option<i64> {
+        parse(view).and_then(|fate| table::deadline_ms(&fate))
+    }
+
+    fn event_line(&self, event: &Value, names: &[String]) -> Option<Option<EventLine>> {
+        table::event_line(event, names)
     }
 }
 
@@ -115,11 +168,14 @@ fn parse(view: &Value) -> Option<FateView> {
 
 /// The drawing's width in user units: a phone's width at 1:1, scaled up on a desktop.
 const WIDTH: u32 = 360;
-/// The header line's height.
-const HEADER: u32 = 26;
-/// A seat card's size and the gap between cards.
+/// The header lines' height.
+const HEADER: u32 = 40;
+/// The draw's band, where the viewer draws.
+const DRAW_H: u32 = 78;
+/// A seat card's size and the gap between cards. The text a phone must read is at least
+/// 12 units high: the drawing is about a phone's width, so at least 11.5 pixels there.
 const CARD_W: u32 = 174;
-const CARD_H: u32 = 80;
+const CARD_H: u32 = 106;
 const GAP: u32 = 4;
 /// The graph's height, axes and labels included.
 const GRAPH_H: u32 = 170;
@@ -279,11 +335,16 @@ fn known_role(view: &FateView, index: usize) -> Option<Role> {
     (view.seats[index].was_great_misfortune == Some(true)).then_some(Role::GreatMisfortune)
 }
 
-/// The whole drawing.
-fn draw(view: &FateView) -> String {
+/// The whole drawing. `options.playable` makes the viewer's pending draw and accusation
+/// playable on the table: the bag and the two drawn tokens, and the other living seats'
+/// cards.
+fn draw(view: &FateView, options: BoardOptions) -> String {
     let seats = view.seats.len();
     let rows = u32::try_from(seats.div_ceil(2)).unwrap_or(4);
-    let table_h = HEADER + rows * (CARD_H + GAP);
+    let drawing = draw_area_of(view);
+    let draw_h = if drawing.is_some() { DRAW_H } else { 0 };
+    let cards_top = HEADER + draw_h;
+    let table_h = cards_top + rows * (CARD_H + GAP);
     let claims = claim_rows(view);
     let over = view.revealed.is_some() && view.finish.is_some();
     let graph = if over { graph_data(view) } else { None };
@@ -303,8 +364,18 @@ fn draw(view: &FateView) -> String {
         round = view.round,
     );
     header(&mut svg, view);
+    if let Some(area) = drawing {
+        draw_area(&mut svg, view, &area, options.playable);
+    }
+    let accusing = options.playable
+        && view.phase == PhaseKind::Accusation
+        && view.finish.is_none()
+        && view
+            .own
+            .as_ref()
+            .is_some_and(|own| view.pending.contains(&own.seat) && own.accused.is_none());
     for index in 0..seats {
-        card(&mut svg, view, index);
+        card(&mut svg, view, index, cards_top, accusing);
     }
     if let Some(graph) = &graph {
         draw_graph(&mut svg, view, graph, table_h);
@@ -316,28 +387,144 @@ fn draw(view: &FateView) -> String {
     svg
 }
 
+/// The viewer's draw, while it is theirs to make or made this phase: the two tokens in the
+/// order drawn, and the one chosen, if chosen.
+struct DrawArea {
+    tokens: [Token; 2],
+    chosen: Option<u8>,
+}
+
+fn draw_area_of(view: &FateView) -> Option<DrawArea> {
+    if view.phase != PhaseKind::Draw || view.finish.is_some() {
+        return None;
+    }
+    let own = view.own.as_ref()?;
+    Some(DrawArea {
+        tokens: own.drawn?,
+        chosen: own.reveal_choice,
+    })
+}
+
+/// A token's letter, so that kinds differ by more than colour.
+fn token_letter(token: Token) -> &'static str {
+    match token {
+        Token::Good => "G",
+        Token::Neutral => "N",
+        Token::Bad => "B",
+    }
+}
+
+fn token_name(token: Token) -> &'static str {
+    match token {
+        Token::Good => "Good",
+        Token::Neutral => "Neutral",
+        Token::Bad => "Bad",
+    }
+}
+
+/// The draw (rule 8.2): the viewer's bag, and the two tokens drawn from it. While the draw is
+/// the viewer's to make, the tokens start inside the bag (the pages' script takes them out
+/// one at a time as the bag is tapped, dragged from or pressed with Enter) and each is a
+/// button that reveals it once both are out; once chosen, the chosen one is outlined.
+fn draw_area(svg: &mut String, view: &FateView, area: &DrawArea, playable: bool) {
+    let top = HEADER;
+    let open = playable && area.chosen.is_none();
+    let _ = write!(
+        svg,
+        r##"<g class="draw-area{state}" data-draw="{phase}">"##,
+        state = if open { " open" } else { " done" },
+        phase = view.phase_number,
+    );
+    let (bx, by) = (14, top + 8);
+    let _ = write!(
+        svg,
+        r##"<g class="bag"{attrs}><path d="M{x1} {y1}q-12 10 -12 30q0 20 30 20q30 0 30 -20q0 -20 -12 -30z" fill="#8d6e63" stroke="#4e342e" stroke-width="1.5"/><path d="M{x1} {y1}h12" stroke="#4e342e" stroke-width="3"/><text x="{tx}" y="{ty}" font-size="12" fill="#fff" text-anchor="middle">Bag</text></g>"##,
+        attrs = if open {
+            r#" data-bag="" tabindex="0" role="button" aria-label="Draw a token from your bag""#
+        } else {
+            ""
+        },
+        x1 = bx + 12,
+        y1 = by,
+        tx = bx + 18,
+        ty = by + 36,
+    );
+    for (i, token) in area.tokens.iter().enumerate() {
+        let index = u8::try_from(i).unwrap_or(0);
+        let cx = 110 + u32::from(index) * 70;
+        let cy = top + 30;
+        let chosen = area.chosen == Some(index);
+        let (open_tag, close_tag) = if open {
+            (
+                format!(
+                    r##"<g class="drawn play" data-index="{index}" data-action="{{&quot;type&quot;:&quot;reveal&quot;,&quot;phase&quot;:{phase},&quot;index&quot;:{index}}}" tabindex="0" role="button" aria-label="Reveal the {which} token">"##,
+                    phase = view.phase_number,
+                    which = if index == 0 { "first" } else { "second" },
+                ),
+                "</g>",
+            )
+        } else {
+            (
+                format!(
+                    r##"<g class="drawn out{chosen_cls}" data-index="{index}">"##,
+                    chosen_cls = if chosen { " chosen" } else { "" },
+                ),
+                "</g>",
+            )
+        };
+        svg.push_str(&open_tag);
+        let _ = write!(
+            svg,
+            r##"<circle class="token {cls}" cx="{cx}" cy="{cy}" r="16" fill="{fill}" stroke="{stroke}" stroke-width="{sw}"/><text x="{cx}" y="{ly}" font-size="14" font-weight="bold" fill="#fff" text-anchor="middle">{letter}</text><text x="{cx}" y="{ny}" font-size="12" fill="#222" text-anchor="middle">{name}</text>"##,
+            cls = token_class(*token),
+            fill = token_colour(*token),
+            stroke = if chosen { "#ff6f00" } else { "#fff" },
+            sw = if chosen { 3 } else { 1 },
+            ly = cy + 5,
+            ny = cy + 31,
+            letter = token_letter(*token),
+            name = token_name(*token),
+        );
+        svg.push_str(close_tag);
+    }
+    let hint = match (open, area.chosen) {
+        (true, _) => ["Tap the bag twice,", "then tap the token", "to reveal"],
+        (false, Some(_)) => ["Shown to the", "table when the", "draw ends"],
+        (false, None) => ["Your two", "tokens", ""],
+    };
+    svg.push_str(r##"<text class="draw-hint" font-size="11" fill="#555">"##);
+    for (i, line) in (0u32..).zip(hint) {
+        let _ = write!(
+            svg,
+            r##"<tspan x="226" y="{ty}">{line}</tspan>"##,
+            ty = top + 20 + i * 14,
+        );
+    }
+    svg.push_str("</text></g>");
+}
+
 /// The header: round, phase, threshold, the shield, and the result once decided.
 fn header(svg: &mut String, view: &FateView) {
     let _ = write!(
         svg,
-        r##"<text x="4" y="11" font-size="9" fill="#222" class="round">Round {round} of {cap} · {phase}</text><text x="4" y="22" font-size="7" fill="#555" class="threshold">Threshold {threshold}</text>"##,
+        r##"<text x="4" y="15" font-size="14" font-weight="bold" fill="#222" class="round">Round {round} of {cap} · {phase}</text><text x="4" y="33" font-size="12" fill="#555" class="threshold">Threshold {threshold}</text>"##,
         round = view.round,
         cap = view.setup.round_cap,
         phase = phase_name(view.phase),
         threshold = view.threshold,
     );
     // The guard's shield (rule 3.6): whole, or split once the guard has been spent.
-    let (x, y) = (WIDTH - 16, 4);
+    let (x, y) = (WIDTH - 24, 6);
     if view.shield_whole {
         let _ = write!(
             svg,
-            r##"<path class="shield whole" d="M{x} {y}h10v6q0 6-5 9q-5-3-5-9z" fill="#90a4ae" stroke="#37474f" stroke-width="0.8"><title>Shield whole</title></path>"##
+            r##"<path class="shield whole" d="M{x} {y}h18v11q0 11-9 16q-9-5-9-16z" fill="#90a4ae" stroke="#37474f" stroke-width="1"><title>Shield whole</title></path>"##
         );
     } else {
         let _ = write!(
             svg,
-            r##"<g class="shield broken"><title>Shield broken</title><path d="M{x} {y}h4l-1 7l2 3l-1 5q-4-3-4-9z" fill="#cfd8dc" stroke="#37474f" stroke-width="0.8"/><path d="M{x6} {y}h4v6q0 6-4 9l1-5l-2-3z" fill="#cfd8dc" stroke="#37474f" stroke-width="0.8"/></g>"##,
-            x6 = x + 6,
+            r##"<g class="shield broken"><title>Shield broken</title><path d="M{x} {y}h7l-2 12l4 6l-2 9q-7-5-7-16z" fill="#cfd8dc" stroke="#37474f" stroke-width="1"/><path d="M{x10} {y}h8v11q0 11-8 16l2-9l-4-6z" fill="#cfd8dc" stroke="#37474f" stroke-width="1"/></g>"##,
+            x10 = x + 10,
         );
     }
     if let Some(finish) = &view.finish {
@@ -347,19 +534,20 @@ fn header(svg: &mut String, view: &FateView) {
         };
         let _ = write!(
             svg,
-            r##"<text x="{x}" y="11" font-size="9" fill="{colour}" text-anchor="end" class="winner">{winner}</text><text x="{x}" y="22" font-size="6.5" fill="#555" text-anchor="end" class="reason">{reason}</text>"##,
-            x = WIDTH - 22,
+            r##"<text x="{x}" y="15" font-size="14" font-weight="bold" fill="{colour}" text-anchor="end" class="winner">{winner}</text><text x="{x}" y="33" font-size="10" fill="#555" text-anchor="end" class="reason">{reason}</text>"##,
+            x = WIDTH - 30,
             reason = reason_name(finish.reason),
         );
     }
 }
 
-/// One seat's card.
-fn card(svg: &mut String, view: &FateView, index: usize) {
+/// One seat's card, in rows `top` and down; a button that accuses the seat where the viewer
+/// accuses now and the seat is another living player.
+fn card(svg: &mut String, view: &FateView, index: usize, top: u32, accusing: bool) {
     let seat = &view.seats[index];
     let column = u32::try_from(index % 2).unwrap_or(0);
     let row = u32::try_from(index / 2).unwrap_or(0);
-    let (x, y) = (4 + column * (CARD_W + GAP), HEADER + row * (CARD_H + GAP));
+    let (x, y) = (4 + column * (CARD_W + GAP), top + row * (CARD_H + GAP));
     let role = known_role(view, index);
     let (stroke, role_cls) =
         role.map_or(("#bdbdbd", "unknown"), |r| (role_colour(r), role_class(r)));
@@ -371,98 +559,105 @@ fn card(svg: &mut String, view: &FateView, index: usize) {
     };
     let _ = write!(
         svg,
-        r##"<g class="seat {role_cls} {life}{you_cls}"><rect x="{x}" y="{y}" width="{CARD_W}" height="{CARD_H}" rx="4" fill="{fill}" stroke="{stroke}" stroke-width="{sw}"/><text x="{tx}" y="{ty}" font-size="9" font-weight="bold" fill="#222">Seat {n}</text><text x="{lx}" y="{ty}" font-size="7" fill="#555" class="life">{life}{you_txt}</text>"##,
+        r##"<g class="seat {role_cls} {life}{you_cls}"><rect x="{x}" y="{y}" width="{CARD_W}" height="{CARD_H}" rx="5" fill="{fill}" stroke="{stroke}" stroke-width="{sw}"/><text x="{tx}" y="{ty}" font-size="14" font-weight="bold" fill="#222">Seat {n}</text><text x="{lx}" y="{ty}" font-size="12" fill="#555" text-anchor="end" class="life">{life}{you_txt}</text>"##,
         life = life_name(seat.life),
         you_cls = if you { " you" } else { "" },
         you_txt = if you { " · you" } else { "" },
-        sw = if role.is_some() { 2 } else { 1 },
-        tx = x + 5,
-        ty = y + 11,
-        lx = x + 44,
+        sw = if role.is_some() || you { 2 } else { 1 },
+        tx = x + 6,
+        ty = y + 16,
+        lx = x + CARD_W - 6,
         n = number(seat.seat),
     );
     if let Some(role) = role {
         let _ = write!(
             svg,
-            r##"<text x="{rx}" y="{ry}" font-size="7" fill="{colour}" text-anchor="end" class="role">{name}</text>"##,
-            rx = x + CARD_W - 5,
-            ry = y + 11,
+            r##"<text x="{rx}" y="{ry}" font-size="12" fill="{colour}" class="role">{name}</text>"##,
+            rx = x + 6,
+            ry = y + 32,
             colour = role_colour(role),
             name = role_name(role),
         );
     }
     // The revealed row (rule 3.3): one disc per round drawn.
-    let _ = write!(
-        svg,
-        r##"<text x="{tx}" y="{ty}" font-size="6" fill="#777">Revealed</text>"##,
-        tx = x + 5,
-        ty = y + 22,
-    );
     for (k, &token) in seat.revealed.iter().enumerate() {
         let k = u32::try_from(k).unwrap_or(0);
         let _ = write!(
             svg,
-            r##"<circle class="token {cls}" cx="{cx}" cy="{cy}" r="4" fill="{colour}"/>"##,
+            r##"<circle class="token {cls}" cx="{cx}" cy="{cy}" r="6" fill="{colour}"><title>{name}</title></circle>"##,
             cls = token_class(token),
-            cx = x + 9 + k * 10,
-            cy = y + 30,
+            cx = x + 12 + k * 15,
+            cy = y + 45,
             colour = token_colour(token),
+            name = token_name(token),
         );
     }
     // The private pile (rule 3.4).
-    let _ = write!(
-        svg,
-        r##"<text x="{tx}" y="{ty}" font-size="6" fill="#777">Pile</text>"##,
-        tx = x + 5,
-        ty = y + 44,
-    );
     for (k, slot) in pile_slots(view, index).iter().enumerate() {
         let k = u32::try_from(k).unwrap_or(0);
-        let (sx, sy) = (x + 5 + k * 10, y + 47);
+        let (sx, sy) = (x + 6 + k * 15, y + 56);
         let (fill, cls) = slot
             .kind
             .map_or(("#8d6e63", "hidden"), |t| (token_colour(t), token_class(t)));
         let (outline, width) = if slot.exposed {
-            ("#ff6f00", "1.4")
+            ("#ff6f00", "1.8")
         } else {
-            ("#5d4037", "0.6")
+            ("#5d4037", "0.8")
         };
         let _ = write!(
             svg,
-            r##"<rect class="slot {cls}{exp}" x="{sx}" y="{sy}" width="8" height="8" rx="1" fill="{fill}" stroke="{outline}" stroke-width="{width}"/>"##,
+            r##"<rect class="slot {cls}{exp}" x="{sx}" y="{sy}" width="12" height="12" rx="2" fill="{fill}" stroke="{outline}" stroke-width="{width}"/>"##,
             exp = if slot.exposed { " exposed" } else { "" },
         );
     }
-    if you && view.revealed.is_none() {
+    if you && view.revealed.is_none() && seat.exposed_count > 0 {
         // The owner is told how many of their tokens the threshold revealed, never which.
         let _ = write!(
             svg,
-            r##"<text x="{tx}" y="{ty}" font-size="6" fill="#777" class="exposed-count">{count} shown to the table</text>"##,
-            tx = x + 30,
-            ty = y + 44,
+            r##"<text x="{tx}" y="{ty}" font-size="10" fill="#777" text-anchor="end" class="exposed-count">{count} shown</text>"##,
+            tx = x + CARD_W - 6,
+            ty = y + 66,
             count = seat.exposed_count,
         );
     }
-    // Marks, "not the Great Fortune", a publicly known GM.
-    let mut status = format!("Marks {}", seat.marks);
-    if seat.not_great_fortune {
-        status.push_str(" · not the Great Fortune");
-    }
-    if seat.was_great_misfortune == Some(true) {
-        status.push_str(" · was a Great Misfortune");
-    }
+    // Marks (rule 3.5), as a count and as pins.
     let _ = write!(
         svg,
-        r##"<text x="{tx}" y="{ty}" font-size="6.5" fill="#333" class="marks">{status}</text>"##,
-        tx = x + 5,
-        ty = y + 68,
+        r##"<text x="{tx}" y="{ty}" font-size="12" fill="#333" class="marks">Marks {marks}</text>"##,
+        tx = x + 6,
+        ty = y + 86,
+        marks = seat.marks,
     );
+    for m in 0..seat.marks.min(8) {
+        let _ = write!(
+            svg,
+            r##"<path class="mark-pin" d="M{px} {py}l4 -8h-8z" fill="#c62828"/>"##,
+            px = x + 66 + m * 9,
+            py = y + 86,
+        );
+    }
+    let mut status = Vec::new();
+    if seat.not_great_fortune {
+        status.push("not the Great Fortune");
+    }
+    if seat.was_great_misfortune == Some(true) {
+        status.push("was a Great Misfortune");
+    }
+    if !status.is_empty() {
+        let _ = write!(
+            svg,
+            r##"<text x="{tx}" y="{ty}" font-size="10" fill="#333" class="status">{status}</text>"##,
+            tx = x + 6,
+            ty = y + 100,
+            status = status.join(" · "),
+        );
+    }
     if seat.not_great_fortune {
         let _ = write!(
             svg,
-            r##"<circle class="not-great-fortune" cx="{cx}" cy="{cy}" r="3" fill="none" stroke="#f9a825" stroke-width="1"/>"##,
-            cx = x + CARD_W - 8,
-            cy = y + 66,
+            r##"<circle class="not-great-fortune" cx="{cx}" cy="{cy}" r="4" fill="none" stroke="#f9a825" stroke-width="1.5"/>"##,
+            cx = x + CARD_W - 10,
+            cy = y + 82,
         );
     }
     if let Some(secrets) = view.revealed.as_ref().and_then(|r| r.seats.get(index)) {
@@ -473,9 +668,18 @@ fn card(svg: &mut String, view: &FateView, index: usize) {
         };
         let _ = write!(
             svg,
-            r##"<text x="{tx}" y="{ty}" font-size="6" fill="#555" class="awakening">{awoke}</text>"##,
-            tx = x + 5,
-            ty = y + 76,
+            r##"<text x="{tx}" y="{ty}" font-size="10" fill="#555" text-anchor="end" class="awakening">{awoke}</text>"##,
+            tx = x + CARD_W - 6,
+            ty = y + 32,
+        );
+    }
+    if accusing && seat.life == Life::Living && !you {
+        let _ = write!(
+            svg,
+            r##"<rect x="{x}" y="{y}" width="{CARD_W}" height="{CARD_H}" rx="5" fill="transparent" stroke="#c62828" stroke-width="2" stroke-dasharray="5 3" class="play accuse" data-action="{{&quot;type&quot;:&quot;accuse&quot;,&quot;phase&quot;:{phase},&quot;target&quot;:{target}}}" tabindex="0" role="button" aria-label="Accuse Seat {n}"/>"##,
+            phase = view.phase_number,
+            target = seat.seat.0,
+            n = number(seat.seat),
         );
     }
     svg.push_str("</g>");

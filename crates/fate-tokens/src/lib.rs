@@ -26,6 +26,7 @@ pub mod rules;
 pub mod selfplay;
 pub mod setup;
 pub mod state;
+mod table;
 pub mod talk;
 pub mod view;
 

@@ -33,6 +33,10 @@ impl HouseLevel {
         HouseLevel::Hard,
     ];
 
+    /// The level of the house bots that fill a table's free seats when its opener starts it
+    /// without waiting: the strongest (a random player would spoil a table of people).
+    pub const TABLE: HouseLevel = HouseLevel::Hard;
+
     /// The level's name, also the suffix of its house bot's name.
     pub fn name(self) -> &'static str {
         match self {

@@ -34,7 +34,9 @@ pub use house::{Budget, HouseLevel, HousePlayer};
 pub use line::{LineEnd, MoveLine, VariantKey};
 pub use points::{Point, PointBoard, PointRefusal, Stone};
 pub use registry::{Games, Mode, UnknownMode};
-pub use render::{BoardOptions, BoardRenderer};
+pub use render::{
+    ActionForm, BoardOptions, BoardRenderer, Choice, EventLine, FieldKind, FormField,
+};
 pub use setup::{Format, LegRequest, MatchSetup, Opening, SetupError, VariantSpec};
 pub use talk::{
     ChatEntry, Example, Examples, Language, OWN_LIMIT, Persona, RECENT_LIMIT, Remark, Silence,

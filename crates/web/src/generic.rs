@@ -4,6 +4,7 @@
 //! Everything here is plain text that the templates escape; nothing is written as HTML.
 
 use arbiter_arena::snapshot::EventView;
+use arbiter_plugin::EventLine;
 use serde_json::Value;
 
 /// One top-level field of a view.
@@ -108,7 +109,31 @@ pub(crate) fn describe(value: &Value) -> String {
 /// A move is shown by the game events it made public, never by its action: in a
 /// simultaneous phase an action is a secret until the rules reveal it, and the arena logs it
 /// for everyone else as an `acted` event without the action.
+#[cfg(test)]
 pub(crate) fn leg_events(events: &[EventView], leg: usize, participants: &[String]) -> Vec<String> {
+    leg_lines(events, leg, participants, &|_| None)
+        .into_iter()
+        .map(|line| line.text)
+        .collect()
+}
+
+/// The public events of leg `leg` as [`leg_events`] reads them, each game event written by
+/// `game_line` where it says how (a family's [`arbiter_plugin::BoardRenderer::event_line`]:
+/// `Some(None)` leaves the event out), else described generically.
+pub(crate) fn leg_lines(
+    events: &[EventView],
+    leg: usize,
+    participants: &[String],
+    game_line: &dyn Fn(&Value) -> Option<Option<EventLine>>,
+) -> Vec<EventLine> {
+    let plain = |text: String| EventLine {
+        speaker: None,
+        text,
+    };
+    let line_of = |event: &Value| match game_line(event) {
+        Some(line) => line,
+        None => Some(plain(describe(event))),
+    };
     let mut lines = Vec::new();
     for event in events {
         // The data is the arena's or the game's, so it is read here as JSON; data that does
@@ -127,9 +152,9 @@ pub(crate) fn leg_events(events: &[EventView], leg: usize, participants: &[Strin
                         .as_u64()
                         .and_then(|p| participants.get(usize::try_from(p).ok()?))
                         .map_or("?", String::as_str);
-                    lines.push(format!("{who} acted"));
+                    lines.push(plain(format!("{who} acted")));
                 }
-                lines.extend(public.iter().map(describe));
+                lines.extend(public.iter().filter_map(line_of));
             }
             "deadline" => {
                 lines.extend(
@@ -137,16 +162,16 @@ pub(crate) fn leg_events(events: &[EventView], leg: usize, participants: &[Strin
                         .as_array()
                         .into_iter()
                         .flatten()
-                        .map(describe),
+                        .filter_map(line_of),
                 );
             }
             "leg_finished" => {
                 let reason = data["reason"].as_str().unwrap_or("").replace('_', " ");
-                lines.push(
+                lines.push(plain(
                     format!("leg finished: {reason}")
                         .trim_end_matches(": ")
                         .to_owned(),
-                );
+                ));
             }
             // Private events are not in a spectator's log; other kinds are the match's,
             // not the leg's.

@@ -130,6 +130,7 @@ pub fn router(arena: Arena) -> Router {
         .route("/bots/{name}/play", post(play::play_bot))
         .route("/tables", get(tables::tables).post(tables::open_table))
         .route("/tables/{id}/join", post(tables::join_table))
+        .route("/tables/{id}/fill", post(tables::fill_table))
         .route("/static/style.css", get(assets::style))
         .route("/static/app.js", get(assets::script))
         .route("/img/no_profile.gif", get(assets::no_profile))

@@ -17,7 +17,7 @@ use serde_json::{Value, json};
 
 use arbiter_arena::snapshot::{EventView, LegSnapshot, LegStatus};
 use arbiter_arena::{Family, MatchSnapshot, MatchStatus, Reader, Verdict};
-use arbiter_plugin::{BoardOptions, BoardRenderer};
+use arbiter_plugin::{ActionForm, BoardOptions, BoardRenderer, EventLine, FieldKind};
 
 use crate::WebState;
 use crate::comments::{self, Comment};
@@ -72,8 +72,9 @@ pub(crate) struct LegPanel {
     pub(crate) moves: Vec<String>,
     /// The view's fields (games without a board).
     pub(crate) fields: Vec<Field>,
-    /// The leg's public events, one line each (games without a board).
-    pub(crate) events: Vec<String>,
+    /// The leg's public events, one line each (games without a board, and boards that
+    /// list them beside the table), a line of chat with its speaker.
+    pub(crate) events: Vec<EventLine>,
     /// What the movers said about their moves, as the page's reader may read it.
     pub(crate) comments: Vec<Comment>,
     /// `"leg revision"` when it is the visitor's turn here, for the script to send with a move.
@@ -83,6 +84,123 @@ pub(crate) struct LegPanel {
     pub(crate) actions: Vec<ActionButton>,
     /// The revision the visitor's decision here was asked at, which the buttons send.
     pub(crate) act_revision: u64,
+    /// The actions the visitor composes in forms here (the board's [`ActionForm`]s): free
+    /// actions while the leg runs, and a decision's form while they have it to make.
+    pub(crate) forms: Vec<FormView>,
+    /// What the visitor is to do now, in the board's words.
+    pub(crate) prompt: Option<String>,
+    /// The time left in the phase under way, for a game whose phases have deadlines.
+    pub(crate) phase_clock: Option<ClockView>,
+}
+
+/// An [`ActionForm`] as the page draws it: every value as JSON text, which the script
+/// composes into the action it posts.
+pub(crate) struct FormView {
+    pub(crate) key: &'static str,
+    pub(crate) title: String,
+    pub(crate) submit: String,
+    pub(crate) free: bool,
+    /// The action with every field at its default, as JSON text.
+    pub(crate) template: String,
+    /// The revision the form posts: the decision's, or the leg's for a free action.
+    pub(crate) revision: u64,
+    pub(crate) fields: Vec<FieldView>,
+}
+
+/// One field of a [`FormView`].
+pub(crate) struct FieldView {
+    pub(crate) pointer: String,
+    pub(crate) label: String,
+    /// `choice`, `pick`, `check` or `text`.
+    pub(crate) kind: &'static str,
+    pub(crate) choices: Vec<ChoiceView>,
+    /// How many a `pick` takes.
+    pub(crate) count: usize,
+    /// The longest `text`.
+    pub(crate) max_chars: usize,
+    pub(crate) usable: bool,
+}
+
+/// One choice of a [`FieldView`].
+pub(crate) struct ChoiceView {
+    pub(crate) label: String,
+    /// The value as JSON text.
+    pub(crate) value: String,
+    pub(crate) usable: bool,
+}
+
+impl FormView {
+    fn of(form: ActionForm, revision: u64) -> FormView {
+        let fields = form
+            .fields
+            .into_iter()
+            .map(|field| {
+                let (kind, choices, count, max_chars) = match field.kind {
+                    FieldKind::Choice(choices) => ("choice", choices, 1, 0),
+                    FieldKind::Pick { choices, count } => ("pick", choices, count, 0),
+                    FieldKind::Check => ("check", Vec::new(), 0, 0),
+                    FieldKind::Text { max_chars } => ("text", Vec::new(), 0, max_chars),
+                };
+                FieldView {
+                    pointer: field.pointer,
+                    label: field.label,
+                    kind,
+                    choices: choices
+                        .into_iter()
+                        .map(|c| ChoiceView {
+                            label: c.label,
+                            value: c.value.to_string(),
+                            usable: c.usable && field.usable,
+                        })
+                        .collect(),
+                    count,
+                    max_chars,
+                    usable: field.usable,
+                }
+            })
+            .collect();
+        FormView {
+            key: form.key,
+            title: form.title,
+            submit: form.submit,
+            free: form.free,
+            template: form.template.to_string(),
+            revision,
+            fields,
+        }
+    }
+
+    /// Whether a pick field's choice is among the template's values at its pointer, or a
+    /// choice field's is the template's value: what the page checks or selects first.
+    pub(crate) fn preset(&self, field: &FieldView, choice: &ChoiceView) -> bool {
+        let Ok(template) = serde_json::from_str::<Value>(&self.template) else {
+            return false;
+        };
+        let Ok(value) = serde_json::from_str::<Value>(&choice.value) else {
+            return false;
+        };
+        match template.pointer(&field.pointer) {
+            Some(Value::Array(list)) if field.kind == "pick" => list.contains(&value),
+            Some(current) => *current == value,
+            None => false,
+        }
+    }
+}
+
+/// Each participant's name in a leg, a name that several seats share (one house bot filling
+/// several seats of a table) told apart by its seat there (`house-hard (seat 3)`).
+fn distinct_names(names: &[String], by_seat: &[usize]) -> Vec<String> {
+    names
+        .iter()
+        .enumerate()
+        .map(|(participant, name)| {
+            let shared = names.iter().filter(|n| *n == name).count() > 1;
+            match by_seat.iter().position(|&p| p == participant) {
+                Some(seat) if shared => format!("{name} (seat {})", seat + 1),
+                _ => name.clone(),
+            }
+        })
+        .collect()
 }
 
 /// One legal action of the visitor's, as a button that posts it.
@@ -190,9 +308,17 @@ impl LegPanel {
     ) -> LegPanel {
         let names = participant_names(snapshot);
         let by_seat = seat_participants(leg, names.len());
+        let names = distinct_names(&names, &by_seat);
         let view = &leg.view;
         let active = leg.status == LegStatus::Active;
-        let mine = active && you.is_some() && leg.to_move == you;
+        // The visitor's move: their turn, or a decision of theirs pending in a simultaneous
+        // phase.
+        let pending = leg
+            .pending
+            .as_ref()
+            .is_some_and(|pending| you.is_some_and(|you| pending.contains(&you)));
+        let mine = active && you.is_some() && (leg.to_move == you || pending);
+        let my_seat = you.and_then(|you| by_seat.iter().position(|&p| p == you));
         let tallies = board.map(|b| b.tallies(view)).unwrap_or_default();
         let seat_names = board.map(|b| b.seat_names_in(view)).unwrap_or_default();
         let sides = by_seat
@@ -219,17 +345,20 @@ impl LegPanel {
                 }
             })
             .collect();
+        let seat_names: Vec<String> = by_seat
+            .iter()
+            .map(|&p| names.get(p).cloned().unwrap_or_default())
+            .collect();
         let (svg, moves, fields, events) = match board {
             Some(board) => {
                 let options = BoardOptions {
                     hints: active,
                     playable: mine,
-                    seat: you
-                        .and_then(|you| by_seat.iter().position(|&p| p == you))
-                        .and_then(|seat| u8::try_from(seat).ok()),
+                    seat: my_seat.and_then(|seat| u8::try_from(seat).ok()),
                 };
                 let events = if board.lists_events() {
-                    generic::leg_events(events, index, &names)
+                    let line = |event: &Value| board.event_line(event, &seat_names);
+                    generic::leg_lines(events, index, &names, &line)
                 } else {
                     Vec::new()
                 };
@@ -240,19 +369,39 @@ impl LegPanel {
                     events,
                 )
             }
-            None => {
-                let seat_names: Vec<String> = by_seat
-                    .iter()
-                    .map(|&p| names.get(p).cloned().unwrap_or_default())
-                    .collect();
-                (
-                    None,
-                    Vec::new(),
-                    generic::fields(view, &seat_names),
-                    generic::leg_events(events, index, &names),
-                )
-            }
+            None => (
+                None,
+                Vec::new(),
+                generic::fields(view, &seat_names),
+                generic::leg_lines(events, index, &names, &|_| None),
+            ),
         };
+        // Forms and the prompt are the visitor's own, read from their seat's view.
+        let seated = active && my_seat.is_some();
+        let forms = board
+            .filter(|_| seated)
+            .map(|board| {
+                board
+                    .forms(view)
+                    .into_iter()
+                    .map(|form| FormView::of(form, leg.revision))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let prompt = board
+            .filter(|_| seated)
+            .and_then(|board| board.prompt(view));
+        let phase_clock = board
+            .filter(|_| active)
+            .and_then(|board| board.deadline_ms(view))
+            .map(|deadline| {
+                let ms = (deadline - snapshot.server_now_ms).max(0);
+                ClockView {
+                    ms,
+                    running: true,
+                    text: clock_text(ms),
+                }
+            });
         LegPanel {
             number: index + 1,
             status: leg.status.as_str(),
@@ -267,6 +416,9 @@ impl LegPanel {
             play: (mine && board.is_some()).then(|| format!("{index} {}", leg.revision)),
             actions: Vec::new(),
             act_revision: 0,
+            forms,
+            prompt,
+            phase_clock,
         }
     }
 
@@ -276,13 +428,19 @@ impl LegPanel {
         self
     }
 
-    /// The panel with the visitor's pending decision here, if they have one, as buttons.
+    /// The panel with the visitor's pending decision here, if they have one, as buttons
+    /// and as the board's decision forms, which post its revision; without one, only the
+    /// free actions' forms stay.
     fn with_decision(mut self, decision: Option<(u64, Vec<ActionButton>)>) -> LegPanel {
-        if let Some((revision, actions)) = decision
-            && self.status == LegStatus::Active.as_str()
-        {
-            self.act_revision = revision;
-            self.actions = actions;
+        match decision {
+            Some((revision, actions)) if self.status == LegStatus::Active.as_str() => {
+                self.act_revision = revision;
+                self.actions = actions;
+                for form in self.forms.iter_mut().filter(|form| !form.free) {
+                    form.revision = revision;
+                }
+            }
+            _ => self.forms.retain(|form| form.free),
         }
         self
     }
@@ -306,6 +464,8 @@ pub(crate) struct LegsFragment {
     pub(crate) board: bool,
     /// For an open table still waiting for players, how many seats are taken, in words.
     pub(crate) waiting: Option<String>,
+    /// Whether the visitor may start the waiting table now with house bots.
+    pub(crate) fill: bool,
 }
 
 impl LegsFragment {
@@ -314,6 +474,7 @@ impl LegsFragment {
     /// comments from those events, and the visitor's pending decisions as buttons where the
     /// snapshot was read as their participant.
     fn of(
+        state: &WebState,
         snapshot: &MatchSnapshot,
         visitor: &Visitor,
         family: Option<&Family>,
@@ -352,6 +513,7 @@ impl LegsFragment {
             you,
             board: board.is_some(),
             waiting: waiting_for_players(snapshot),
+            fill: crate::pages::tables::fillable_by(state, snapshot, visitor),
         }
     }
 }
@@ -488,7 +650,13 @@ pub(crate) async fn match_page(
     render(&MatchPage {
         page: page(&visitor, &format!("Match {id}")),
         row: MatchRow::of_snapshot(&snapshot),
-        fragment: LegsFragment::of(&snapshot, &visitor, family_of(&state, &snapshot), &events),
+        fragment: LegsFragment::of(
+            &state,
+            &snapshot,
+            &visitor,
+            family_of(&state, &snapshot),
+            &events,
+        ),
         talk: talk_of(&state, &snapshot),
     })
 }
@@ -503,7 +671,9 @@ pub(crate) async fn legs_fragment(
     let snapshot = read(&state, id, reader).await?;
     let events = leg_log(&state, &snapshot, reader).await?;
     let family = family_of(&state, &snapshot);
-    let html = render(&LegsFragment::of(&snapshot, &visitor, family, &events))?;
+    let html = render(&LegsFragment::of(
+        &state, &snapshot, &visitor, family, &events,
+    ))?;
     Ok(([(axum::http::header::CACHE_CONTROL, "no-store")], html).into_response())
 }
 
@@ -782,6 +952,7 @@ mod tests {
             result: String::new(),
             legs: vec![leg],
             csrf: String::new(),
+            fill: false,
             you: None,
             board: false,
             waiting: None,

@@ -53,14 +53,19 @@ async function follow(id, since, open, refresh) {
   }
 }
 
-// The match page swaps in its legs.
+// The match page swaps in its legs, keeping what the visitor was entering in its forms and
+// where the focus was.
 async function refreshLegs(id) {
   const fragment = await fetch(`/matches/${id}/legs`);
   if (!fragment.ok) return false;
+  const focus = focusedField();
   document.getElementById("legs").outerHTML = await fragment.text();
   clocksFrom = performance.now();
   tickClocks();
   restorePicks();
+  restoreEdits(focus);
+  restoreDraws();
+  queuePrompts();
   return true;
 }
 const legs = document.getElementById("legs");
@@ -120,7 +125,7 @@ document.addEventListener("keydown", (event) => {
 // does an action's button under a leg; then the legs are fetched again. The server's answer
 // decides, and a refusal is shown above the legs. Without this script the buttons' forms post
 // the same fields and the server answers with the match page again.
-async function sendAction(box, leg, revision, action) {
+async function sendAction(box, leg, revision, action, formKey) {
   const legsNow = document.getElementById("legs");
   if (!box || !legsNow || box.dataset.busy) return;
   box.dataset.busy = "true";
@@ -131,6 +136,8 @@ async function sendAction(box, leg, revision, action) {
       method: "POST", body, headers: { Accept: "application/json" },
     });
     const answer = await reply.json().catch(() => ({ ok: reply.ok, error: `refused (${reply.status})` }));
+    // A form sent is done with: what was entered in it is not kept past the refresh.
+    if (answer.ok && formKey) edits.delete(formKey);
     await refreshLegs(id);
     if (!answer.ok) {
       const status = document.querySelector("#legs .status");
@@ -143,6 +150,9 @@ async function sendAction(box, leg, revision, action) {
 function playSquare(square) {
   const box = square.closest("[data-play]");
   if (!box) return;
+  // A drawn token is played once both are out of the bag.
+  const area = square.closest("[data-draw]");
+  if (area && !area.classList.contains("ready")) return;
   const [leg, revision] = box.dataset.play.split(" ");
   // A move from a picked point ends the pick: the point it started from is empty now.
   picks.delete(leg);
@@ -214,3 +224,195 @@ document.addEventListener("submit", (event) => {
   const fields = new FormData(form);
   sendAction(form.closest(".actions"), fields.get("leg"), fields.get("revision"), fields.get("action"));
 });
+
+// Action forms (`form[data-compose]`): the board's forms for actions composed of several
+// fields. The action is the form's JSON template with each enabled field's value written at
+// its JSON pointer (`data-pointer`); a field whose pointer's parent is missing or null is
+// skipped, as `ActionForm::compose` does on the server. Then it is posted like a button's.
+function setPointer(target, pointer, value) {
+  const parts = pointer.split("/").slice(1).map((p) => p.replace(/~1/g, "/").replace(/~0/g, "~"));
+  const key = parts.pop();
+  let parent = target;
+  for (const part of parts) {
+    if (parent === null || typeof parent !== "object") return;
+    parent = parent[part];
+  }
+  if (parent === null || typeof parent !== "object") return;
+  if (Array.isArray(parent)) {
+    const index = Number(key);
+    if (Number.isInteger(index) && index < parent.length) parent[index] = value;
+  } else {
+    parent[key] = value;
+  }
+}
+function compose(form) {
+  const action = JSON.parse(form.dataset.template);
+  for (const field of form.querySelectorAll("[data-field]")) {
+    if (field.disabled) continue;
+    let value;
+    switch (field.dataset.field) {
+      case "choice": value = JSON.parse(field.value); break;
+      case "check": value = field.checked; break;
+      case "text":
+        value = field.value.trim();
+        if (value === "") return { error: "Write something first." };
+        break;
+      case "pick": {
+        value = [...field.querySelectorAll("input:checked")].map((input) => JSON.parse(input.value));
+        const count = Number(field.dataset.count);
+        if (value.length !== count) return { error: `Choose exactly ${count}: ${field.querySelector("legend").textContent.trim()}` };
+        break;
+      }
+      default: continue;
+    }
+    setPointer(action, field.dataset.pointer, value);
+  }
+  return { action };
+}
+document.addEventListener("submit", (event) => {
+  const form = event.target.closest("form[data-compose]");
+  if (!form) return;
+  event.preventDefault();
+  const composed = compose(form);
+  if (composed.error) {
+    const status = document.querySelector("#legs .status");
+    if (status) status.textContent = composed.error;
+    return;
+  }
+  const fields = new FormData(form);
+  sendAction(form, fields.get("leg"), fields.get("revision"), JSON.stringify(composed.action), form.dataset.key);
+});
+
+// What the visitor changed in each form, by the form's key and the field's place in it, so
+// that the refreshes that follow every event of the match (a bot's chat line) keep it.
+const edits = new Map();
+const controls = (form) => [...form.elements].filter((el) => el.type !== "hidden" && el.tagName !== "FIELDSET" && el.tagName !== "BUTTON");
+document.addEventListener("input", noteEdit);
+document.addEventListener("change", noteEdit);
+function noteEdit(event) {
+  const form = event.target.closest?.("#legs form[data-compose]");
+  if (!form) return;
+  const index = controls(form).indexOf(event.target);
+  if (index < 0) return;
+  if (!edits.has(form.dataset.key)) edits.set(form.dataset.key, new Map());
+  edits.get(form.dataset.key).set(index, { value: event.target.value, checked: event.target.checked });
+}
+function focusedField() {
+  const el = document.activeElement;
+  const form = el?.closest?.("#legs form[data-compose]");
+  if (!form) return null;
+  return { key: form.dataset.key, index: controls(form).indexOf(el), start: el.selectionStart, end: el.selectionEnd };
+}
+function restoreEdits(focus) {
+  for (const form of document.querySelectorAll("#legs form[data-compose]")) {
+    const list = controls(form);
+    for (const [index, saved] of edits.get(form.dataset.key) ?? []) {
+      const el = list[index];
+      if (!el || el.disabled) continue;
+      if (el.type === "checkbox") {
+        if (el.value === saved.value) el.checked = saved.checked;
+      } else if (el.tagName === "SELECT") {
+        const option = [...el.options].find((o) => o.value === saved.value && !o.disabled);
+        if (option) el.value = saved.value;
+      } else {
+        el.value = saved.value;
+      }
+    }
+    if (focus && focus.key === form.dataset.key && list[focus.index]) {
+      const el = list[focus.index];
+      el.focus();
+      if (el.type === "text" && focus.start !== null) el.setSelectionRange(focus.start, focus.end);
+    }
+  }
+}
+
+// A bag to draw from (`[data-draw]`, a board's area for the visitor's draw): tapping the bag,
+// pressing Enter or Space on it, or dragging out of it takes one token out; once both are out
+// the area is ready and a token is revealed by clicking it. The tokens are already in the
+// visitor's view: this only shows them. Kept per leg and phase across refreshes.
+const draws = new Map();
+function drawKey(area) {
+  const box = area.closest("[data-play]");
+  return box ? `${box.dataset.play.split(" ")[0]}:${area.dataset.draw}` : null;
+}
+function showDraw(area) {
+  const count = draws.get(drawKey(area)) ?? 0;
+  for (const token of area.querySelectorAll(".drawn[data-index]")) {
+    token.classList.toggle("out", Number(token.dataset.index) < count);
+  }
+  area.classList.toggle("ready", count >= 2);
+  if (count >= 2) area.querySelector("[data-bag]")?.setAttribute("aria-disabled", "true");
+}
+function drawOne(bag) {
+  const area = bag.closest("[data-draw]");
+  const key = area && drawKey(area);
+  if (!key) return;
+  const count = Math.min(2, (draws.get(key) ?? 0) + 1);
+  draws.set(key, count);
+  showDraw(area);
+  if (count === 2) area.querySelector(".drawn.play")?.focus();
+}
+function restoreDraws() {
+  for (const area of document.querySelectorAll("#legs [data-draw].open")) showDraw(area);
+}
+let dragFrom = null;
+document.addEventListener("pointerdown", (event) => {
+  const bag = event.target.closest?.("[data-bag]");
+  dragFrom = bag ? { bag, x: event.clientX, y: event.clientY } : null;
+});
+document.addEventListener("pointerup", (event) => {
+  const from = dragFrom;
+  dragFrom = null;
+  if (!from || event.target.closest?.("[data-bag]") === from.bag) return;
+  if (Math.hypot(event.clientX - from.x, event.clientY - from.y) > 16) drawOne(from.bag);
+});
+document.addEventListener("click", (event) => {
+  const bag = event.target.closest("[data-bag]");
+  if (bag) drawOne(bag);
+});
+document.addEventListener("keydown", (event) => {
+  if (event.key !== "Enter" && event.key !== " ") return;
+  const bag = event.target.closest?.("[data-bag]");
+  if (!bag) return;
+  event.preventDefault();
+  drawOne(bag);
+});
+
+// What to do now: each leg's prompt (`[data-prompt]`), when it changes, is queued and shown
+// centred over the page for at least 2.5 s, then the next; the prompt stays written above
+// the board too, where screen readers hear it (the centred copy is hidden from them).
+const promptQueue = [];
+const promptsSeen = new Map();
+let promptShowing = false;
+function queuePrompts() {
+  for (const prompt of document.querySelectorAll("#legs [data-prompt]")) {
+    const leg = prompt.closest(".leg")?.getAttribute("aria-label") ?? "";
+    if (promptsSeen.get(leg) === prompt.dataset.prompt) continue;
+    promptsSeen.set(leg, prompt.dataset.prompt);
+    promptQueue.push(prompt.dataset.prompt);
+  }
+  if (!promptShowing) nextPrompt();
+}
+function nextPrompt() {
+  let toast = document.getElementById("prompt-toast");
+  if (!toast) {
+    toast = document.createElement("div");
+    toast.id = "prompt-toast";
+    toast.setAttribute("aria-hidden", "true");
+    document.body.append(toast);
+  }
+  const text = promptQueue.shift();
+  if (text === undefined) {
+    toast.classList.remove("shown");
+    promptShowing = false;
+    return;
+  }
+  promptShowing = true;
+  toast.textContent = text;
+  toast.classList.add("shown");
+  setTimeout(nextPrompt, 2500);
+}
+if (document.getElementById("legs")) {
+  restoreDraws();
+  queuePrompts();
+}

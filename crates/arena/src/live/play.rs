@@ -89,6 +89,42 @@ pub(crate) fn join(
             bot.name
         )));
     }
+    take_seat(setup, progress, bot, client_seed, now_ms)
+}
+
+/// `by`, the person who opened the table, has `house` take every free seat, which starts
+/// the match. Each seat is taken as a join takes it (a `joined` event each), so that a
+/// replay rebuilds it like any table.
+pub(crate) fn fill(
+    setup: &mut Setup,
+    progress: &mut Progress,
+    by: BotId,
+    house: &Bot,
+    now_ms: i64,
+) -> Result<(), ArenaError> {
+    if progress.status != MatchStatus::Pending || setup.seats_free() == 0 || !setup.table {
+        return Err(ArenaError::ChallengeNotPending);
+    }
+    let opener = setup.bots.first();
+    if opener.is_none_or(|opener| opener.id != by || opener.kind != BotKind::Human) {
+        return Err(ArenaError::InvalidRequest(
+            "only the person who opened a table fills it with house bots".to_owned(),
+        ));
+    }
+    while setup.seats_free() > 0 {
+        take_seat(setup, progress, house.clone(), String::new(), now_ms)?;
+    }
+    Ok(())
+}
+
+/// `bot` takes the next free seat; the match starts when it was the last.
+fn take_seat(
+    setup: &mut Setup,
+    progress: &mut Progress,
+    bot: Bot,
+    client_seed: String,
+    now_ms: i64,
+) -> Result<(), ArenaError> {
     let participant = setup.bots.len();
     let mut payload = json!({"participant": participant, "bot": bot_summary(&bot)});
     if !client_seed.is_empty() {

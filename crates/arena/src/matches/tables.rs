@@ -172,6 +172,38 @@ impl Matches {
         .await?
     }
 
+    /// Starts table `id` with `house` in every free seat, for `by`, the person who opened it
+    /// (see [`crate::Arena::fill_table_with_house`]).
+    pub(crate) async fn fill_table(
+        &self,
+        by: &Bot,
+        id: MatchId,
+        house: Bot,
+    ) -> Result<MatchSummary, ArenaError> {
+        let table = self.snapshot(id, Reader::SPECTATOR, false).await?;
+        if table.table.is_none() {
+            return Err(ArenaError::MatchNotFound(id));
+        }
+        let family = self.context.family(table.game)?;
+        if family.house.is_none() || house.kind != BotKind::House {
+            return Err(ArenaError::UnsupportedVariant(format!(
+                "{} has no house bots to fill a table",
+                family.id()
+            )));
+        }
+        if by.kind != BotKind::Human {
+            return Err(ArenaError::InvalidRequest(
+                "only the person who opened a table fills it with house bots".to_owned(),
+            ));
+        }
+        self.ask(id, |reply| Command::Fill {
+            by: by.id,
+            house: Box::new(house),
+            reply,
+        })
+        .await?
+    }
+
     /// The participant of match `id` whose seat key is `key`, if any.
     pub(crate) async fn seat_holder(
         &self,

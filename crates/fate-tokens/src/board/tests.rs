@@ -305,7 +305,11 @@ fn the_table_shows_the_viewer_s_own_pile_and_others_reveals_only() {
             .sum();
         assert_eq!(drawing.matches("slot hidden").count(), others_hidden);
         assert!(drawing.contains(" you\"><rect"));
-        assert_eq!(drawing.matches("exposed-count").count(), 1);
+        let exposed = state.players[usize::from(seat)].exposed_slots.len();
+        assert_eq!(
+            drawing.matches("exposed-count").count(),
+            usize::from(exposed > 0)
+        );
     }
     let spectator = svg(&state, Viewer::Spectator);
     let hidden: usize = state
@@ -354,7 +358,7 @@ fn tallies_names_history_and_notation() {
         ),
         (
             json!({"type": "vote", "phase": 12, "yes": true}),
-            "vote yes",
+            "Vote yes: exile",
         ),
         (
             json!({"type": "claim", "pair": [2, 4], "bad": 1}),
@@ -364,4 +368,52 @@ fn tallies_names_history_and_notation() {
     for (action, written) in cases {
         assert_eq!(Board.notation(&view, &action), written);
     }
+}
+
+#[test]
+fn a_person_draws_and_accuses_on_the_table() {
+    let (mut draws, mut accusations) = (0, 0);
+    let mut observe = |state: &FateState| {
+        if state.locked || state.finish().is_some() {
+            return;
+        }
+        for seat in state.pending().iter() {
+            let view = view_json(state, Viewer::Seat(seat));
+            let playable = BoardOptions {
+                hints: true,
+                playable: true,
+                seat: Some(seat.0),
+            };
+            let drawing = Board.svg(&view, playable);
+            assert_well_formed(&drawing);
+            let still = Board.svg(&view, BoardOptions::default());
+            assert!(!still.contains("class=\"play") && !still.contains("data-bag"));
+            match state.phase_kind() {
+                PhaseKind::Draw => {
+                    draws += 1;
+                    assert!(drawing.contains("data-bag"), "{drawing}");
+                    for index in 0..2 {
+                        let action = format!(
+                            "data-action=\"{{&quot;type&quot;:&quot;reveal&quot;,&quot;phase&quot;:{},&quot;index&quot;:{index}}}\"",
+                            state.phase_number()
+                        );
+                        assert!(drawing.contains(&action), "{drawing}");
+                    }
+                }
+                PhaseKind::Accusation => {
+                    accusations += 1;
+                    let others = state
+                        .players
+                        .iter()
+                        .enumerate()
+                        .filter(|&(i, p)| i != seat.index() && p.life == Life::Living)
+                        .count();
+                    assert_eq!(drawing.matches("class=\"play accuse\"").count(), others);
+                }
+                _ => assert!(!drawing.contains("class=\"play")),
+            }
+        }
+    };
+    play_observed(6, 3, &RuleBots, &[], &mut observe).expect("a game");
+    assert!(draws > 0 && accusations > 0, "{draws} {accusations}");
 }

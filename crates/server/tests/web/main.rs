@@ -15,6 +15,7 @@ use helpers::*;
 mod chess;
 mod comments;
 mod errors;
+mod fate_table;
 mod generic;
 mod gomoku;
 mod tables;

@@ -49,11 +49,14 @@ pub(crate) struct TableRow {
     pub(crate) clock: String,
     /// Whether the visitor already has a seat here.
     pub(crate) seated: bool,
+    /// Whether the visitor opened the table and may start it now with house bots in its
+    /// free seats (the game has a house player).
+    pub(crate) fillable: bool,
 }
 
 impl TableRow {
     /// A table from the arena's snapshot of it, for `visitor`.
-    fn of(table: &MatchSnapshot, visitor: &Visitor) -> TableRow {
+    fn of(state: &WebState, table: &MatchSnapshot, visitor: &Visitor) -> TableRow {
         let seated = &table.participants;
         let you = visitor.person.as_ref().map(|person| person.id);
         TableRow {
@@ -65,8 +68,25 @@ impl TableRow {
             names: seated.iter().map(|p| p.name.clone()).collect(),
             clock: clock_text(&table.time_control),
             seated: you.is_some_and(|you| seated.iter().any(|p| p.id == you)),
+            fillable: fillable_by(state, table, visitor),
         }
     }
+}
+
+/// Whether `visitor` may start `table` now with house bots in its free seats: they opened
+/// it (a table's first participant is its opener), it still waits, and its game has house
+/// bots ([`arbiter_arena::Arena::fill_table_with_house`] is the judge).
+pub(crate) fn fillable_by(state: &WebState, table: &MatchSnapshot, visitor: &Visitor) -> bool {
+    let opener = table.participants.first().map(|p| p.id);
+    table.table.is_some_and(|t| t.table)
+        && table.status == arbiter_arena::MatchStatus::Pending
+        && opener.is_some()
+        && visitor.person.as_ref().map(|p| p.id) == opener
+        && state
+            .arena
+            .games()
+            .get(table.game)
+            .is_some_and(|family| family.house.is_some())
 }
 
 /// A time control in words: `5 min + 2 s`, with a limit per turn where there is one.
@@ -137,7 +157,7 @@ async fn tables_page(state: &WebState, visitor: &Visitor, message: Option<String
         .open_tables(TABLES_SHOWN)
         .await
         .iter()
-        .map(|table| TableRow::of(table, visitor))
+        .map(|table| TableRow::of(state, table, visitor))
         .collect();
     TablesPage {
         page: page(visitor, "Open tables"),
@@ -271,6 +291,34 @@ pub(crate) async fn join_table(
         Err(error) => {
             let (status, message) = refusal(&error);
             Ok((jar, refused(&state, &visitor, status, message).await).into_response())
+        }
+    }
+}
+
+/// `POST /tables/{id}/fill`: the person who opened table `id` starts it now, house bots
+/// taking its free seats, and is taken to its match page.
+pub(crate) async fn fill_table(
+    State(state): State<WebState>,
+    visitor: Visitor,
+    Path(id): Path<i64>,
+    Form(form): Form<super::CsrfForm>,
+) -> Result<Response, WebError> {
+    visitor.check(&form.csrf)?;
+    let Some(person) = &visitor.person else {
+        return Ok(refused(
+            &state,
+            &visitor,
+            StatusCode::FORBIDDEN,
+            "only the person who opened a table starts it with house bots".to_owned(),
+        )
+        .await);
+    };
+    match state.arena.fill_table_with_house(person, id).await {
+        Ok(_) => Ok(Redirect::to(&format!("/matches/{id}")).into_response()),
+        Err(ArenaError::MatchNotFound(_)) => Err(WebError::NotFound),
+        Err(error) => {
+            let (status, message) = refusal(&error);
+            Ok(refused(&state, &visitor, status, message).await)
         }
     }
 }
