@@ -153,9 +153,11 @@ async fn say(app: &TestApp, person: &Bot, id: i64, text: &str) -> usize {
 }
 
 /// The first line a seat other than the person's said after the `from`-th, letting the
-/// match's tasks run (a bounded number of times) until one comes.
+/// match's tasks run (a bounded number of times) until one comes. The bound is generous
+/// (about ten seconds of scheduling) because a loaded machine may take a while to run the
+/// remark's blocking task and the wording task; the clock never moves meanwhile.
 async fn bot_line_after(app: &TestApp, id: i64, from: usize, seat: i64) -> Option<String> {
-    for _ in 0..50 {
+    for _ in 0..500 {
         let lines = chat(app, id).await;
         if let Some((_, text)) = lines.iter().skip(from + 1).find(|(s, _)| *s == Some(seat)) {
             return Some(text.clone());
