@@ -380,7 +380,9 @@ document.addEventListener("keydown", (event) => {
 
 // What to do now: each leg's prompt (`[data-prompt]`), when it changes, is queued and shown
 // centred over the page for at least 2.5 s, then the next; the prompt stays written above
-// the board too, where screen readers hear it (the centred copy is hidden from them).
+// the board too, where screen readers hear it (the centred copy is hidden from them). A
+// leg's prompt still waiting in the queue when the leg's prompt changes again is out of date
+// and makes way for the new one, so that the centred prompt never lags behind the game.
 const promptQueue = [];
 const promptsSeen = new Map();
 let promptShowing = false;
@@ -389,7 +391,9 @@ function queuePrompts() {
     const leg = prompt.closest(".leg")?.getAttribute("aria-label") ?? "";
     if (promptsSeen.get(leg) === prompt.dataset.prompt) continue;
     promptsSeen.set(leg, prompt.dataset.prompt);
-    promptQueue.push(prompt.dataset.prompt);
+    const stale = promptQueue.findIndex((queued) => queued.leg === leg);
+    if (stale >= 0) promptQueue.splice(stale, 1);
+    promptQueue.push({ leg, text: prompt.dataset.prompt });
   }
   if (!promptShowing) nextPrompt();
 }
@@ -401,7 +405,7 @@ function nextPrompt() {
     toast.setAttribute("aria-hidden", "true");
     document.body.append(toast);
   }
-  const text = promptQueue.shift();
+  const text = promptQueue.shift()?.text;
   if (text === undefined) {
     toast.classList.remove("shown");
     promptShowing = false;
