@@ -379,7 +379,7 @@ pub(crate) fn deadline_ms(view: &FateView) -> Option<i64> {
 }
 
 /// A chat event as a line with its speaker's name; the game's public announcements in words
-/// of their own. Other events keep the pages' generic description.
+/// of their own (and not again as the rules' system lines in the chat). Other events keep the pages' generic description.
 pub(crate) fn event_line(event: &Value, names: &[String]) -> Option<Option<EventLine>> {
     if event["type"] != "chat" {
         return announcement(event).map(|text| {
@@ -390,6 +390,11 @@ pub(crate) fn event_line(event: &Value, names: &[String]) -> Option<Option<Event
         });
     }
     let line = &event["line"];
+    // The rules' own announcements in the chat (rule 20.3) each follow the public event they
+    // announce, which reads in words above, its seats numbered as on the table.
+    if line["seat"].is_null() {
+        return Some(None);
+    }
     let text = line["text"].as_str()?.to_owned();
     let ghosts = event["channel"] == "ghosts";
     let speaker = match line["seat"].as_u64() {
@@ -429,7 +434,7 @@ fn count_in(value: &Value) -> Option<u64> {
 /// The game's public announcements in words, from the event's numbers and enums alone (never
 /// a string of it): `None` for an event this does not know, which the pages describe
 /// generically; `Some(None)` for one not worth a line (the end of a lock, which the phase
-/// clock shows).
+/// clock shows; a seat's submission, one of many a phase).
 fn announcement(event: &Value) -> Option<Option<String>> {
     let text = match event["type"].as_str()? {
         "started" => "The game begins: every player gets a secret role and a bag.".to_owned(),
@@ -444,7 +449,8 @@ fn announcement(event: &Value) -> Option<Option<String>> {
                 kind => format!("Round {round}: the {} begins.", phase_name(kind)),
             }
         }
-        "submitted" => format!("{} has decided.", seat_in(&event["seat"])?),
+        // A line for every seat's every decision would drown the table talk.
+        "submitted" => return Some(None),
         "ready" => format!("{} is ready.", seat_in(&event["seat"])?),
         "draw_resolved" => {
             let shown: Vec<String> = event["revealed"]
