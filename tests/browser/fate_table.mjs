@@ -18,6 +18,8 @@ const base = process.env.BASE_URL;
 const GAME_MS = 150_000;
 const DRAW_PROMPT = "Draw two tokens from your bag, then reveal one of them.";
 const CHAT = "Hello table, I am <b>new</b> & curious";
+// A click waits this long for what it clicks; past it the page has moved on.
+const QUICK = { timeout: 4_000 };
 
 const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM,
@@ -47,15 +49,29 @@ function asked(done) {
 }
 
 // Acts through the page and waits until the page has shown the server's answer: the script
-// posts the action and then swaps in fresh legs. Returns the answer.
-async function act(work) {
+// posts the action and then swaps in fresh legs. Returns the answer, or null where the page
+// moved on under the guest's hand (the phase ended, and with it what was to be clicked), which
+// `missed` records.
+const missed = [];
+let seenClock = "";
+async function act(kind, work) {
   await page.evaluate(() => { document.getElementById("legs").dataset.stale = "true"; });
   const answered = page.waitForResponse(
     (r) => r.url().endsWith("/moves") && r.request().method() === "POST",
     { timeout: 15_000 },
   );
-  await work();
-  const answer = await (await answered).json();
+  answered.catch(() => {});
+  try {
+    await work();
+  } catch (error) {
+    const clock = await page.textContent("#legs .phase-clock").catch(() => "?");
+    missed.push(`${kind}: ${error.message.split("\n").slice(0, 2).join(" ")} [${clock} | ${seenClock}]`);
+    await page.evaluate(() => { delete document.getElementById("legs")?.dataset.stale; });
+    return null;
+  }
+  const reply = await answered.catch(() => null);
+  check(reply, `${kind}: the click sent nothing`);
+  const answer = await reply.json();
   await page.waitForFunction(() => !document.getElementById("legs")?.dataset.stale, null, { timeout: 15_000 });
   return answer;
 }
@@ -123,19 +139,21 @@ try {
       check(handle, `the game did not end within ${GAME_MS / 1000} s (${JSON.stringify(counts)})`);
       const now = await handle.jsonValue();
       if (now.kind === "over") break;
+      seenClock = await page.textContent("#legs .phase-clock").catch(() => "?");
       checkNoSecrets(await rolesShown());
       let answer;
       switch (now.kind) {
         case "claim": {
           done.claim = true;
-          answer = await act(() => page.click('#legs form[data-key$="-claim"] button[type=submit]'));
-          if (answer.ok) counts.claim += 1;
+          answer = await act(now.kind, () => page.click('#legs form[data-key$="-claim"] button[type=submit]', QUICK));
+          if (answer?.ok) counts.claim += 1;
           break;
         }
         case "chat": {
           done.chat = true;
-          await page.fill('#legs form[data-key$="-chat"] input[data-field=text]', CHAT);
-          answer = await act(() => page.click('#legs form[data-key$="-chat"] button[type=submit]'));
+          await page.fill('#legs form[data-key$="-chat"] input[data-field=text]', CHAT, QUICK);
+          answer = await act(now.kind, () => page.click('#legs form[data-key$="-chat"] button[type=submit]', QUICK));
+          if (answer === null) { done.chat = false; break; }
           check(answer.ok, `the chat line is refused: ${answer.error}`);
           counts.chat += 1;
           // The line comes back in the table talk, with the guest's name, as text.
@@ -159,44 +177,52 @@ try {
             promptSeen = true;
           }
           check((await page.locator("#legs [data-draw].ready").count()) === 0, "the draw starts in the bag");
-          await page.click("#legs [data-draw].open [data-bag]");
-          await page.click("#legs [data-draw].open [data-bag]");
-          await page.waitForSelector("#legs [data-draw].open.ready .drawn.play.out", { timeout: 5_000 });
+          try {
+            await page.click("#legs [data-draw].open [data-bag]", QUICK);
+            await page.click("#legs [data-draw].open [data-bag]", QUICK);
+            await page.waitForSelector("#legs [data-draw].open.ready .drawn.play.out", QUICK);
+          } catch (error) {
+            missed.push(`draw: ${error.message.split("\n").slice(0, 4).join(" ")}`);
+            continue;
+          }
           if (!photographed.has("draw")) {
             photographed.add("draw");
             await photograph(page, "fate-draw");
           }
           const which = counts.draw % 2;
-          answer = await act(() => page.click(`#legs [data-draw].open.ready .drawn.play[data-index="${which}"]`));
-          if (answer.ok) counts.draw += 1;
+          answer = await act(now.kind, () => page.click(`#legs [data-draw].open.ready .drawn.play[data-index="${which}"]`, QUICK));
+          if (answer?.ok) counts.draw += 1;
           break;
         }
         case "accuse": {
           // The first time a seat card is tapped; then passing and tapping take turns.
           if (counts.accuse === 0 || (counts.accuse + counts.pass) % 2 === 0 || !now.buttons.includes("Pass")) {
-            answer = await act(() => page.click("#legs [data-play] .play.accuse"));
-            if (answer.ok) counts.accuse += 1;
+            answer = await act(now.kind, () => page.click("#legs [data-play] .play.accuse", QUICK));
+            if (answer?.ok) counts.accuse += 1;
           } else {
-            answer = await act(() => page.click('#legs .actions button:text-is("Pass")'));
-            if (answer.ok) counts.pass += 1;
+            answer = await act(now.kind, () => page.click('#legs .actions button:text-is("Pass")', QUICK));
+            if (answer?.ok) counts.pass += 1;
           }
           break;
         }
         case "night": {
-          const form = page.locator('#legs form[data-key$="-night"]');
+          const form = '#legs form[data-key$="-night"]';
           // Each usable choice takes the first usable value after the preset's, where there is one.
-          for (const select of await form.locator("select[data-field=choice]:enabled").all()) {
-            const value = await select.evaluate((el) => {
-              const usable = [...el.options].filter((o) => !o.disabled);
-              return (usable.find((o) => o.value !== "null" && o.value !== el.value) ?? usable[0])?.value;
-            });
-            if (value !== undefined) await select.selectOption(value);
-          }
+          const choices = await page.$$eval(`${form} select[data-field=choice]:enabled`, (selects) => selects.map((el) => {
+            const usable = [...el.options].filter((o) => !o.disabled);
+            return [el.name, (usable.find((o) => o.value !== "null" && o.value !== el.value) ?? usable[0])?.value];
+          }));
           if (!photographed.has("night")) {
             photographed.add("night");
             await photograph(page, "fate-night");
           }
-          answer = await act(() => form.locator("button[type=submit]").click());
+          answer = await act(now.kind, async () => {
+            for (const [field, value] of choices) {
+              if (value !== undefined) await page.selectOption(`${form} select[name=${field}]`, value, QUICK);
+            }
+            await page.click(`${form} button[type=submit]`, QUICK);
+          });
+          if (answer === null) break;
           check(answer.ok, `the night form is refused: ${answer.error}`);
           counts.night += 1;
           break;
@@ -211,8 +237,8 @@ try {
             await photograph(page, "fate-vote");
           }
           const choice = label.startsWith("Vote") && counts.vote % 2 === 1 ? "Vote no" : label;
-          answer = await act(() => page.click(`#legs .actions button:text-is("${choice}")`));
-          if (answer.ok) {
+          answer = await act(now.kind, () => page.click(`#legs .actions button:text-is("${choice}")`, QUICK));
+          if (answer?.ok) {
             if (choice === "Ready") counts.ready += 1;
             else if (choice.startsWith("Vote")) counts.vote += 1;
             else counts.counter += 1;
@@ -222,9 +248,12 @@ try {
         default:
           check(false, `unexpected ${now.kind}`);
       }
+      if (answer === null) continue;
       if (answer && !answer.ok) refused.push(`${now.kind}: ${answer.error}`);
     }
-    console.log(`     played ${JSON.stringify(counts)}; refused ${JSON.stringify(refused)}`);
+    console.log(`     played ${JSON.stringify(counts)}; refused ${JSON.stringify(refused)}; missed ${JSON.stringify(missed)}`);
+    // The page moves on under a click only where a phase ends between asking and clicking.
+    check(missed.length <= 3, `the page moved on under the guest's clicks: ${missed.join("; ")}`);
     check(counts.draw >= 1, "the guest drew at least once");
     check(counts.night >= 1, "the guest sent a night form");
     check(counts.chat === 1, "the guest chatted");

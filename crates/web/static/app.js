@@ -53,13 +53,47 @@ async function follow(id, since, open, refresh) {
   }
 }
 
-// The match page swaps in its legs, keeping what the visitor was entering in its forms and
-// where the focus was.
+// Brings `old` to what `fresh` is, keeping every element whose place and kind did not change:
+// a button under the visitor's pointer or finger stays the same element while a bot's line
+// of chat arrives, so that its click is not lost between the press and the release.
+function morph(old, fresh) {
+  if (old.isEqualNode(fresh)) return;
+  if (old.nodeType !== Node.ELEMENT_NODE || old.nodeName !== fresh.nodeName
+      || old.childNodes.length !== fresh.childNodes.length) {
+    old.replaceWith(fresh);
+    return;
+  }
+  for (const { name } of [...old.attributes]) {
+    if (!fresh.hasAttribute(name)) old.removeAttribute(name);
+  }
+  for (const { name, value } of [...fresh.attributes]) {
+    if (old.getAttribute(name) !== value) old.setAttribute(name, value);
+  }
+  const olds = [...old.childNodes];
+  const freshes = [...fresh.childNodes];
+  olds.forEach((child, i) => morph(child, freshes[i]));
+}
+
+// The match page brings its legs up to date, keeping what the visitor was entering in its
+// forms and where the focus was. Refreshes overlap (the long-poll's and a sent action's): one
+// answered after a later-asked one has been shown is older than what the page shows, and would
+// bring back a form already sent, so it is dropped.
+let refreshesAsked = 0;
+let refreshShown = 0;
 async function refreshLegs(id) {
+  const ticket = ++refreshesAsked;
   const fragment = await fetch(`/matches/${id}/legs`);
   if (!fragment.ok) return false;
+  const html = await fragment.text();
+  if (ticket < refreshShown) return true;
+  refreshShown = ticket;
   const focus = focusedField();
-  document.getElementById("legs").outerHTML = await fragment.text();
+  const next = document.createElement("template");
+  next.innerHTML = html;
+  const fresh = next.content.getElementById("legs");
+  const legsNow = document.getElementById("legs");
+  if (!fresh || !legsNow) return false;
+  morph(legsNow, fresh);
   clocksFrom = performance.now();
   tickClocks();
   restorePicks();
