@@ -9,25 +9,13 @@
 //   CHROMIUM    the Chromium executable
 //   SHOTS       a folder for screenshots at phone and desktop widths
 import { spawn } from "node:child_process";
-import { mkdirSync } from "node:fs";
 import zlib from "node:zlib";
 import { chromium } from "playwright-core";
+import { check, photograph, shots, step } from "./lib.mjs";
 
 const base = process.env.BASE_URL;
-const shots = process.env.SHOTS;
-mkdirSync(shots, { recursive: true });
 
 // ----- small helpers -----
-
-function check(condition, message) {
-  if (!condition) throw new Error(message);
-}
-
-async function step(name, work) {
-  const started = Date.now();
-  await work();
-  console.log(`ok   ${name} (${Date.now() - started} ms)`);
-}
 
 // A PNG of the given size, made here so that the test needs no picture files.
 function crc32(bytes) {
@@ -68,18 +56,6 @@ function png(width, height) {
     chunk("IDAT", zlib.deflateSync(raw)),
     chunk("IEND", Buffer.alloc(0)),
   ]);
-}
-
-// Screenshots of the page at a phone's and a desktop's width; at the phone's width nothing may
-// stick out sideways.
-async function photograph(page, name) {
-  for (const [width, height] of [[375, 812], [1280, 800]]) {
-    await page.setViewportSize({ width, height });
-    const wide = await page.evaluate(() => document.documentElement.scrollWidth);
-    check(wide <= width, `${name} is ${wide} px wide at ${width} px`);
-    await page.screenshot({ path: `${shots}/${name}-${width}.png`, fullPage: true });
-  }
-  await page.setViewportSize({ width: 1280, height: 800 });
 }
 
 const browser = await chromium.launch({

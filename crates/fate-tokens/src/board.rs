@@ -77,7 +77,7 @@ impl BoardRenderer for Board {
     }
 
     /// The public actions the view records, round by round: each accusation that proceeded
-    /// and each claim, in the codec's notation. Reveals, votes and night forms are not in the
+    /// and each claim, in words, seats numbered from 1 as on the table. Reveals, votes and night forms are not in the
     /// view one by one, and would tell nothing the table above does not.
     fn history(&self, view: &Value) -> Vec<String> {
         let Some(fate) = parse(view) else {
@@ -85,12 +85,27 @@ impl BoardRenderer for Board {
         };
         let mut lines: Vec<(u32, u8, String)> = Vec::new();
         for t in &fate.trials {
-            lines.push((t.round, 0, format!("accuse {}", t.accused.0)));
+            lines.push((
+                t.round,
+                0,
+                format!("Round {}: Seat {} on trial", t.round, number(t.accused)),
+            ));
         }
         for c in &fate.claims {
             // A claim about night k is made in its window, from round k's claim/counter phase
             // on, so it follows that round's trial.
-            lines.push((c.round, 1, claim_notation(c)));
+            lines.push((
+                c.round,
+                1,
+                format!(
+                    "Night {}: Seat {} claims {} Bad in Seat {} and Seat {}",
+                    c.round,
+                    number(c.claimant),
+                    c.bad,
+                    number(c.pair[0]),
+                    number(c.pair[1])
+                ),
+            ));
         }
         lines.sort_by_key(|(round, order, _)| (*round, *order));
         lines.into_iter().map(|(_, _, line)| line).collect()
@@ -152,11 +167,6 @@ impl BoardRenderer for Board {
     }
 }
 
-/// A claim as the codec writes it.
-fn claim_notation(c: &Claim) -> String {
-    format!("claim {},{}:{}", c.pair[0].0, c.pair[1].0, c.bad)
-}
-
 /// The view, if it is one.
 fn parse(view: &Value) -> Option<FateView> {
     let fate: FateView = serde_json::from_value(view.clone()).ok()?;
@@ -176,6 +186,8 @@ const DRAW_H: u32 = 78;
 /// 12 units high: the drawing is about a phone's width, so at least 11.5 pixels there.
 const CARD_W: u32 = 174;
 const CARD_H: u32 = 106;
+/// Once every role is revealed, a card's extra row for its awakening.
+const AWAKENING_H: u32 = 14;
 const GAP: u32 = 4;
 /// The graph's height, axes and labels included.
 const GRAPH_H: u32 = 170;
@@ -240,7 +252,7 @@ fn life_name(life: Life) -> &'static str {
     }
 }
 
-fn phase_name(phase: PhaseKind) -> &'static str {
+pub(crate) fn phase_name(phase: PhaseKind) -> &'static str {
     match phase {
         PhaseKind::Draw => "draw",
         PhaseKind::Discussion => "discussion",
@@ -254,7 +266,7 @@ fn phase_name(phase: PhaseKind) -> &'static str {
     }
 }
 
-fn reason_name(reason: WinReason) -> &'static str {
+pub(crate) fn reason_name(reason: WinReason) -> &'static str {
     match reason {
         WinReason::NoGreatMisfortune => "no Great Misfortune is living",
         WinReason::Pathfinder => "a pathfinder named the Great Fortune",
@@ -344,7 +356,7 @@ fn draw(view: &FateView, options: BoardOptions) -> String {
     let drawing = draw_area_of(view);
     let draw_h = if drawing.is_some() { DRAW_H } else { 0 };
     let cards_top = HEADER + draw_h;
-    let table_h = cards_top + rows * (CARD_H + GAP);
+    let table_h = cards_top + rows * (card_h(view) + GAP);
     let claims = claim_rows(view);
     let over = view.revealed.is_some() && view.finish.is_some();
     let graph = if over { graph_data(view) } else { None };
@@ -414,7 +426,7 @@ fn token_letter(token: Token) -> &'static str {
     }
 }
 
-fn token_name(token: Token) -> &'static str {
+pub(crate) fn token_name(token: Token) -> &'static str {
     match token {
         Token::Good => "Good",
         Token::Neutral => "Neutral",
@@ -541,13 +553,23 @@ fn header(svg: &mut String, view: &FateView) {
     }
 }
 
+/// A card's height: once every role is revealed, with a row for the seat's awakening.
+fn card_h(view: &FateView) -> u32 {
+    if view.revealed.is_some() {
+        CARD_H + AWAKENING_H
+    } else {
+        CARD_H
+    }
+}
+
 /// One seat's card, in rows `top` and down; a button that accuses the seat where the viewer
 /// accuses now and the seat is another living player.
 fn card(svg: &mut String, view: &FateView, index: usize, top: u32, accusing: bool) {
     let seat = &view.seats[index];
     let column = u32::try_from(index % 2).unwrap_or(0);
     let row = u32::try_from(index / 2).unwrap_or(0);
-    let (x, y) = (4 + column * (CARD_W + GAP), top + row * (CARD_H + GAP));
+    let card_h = card_h(view);
+    let (x, y) = (4 + column * (CARD_W + GAP), top + row * (card_h + GAP));
     let role = known_role(view, index);
     let (stroke, role_cls) =
         role.map_or(("#bdbdbd", "unknown"), |r| (role_colour(r), role_class(r)));
@@ -559,7 +581,7 @@ fn card(svg: &mut String, view: &FateView, index: usize, top: u32, accusing: boo
     };
     let _ = write!(
         svg,
-        r##"<g class="seat {role_cls} {life}{you_cls}"><rect x="{x}" y="{y}" width="{CARD_W}" height="{CARD_H}" rx="5" fill="{fill}" stroke="{stroke}" stroke-width="{sw}"/><text x="{tx}" y="{ty}" font-size="14" font-weight="bold" fill="#222">Seat {n}</text><text x="{lx}" y="{ty}" font-size="12" fill="#555" text-anchor="end" class="life">{life}{you_txt}</text>"##,
+        r##"<g class="seat {role_cls} {life}{you_cls}"><rect x="{x}" y="{y}" width="{CARD_W}" height="{card_h}" rx="5" fill="{fill}" stroke="{stroke}" stroke-width="{sw}"/><text x="{tx}" y="{ty}" font-size="14" font-weight="bold" fill="#222">Seat {n}</text><text x="{lx}" y="{ty}" font-size="12" fill="#555" text-anchor="end" class="life">{life}{you_txt}</text>"##,
         life = life_name(seat.life),
         you_cls = if you { " you" } else { "" },
         you_txt = if you { " · you" } else { "" },
@@ -668,15 +690,15 @@ fn card(svg: &mut String, view: &FateView, index: usize, top: u32, accusing: boo
         };
         let _ = write!(
             svg,
-            r##"<text x="{tx}" y="{ty}" font-size="10" fill="#555" text-anchor="end" class="awakening">{awoke}</text>"##,
-            tx = x + CARD_W - 6,
-            ty = y + 32,
+            r##"<text x="{tx}" y="{ty}" font-size="10" fill="#555" class="awakening">{awoke}</text>"##,
+            tx = x + 6,
+            ty = y + CARD_H + 8,
         );
     }
     if accusing && seat.life == Life::Living && !you {
         let _ = write!(
             svg,
-            r##"<rect x="{x}" y="{y}" width="{CARD_W}" height="{CARD_H}" rx="5" fill="transparent" stroke="#c62828" stroke-width="2" stroke-dasharray="5 3" class="play accuse" data-action="{{&quot;type&quot;:&quot;accuse&quot;,&quot;phase&quot;:{phase},&quot;target&quot;:{target}}}" tabindex="0" role="button" aria-label="Accuse Seat {n}"/>"##,
+            r##"<rect x="{x}" y="{y}" width="{CARD_W}" height="{card_h}" rx="5" fill="transparent" stroke="#c62828" stroke-width="2" stroke-dasharray="5 3" class="play accuse" data-action="{{&quot;type&quot;:&quot;accuse&quot;,&quot;phase&quot;:{phase},&quot;target&quot;:{target}}}" tabindex="0" role="button" aria-label="Accuse Seat {n}"/>"##,
             phase = view.phase_number,
             target = seat.seat.0,
             n = number(seat.seat),

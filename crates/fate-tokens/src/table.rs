@@ -10,8 +10,10 @@ use arbiter_plugin::{ActionForm, Choice, EventLine, FieldKind, FormField};
 use arbiter_rules::Seat;
 use serde_json::{Value, json};
 
+use crate::board::{phase_name, reason_name, token_name};
 use crate::rules::MAX_CHAT_CHARS;
-use crate::state::{Life, PhaseKind};
+use crate::setup::Token;
+use crate::state::{Life, PhaseKind, Side, WinReason};
 use crate::view::{FateView, OwnView};
 
 /// A seat as the pages name it, numbered from 1.
@@ -376,13 +378,23 @@ pub(crate) fn deadline_ms(view: &FateView) -> Option<i64> {
     (view.phase != PhaseKind::Over).then(|| i64::try_from(at).unwrap_or(i64::MAX))
 }
 
-/// A chat event as a line with its speaker's name; the game's announcements as lines of
-/// their own. Other events keep the pages' generic description.
+/// A chat event as a line with its speaker's name; the game's public announcements in words
+/// of their own (and not again as the rules' system lines in the chat). Other events keep the pages' generic description.
 pub(crate) fn event_line(event: &Value, names: &[String]) -> Option<Option<EventLine>> {
     if event["type"] != "chat" {
-        return None;
+        return announcement(event).map(|text| {
+            text.map(|text| EventLine {
+                speaker: None,
+                text,
+            })
+        });
     }
     let line = &event["line"];
+    // The rules' own announcements in the chat (rule 20.3) each follow the public event they
+    // announce, which reads in words above, its seats numbered as on the table.
+    if line["seat"].is_null() {
+        return Some(None);
+    }
     let text = line["text"].as_str()?.to_owned();
     let ghosts = event["channel"] == "ghosts";
     let speaker = match line["seat"].as_u64() {
@@ -401,6 +413,169 @@ pub(crate) fn event_line(event: &Value, names: &[String]) -> Option<Option<Event
         None => None,
     };
     Some(Some(EventLine { speaker, text }))
+}
+
+/// A seat's number in a public event, as the pages name it.
+fn seat_in(value: &Value) -> Option<String> {
+    let seat = u8::try_from(value.as_u64()?).ok()?;
+    Some(seat_label(Seat(seat)))
+}
+
+/// A value of one of the rules' enums in a public event, read back.
+fn enum_in<T: serde::de::DeserializeOwned>(value: &Value) -> Option<T> {
+    serde_json::from_value(value.clone()).ok()
+}
+
+/// A number in a public event.
+fn count_in(value: &Value) -> Option<u64> {
+    value.as_u64()
+}
+
+/// The game's public announcements in words, from the event's numbers and enums alone (never
+/// a string of it): `None` for an event this does not know, which the pages describe
+/// generically; `Some(None)` for one not worth a line (the end of a lock, which the phase
+/// clock shows; a seat's submission, one of many a phase).
+fn announcement(event: &Value) -> Option<Option<String>> {
+    let text = match event["type"].as_str()? {
+        "started" => "The game begins: every player gets a secret role and a bag.".to_owned(),
+        "unlocked" => return Some(None),
+        "round_started" => format!("Round {} begins.", count_in(&event["round"])?),
+        "phase_opened" => {
+            let kind: PhaseKind = enum_in(&event["kind"])?;
+            let round = count_in(&event["round"])?;
+            match kind {
+                PhaseKind::Ending => "The game is decided: every role is revealed.".to_owned(),
+                PhaseKind::Over => "The game is over.".to_owned(),
+                kind => format!("Round {round}: the {} begins.", phase_name(kind)),
+            }
+        }
+        // A line for every seat's every decision would drown the table talk.
+        "submitted" => return Some(None),
+        "ready" => format!("{} is ready.", seat_in(&event["seat"])?),
+        "draw_resolved" => {
+            let shown: Vec<String> = event["revealed"]
+                .as_array()?
+                .iter()
+                .enumerate()
+                .filter_map(|(seat, token)| {
+                    let token: Token = enum_in(token)?;
+                    let seat = u8::try_from(seat).ok()?;
+                    Some(format!("{} {}", seat_label(Seat(seat)), token_name(token)))
+                })
+                .collect();
+            format!(
+                "Round {}'s draw shows: {}.",
+                count_in(&event["round"])?,
+                shown.join(", ")
+            )
+        }
+        "night_resolved" => night_words(event)?,
+        "vote_resolved" => format!(
+            "The vote on {}: {} yes, {} no; {}.",
+            seat_in(&event["accused"])?,
+            count_in(&event["yes"])?,
+            count_in(&event["no"])?,
+            if event["exiled"].as_bool()? {
+                "exiled"
+            } else {
+                "not exiled"
+            }
+        ),
+        "exile_resolved" => {
+            let seat = seat_in(&event["seat"])?;
+            if event["was_great_misfortune"].as_bool()? {
+                let counter = match &event["counter"] {
+                    Value::Null => "did not strike back".to_owned(),
+                    named => format!("struck back, naming {}", seat_in(named)?),
+                };
+                format!("{seat} was a Great Misfortune, and {counter}.")
+            } else {
+                format!("{seat} was not a Great Misfortune, and is a ghost now.")
+            }
+        }
+        "claimed" => {
+            let pair = event["pair"].as_array()?;
+            format!(
+                "{} claims that on night {} their helper found {} Bad in {} and {}.",
+                seat_in(&event["claimant"])?,
+                count_in(&event["round"])?,
+                count_in(&event["bad"])?,
+                seat_in(pair.first()?)?,
+                seat_in(pair.get(1)?)?
+            )
+        }
+        "left" => format!(
+            "{} left the table; their decisions take their defaults.",
+            seat_in(&event["seat"])?
+        ),
+        "decided" => {
+            let winner: Side = enum_in(&event["winner"])?;
+            let reason: WinReason = enum_in(&event["reason"])?;
+            format!(
+                "{} wins: {}.",
+                match winner {
+                    Side::Good => "The Good side",
+                    Side::Misfortune => "The Misfortune side",
+                },
+                reason_name(reason)
+            )
+        }
+        "over" => "The game is over.".to_owned(),
+        _ => return None,
+    };
+    Some(Some(text))
+}
+
+/// The night's public announcements (step N7) in words.
+fn night_words(event: &Value) -> Option<String> {
+    let mut parts = Vec::new();
+    for failed in event["failed_pathfinders"].as_array()? {
+        parts.push(format!(
+            "{}'s pathfinder named {}, who is not the Great Fortune, and {} is a ghost now",
+            seat_in(&failed[0])?,
+            seat_in(&failed[1])?,
+            seat_in(&failed[0])?
+        ));
+    }
+    if event["guard_used"].as_bool()? {
+        parts.push("the guard was used".to_owned());
+    }
+    for reveal in event["reveals"].as_array()? {
+        parts.push(format!(
+            "{} passed the threshold and shows {} of their tokens",
+            seat_in(&reveal[0])?,
+            count_in(&reveal[1])?
+        ));
+    }
+    let marks: Vec<String> = event["marks"]
+        .as_array()?
+        .iter()
+        .enumerate()
+        .filter_map(|(seat, marks)| {
+            let marks = count_in(marks)?;
+            let seat = u8::try_from(seat).ok()?;
+            (marks > 0).then(|| format!("{} {marks}", seat_label(Seat(seat))))
+        })
+        .collect();
+    if !marks.is_empty() {
+        parts.push(format!("marks: {}", marks.join(", ")));
+    }
+    let accusation = &event["accusation"];
+    if !accusation.is_null() {
+        let price: Token = enum_in(&accusation["price"])?;
+        parts.push(format!(
+            "{} accuses {}, at the price of a {} token",
+            seat_in(&accusation["accuser"])?,
+            seat_in(&accusation["accused"])?,
+            token_name(price)
+        ));
+    }
+    let round = count_in(&event["round"])?;
+    Some(if parts.is_empty() {
+        format!("Night {round} passes quietly.")
+    } else {
+        format!("Night {round}: {}.", parts.join("; "))
+    })
 }
 
 #[cfg(test)]

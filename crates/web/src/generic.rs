@@ -135,6 +135,9 @@ pub(crate) fn leg_lines(
         None => Some(plain(describe(event))),
     };
     let mut lines = Vec::new();
+    // The participant of a secret or free action reads its own `move` and, right after it,
+    // the `acted` everyone else reads of the same action: the copy says nothing new.
+    let mut last_move: Option<(Value, Value)> = None;
     for event in events {
         // The data is the arena's or the game's, so it is read here as JSON; data that does
         // not parse says nothing about the leg.
@@ -142,6 +145,12 @@ pub(crate) fn leg_lines(
             continue;
         };
         if data["leg"].as_u64().and_then(|l| usize::try_from(l).ok()) != Some(leg) {
+            continue;
+        }
+        let this_move = (data["participant"].clone(), data["revision"].clone());
+        let copy = event.kind == "acted" && last_move.as_ref() == Some(&this_move);
+        last_move = (event.kind == "move").then_some(this_move);
+        if copy {
             continue;
         }
         match event.kind.as_str() {
@@ -272,5 +281,33 @@ mod tests {
             ]
         );
         assert_eq!(leg_events(&events, 1, &names), ["Bob acted"]);
+    }
+
+    #[test]
+    fn a_participant_reads_its_own_secret_action_once() {
+        let names = ["Ann".to_owned(), "Bob".to_owned()];
+        let event = |kind: &str, data: Value| EventView {
+            seq: 0,
+            at_ms: 0,
+            kind: kind.to_owned(),
+            data: serde_json::value::to_raw_value(&data).expect("raw"),
+        };
+        let said = json!([{"type": "said", "seat": 0}]);
+        let shown = |participant: u8, revision: u8, action: Value| {
+            json!({"leg": 0, "participant": participant, "revision": revision,
+                "action": action, "events": said})
+        };
+        // Ann's own log: her move and its public copy, then Bob's copy of his at the same
+        // revision, then hers again at another revision.
+        let events = [
+            event("move", shown(0, 3, json!("hi"))),
+            event("acted", shown(0, 3, Value::Null)),
+            event("acted", shown(1, 3, Value::Null)),
+            event("move", shown(0, 4, json!("hi"))),
+            event("acted", shown(0, 4, Value::Null)),
+        ];
+        assert_eq!(leg_events(&events, 0, &names), ["said: seat 0"; 3]);
+        // Everyone else reads each action once, from its copy.
+        assert_eq!(leg_events(&events[1..3], 0, &names), ["said: seat 0"; 2]);
     }
 }

@@ -462,6 +462,8 @@ pub(crate) struct LegsFragment {
     pub(crate) you: Option<String>,
     /// Whether the game is drawn on a board (whose squares take a person's moves).
     pub(crate) board: bool,
+    /// Whether the board says what to do now (its prompt), so that the page need not.
+    pub(crate) prompted: bool,
     /// For an open table still waiting for players, how many seats are taken, in words.
     pub(crate) waiting: Option<String>,
     /// Whether the visitor may start the waiting table now with house bots.
@@ -502,6 +504,7 @@ impl LegsFragment {
                 .position(|&q| q == p)?;
             legs.first()?.sides.get(seat).map(|side| side.seat.clone())
         });
+        let prompted = legs.iter().any(|leg| leg.prompt.is_some());
         LegsFragment {
             id: snapshot.id,
             open: snapshot.status.is_open(),
@@ -512,6 +515,7 @@ impl LegsFragment {
             csrf: visitor.csrf.clone(),
             you,
             board: board.is_some(),
+            prompted,
             waiting: waiting_for_players(snapshot),
             fill: crate::pages::tables::fillable_by(state, snapshot, visitor),
         }
@@ -955,6 +959,7 @@ mod tests {
             fill: false,
             you: None,
             board: false,
+            prompted: false,
             waiting: None,
         };
         let html = fragment.render().expect("render");

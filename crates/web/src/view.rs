@@ -266,9 +266,21 @@ fn describe_result(result: &MatchResult, names: &[String]) -> String {
                 .join("–")
         })
         .unwrap_or_default();
-    let winner = match result.winner() {
-        Some(w) => format!("{} wins", names.get(w).map_or("?", String::as_str)),
-        None => "draw".to_owned(),
+    // Several firsts, but not everyone, share a win (a team's); everyone first is a draw.
+    let firsts: Vec<&str> = match result.ranking.as_ref().and_then(|r| r.ranks.as_ref()) {
+        Some(ranks) if ranks.iter().any(|&rank| rank != 1) => ranks
+            .iter()
+            .enumerate()
+            .filter(|&(_, &rank)| rank == 1)
+            .map(|(p, _)| names.get(p).map_or("?", String::as_str))
+            .collect(),
+        _ => Vec::new(),
+    };
+    let winner = match (result.winner(), firsts.as_slice()) {
+        (Some(w), _) => format!("{} wins", names.get(w).map_or("?", String::as_str)),
+        (None, [one]) => format!("{one} wins"),
+        (None, [first @ .., last]) => format!("{} and {last} win", first.join(", ")),
+        (None, []) => "draw".to_owned(),
     };
     [
         totals.as_str(),
@@ -384,6 +396,27 @@ mod tests {
             p.id = id;
         }
         list
+    }
+
+    #[test]
+    fn a_shared_win_names_its_winners_and_only_a_draw_reads_as_one() {
+        let names: Vec<String> = ["Ann", "Bob", "Cy"].map(str::to_owned).to_vec();
+        let ranked = |ranks: Option<Vec<u8>>| {
+            let mut result = result(&[1, 0, 1], None, None);
+            if let Some(ranking) = result.ranking.as_mut() {
+                ranking.ranks = ranks;
+            }
+            describe_result(&result, &names)
+        };
+        assert_eq!(
+            ranked(Some(vec![1, 2, 1])),
+            "1–0–1, Ann and Cy win, completed"
+        );
+        assert_eq!(ranked(Some(vec![2, 1, 2])), "1–0–1, Bob wins, completed");
+        assert_eq!(ranked(Some(vec![1, 1, 1])), "1–0–1, draw, completed");
+        assert_eq!(ranked(None), "1–0–1, draw, completed");
+        let won = result(&[1, 0, 0], Some(0), None);
+        assert_eq!(describe_result(&won, &names), "1–0–0, Ann wins, completed");
     }
 
     #[test]

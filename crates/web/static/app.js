@@ -53,13 +53,47 @@ async function follow(id, since, open, refresh) {
   }
 }
 
-// The match page swaps in its legs, keeping what the visitor was entering in its forms and
-// where the focus was.
+// Brings `old` to what `fresh` is, keeping every element whose place and kind did not change:
+// a button under the visitor's pointer or finger stays the same element while a bot's line
+// of chat arrives, so that its click is not lost between the press and the release.
+function morph(old, fresh) {
+  if (old.isEqualNode(fresh)) return;
+  if (old.nodeType !== Node.ELEMENT_NODE || old.nodeName !== fresh.nodeName
+      || old.childNodes.length !== fresh.childNodes.length) {
+    old.replaceWith(fresh);
+    return;
+  }
+  for (const { name } of [...old.attributes]) {
+    if (!fresh.hasAttribute(name)) old.removeAttribute(name);
+  }
+  for (const { name, value } of [...fresh.attributes]) {
+    if (old.getAttribute(name) !== value) old.setAttribute(name, value);
+  }
+  const olds = [...old.childNodes];
+  const freshes = [...fresh.childNodes];
+  olds.forEach((child, i) => morph(child, freshes[i]));
+}
+
+// The match page brings its legs up to date, keeping what the visitor was entering in its
+// forms and where the focus was. Refreshes overlap (the long-poll's and a sent action's): one
+// answered after a later-asked one has been shown is older than what the page shows, and would
+// bring back a form already sent, so it is dropped.
+let refreshesAsked = 0;
+let refreshShown = 0;
 async function refreshLegs(id) {
+  const ticket = ++refreshesAsked;
   const fragment = await fetch(`/matches/${id}/legs`);
   if (!fragment.ok) return false;
+  const html = await fragment.text();
+  if (ticket < refreshShown) return true;
+  refreshShown = ticket;
   const focus = focusedField();
-  document.getElementById("legs").outerHTML = await fragment.text();
+  const next = document.createElement("template");
+  next.innerHTML = html;
+  const fresh = next.content.getElementById("legs");
+  const legsNow = document.getElementById("legs");
+  if (!fresh || !legsNow) return false;
+  morph(legsNow, fresh);
   clocksFrom = performance.now();
   tickClocks();
   restorePicks();
@@ -380,7 +414,9 @@ document.addEventListener("keydown", (event) => {
 
 // What to do now: each leg's prompt (`[data-prompt]`), when it changes, is queued and shown
 // centred over the page for at least 2.5 s, then the next; the prompt stays written above
-// the board too, where screen readers hear it (the centred copy is hidden from them).
+// the board too, where screen readers hear it (the centred copy is hidden from them). A
+// leg's prompt still waiting in the queue when the leg's prompt changes again is out of date
+// and makes way for the new one, so that the centred prompt never lags behind the game.
 const promptQueue = [];
 const promptsSeen = new Map();
 let promptShowing = false;
@@ -389,7 +425,9 @@ function queuePrompts() {
     const leg = prompt.closest(".leg")?.getAttribute("aria-label") ?? "";
     if (promptsSeen.get(leg) === prompt.dataset.prompt) continue;
     promptsSeen.set(leg, prompt.dataset.prompt);
-    promptQueue.push(prompt.dataset.prompt);
+    const stale = promptQueue.findIndex((queued) => queued.leg === leg);
+    if (stale >= 0) promptQueue.splice(stale, 1);
+    promptQueue.push({ leg, text: prompt.dataset.prompt });
   }
   if (!promptShowing) nextPrompt();
 }
@@ -401,7 +439,7 @@ function nextPrompt() {
     toast.setAttribute("aria-hidden", "true");
     document.body.append(toast);
   }
-  const text = promptQueue.shift();
+  const text = promptQueue.shift()?.text;
   if (text === undefined) {
     toast.classList.remove("shown");
     promptShowing = false;

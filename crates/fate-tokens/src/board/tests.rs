@@ -345,7 +345,7 @@ fn tallies_names_history_and_notation() {
     assert!(
         history
             .iter()
-            .all(|line| line.starts_with("accuse ") || line.starts_with("claim "))
+            .all(|line| line.starts_with("Round ") || line.starts_with("Night "))
     );
     let cases = [
         (

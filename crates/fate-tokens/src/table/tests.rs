@@ -291,9 +291,17 @@ fn chat_reads_as_a_line_with_its_speaker() {
         ),
         (
             json!({"type": "chat", "channel": "everyone", "line": {"seat": null, "round": 2, "text": "Seat 1 was exiled"}}),
-            Some(Some(("", "Seat 1 was exiled"))),
+            Some(None),
         ),
-        (json!({"type": "ready", "seat": 1}), None),
+        (
+            json!({"type": "ready", "seat": 1}),
+            Some(Some(("", "Seat 2 is ready."))),
+        ),
+        // A private event keeps the pages' generic description.
+        (
+            json!({"type": "drew", "phase": 1, "tokens": ["good", "bad"]}),
+            None,
+        ),
     ];
     for (event, expected) in cases {
         let line = event_line(&event, &names);
@@ -329,4 +337,86 @@ fn a_ghost_chats_with_the_ghosts_and_the_living_with_everyone() {
         }
     }
     assert_eq!(channels.len(), 2, "{channels:?}");
+}
+
+#[test]
+fn public_announcements_read_as_words_with_seats_numbered_from_1() {
+    let names = ["Ann".to_owned(), "Bo".to_owned(), "Cy".to_owned()];
+    let cases = [
+        (
+            json!({"type": "round_started", "round": 2}),
+            "Round 2 begins.",
+        ),
+        (
+            json!({"type": "phase_opened", "phase": 3, "kind": "discussion", "round": 1,
+                "opens_at_ms": 5, "deadline_ms": 9, "owed": [0, 1, 2]}),
+            "Round 1: the discussion begins.",
+        ),
+        (
+            json!({"type": "draw_resolved", "round": 1, "revealed": ["good", null, "bad"]}),
+            "Round 1's draw shows: Seat 1 Good, Seat 3 Bad.",
+        ),
+        (
+            json!({"type": "night_resolved", "round": 3, "failed_pathfinders": [[2, 0]],
+                "guard_used": true, "marks": [0, 2, 1], "reveals": [[1, 2]],
+                "accusation": {"accuser": 0, "accused": 1, "price": "neutral"}, "lock_ms": 9000}),
+            "Night 3: Seat 3's pathfinder named Seat 1, who is not the Great Fortune, and Seat 3 \
+             is a ghost now; the guard was used; Seat 2 passed the threshold and shows 2 of their \
+             tokens; marks: Seat 2 2, Seat 3 1; Seat 1 accuses Seat 2, at the price of a Neutral \
+             token.",
+        ),
+        (
+            json!({"type": "night_resolved", "round": 1, "failed_pathfinders": [],
+                "guard_used": false, "marks": [0, 0, 0], "reveals": [], "accusation": null,
+                "lock_ms": 3000}),
+            "Night 1 passes quietly.",
+        ),
+        (
+            json!({"type": "vote_resolved", "accused": 2, "yes": 3, "no": 1, "exiled": true}),
+            "The vote on Seat 3: 3 yes, 1 no; exiled.",
+        ),
+        (
+            json!({"type": "exile_resolved", "seat": 2, "was_great_misfortune": true,
+                "counter": 1}),
+            "Seat 3 was a Great Misfortune, and struck back, naming Seat 2.",
+        ),
+        (
+            json!({"type": "exile_resolved", "seat": 2, "was_great_misfortune": true,
+                "counter": null}),
+            "Seat 3 was a Great Misfortune, and did not strike back.",
+        ),
+        (
+            json!({"type": "exile_resolved", "seat": 0, "was_great_misfortune": false,
+                "counter": null}),
+            "Seat 1 was not a Great Misfortune, and is a ghost now.",
+        ),
+        (
+            json!({"type": "claimed", "round": 2, "claimant": 1, "pair": [0, 2], "bad": 1}),
+            "Seat 2 claims that on night 2 their helper found 1 Bad in Seat 1 and Seat 3.",
+        ),
+        (
+            json!({"type": "decided", "winner": "good", "reason": "no_great_misfortune",
+                "sides": ["good", "misfortune", "good"]}),
+            "The Good side wins: no Great Misfortune is living.",
+        ),
+        (json!({"type": "over"}), "The game is over."),
+    ];
+    for (event, text) in cases {
+        let line = event_line(&event, &names).expect("known").expect("shown");
+        assert_eq!(line.speaker, None, "{event}");
+        assert_eq!(line.text, text, "{event}");
+    }
+    // The end of a lock (the phase clock shows it) and a seat's submission (one of many a
+    // phase) are not worth a line.
+    for event in [
+        json!({"type": "unlocked", "phase": 2}),
+        json!({"type": "submitted", "phase": 1, "seat": 0}),
+    ] {
+        assert_eq!(event_line(&event, &names), Some(None), "{event}");
+    }
+    // An event whose numbers do not read keeps the generic description.
+    assert_eq!(
+        event_line(&json!({"type": "ready", "seat": "Ann"}), &names),
+        None
+    );
 }
