@@ -4,6 +4,7 @@
 //! Everything here is plain text that the templates escape; nothing is written as HTML.
 
 use arbiter_arena::snapshot::EventView;
+use serde::Deserialize;
 use serde_json::Value;
 
 /// One top-level field of a view.
@@ -109,21 +110,41 @@ pub(crate) fn describe(value: &Value) -> String {
 /// simultaneous phase an action is a secret until the rules reveal it, and the arena logs it
 /// for everyone else as an `acted` event without the action.
 pub(crate) fn leg_events(events: &[EventView], leg: usize, participants: &[String]) -> Vec<String> {
+    /// The fields of an event's data that the lines show; the rest (a move's action and
+    /// clocks) is skipped unread, since every fetch of a page reads the whole log.
+    #[derive(Deserialize)]
+    struct Data {
+        #[serde(default)]
+        leg: Value,
+        #[serde(default)]
+        participant: Value,
+        #[serde(default)]
+        events: Value,
+        #[serde(default)]
+        reason: Value,
+    }
     let mut lines = Vec::new();
     for event in events {
+        if !matches!(
+            event.kind.as_str(),
+            "move" | "acted" | "deadline" | "leg_finished"
+        ) {
+            continue;
+        }
         // The data is the arena's or the game's, so it is read here as JSON; data that does
         // not parse says nothing about the leg.
-        let Ok(data) = serde_json::from_str::<Value>(event.data.get()) else {
+        let Ok(data) = serde_json::from_str::<Data>(event.data.get()) else {
             continue;
         };
-        if data["leg"].as_u64().and_then(|l| usize::try_from(l).ok()) != Some(leg) {
+        if data.leg.as_u64().and_then(|l| usize::try_from(l).ok()) != Some(leg) {
             continue;
         }
         match event.kind.as_str() {
             "move" | "acted" => {
-                let public = data["events"].as_array().map_or(&[][..], Vec::as_slice);
+                let public = data.events.as_array().map_or(&[][..], Vec::as_slice);
                 if public.is_empty() {
-                    let who = data["participant"]
+                    let who = data
+                        .participant
                         .as_u64()
                         .and_then(|p| participants.get(usize::try_from(p).ok()?))
                         .map_or("?", String::as_str);
@@ -132,16 +153,10 @@ pub(crate) fn leg_events(events: &[EventView], leg: usize, participants: &[Strin
                 lines.extend(public.iter().map(describe));
             }
             "deadline" => {
-                lines.extend(
-                    data["events"]
-                        .as_array()
-                        .into_iter()
-                        .flatten()
-                        .map(describe),
-                );
+                lines.extend(data.events.as_array().into_iter().flatten().map(describe));
             }
             "leg_finished" => {
-                let reason = data["reason"].as_str().unwrap_or("").replace('_', " ");
+                let reason = data.reason.as_str().unwrap_or("").replace('_', " ");
                 lines.push(
                     format!("leg finished: {reason}")
                         .trim_end_matches(": ")
