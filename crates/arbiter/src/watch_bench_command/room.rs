@@ -523,7 +523,9 @@ impl Person {
     }
 }
 
-/// The action buttons of a legs fragment: each form's `leg`, `revision` and `action`.
+/// The action buttons of a legs fragment: each form's `leg`, `revision` and `action`, and
+/// the actions a board plays on itself (`data-action` elements in a board whose box says
+/// `data-play="{leg} {revision}"`), as the page's script posts them.
 fn buttons(html: &[u8]) -> Vec<Button> {
     let html = String::from_utf8_lossy(html);
     let value = |form: &str, name: &str| {
@@ -532,7 +534,8 @@ fn buttons(html: &[u8]) -> Vec<Button> {
         let end = form[start..].find('"')? + start;
         Some(unescape(&form[start..end]))
     };
-    html.split("data-act>")
+    let mut buttons: Vec<Button> = html
+        .split("data-act>")
         .skip(1)
         .filter_map(|form| {
             Some(Button {
@@ -541,7 +544,27 @@ fn buttons(html: &[u8]) -> Vec<Button> {
                 action: value(form, "action")?,
             })
         })
-        .collect()
+        .collect();
+    for board in html.split("data-play=\"").skip(1) {
+        let Some((play, rest)) = board.split_once('"') else {
+            continue;
+        };
+        let mut words = play.split_whitespace().map(str::parse::<u64>);
+        let (Some(Ok(leg)), Some(Ok(revision))) = (words.next(), words.next()) else {
+            continue;
+        };
+        let inside = rest.split("</div>").next().unwrap_or("");
+        for element in inside.split("data-action=\"").skip(1) {
+            if let Some((action, _)) = element.split_once('"') {
+                buttons.push(Button {
+                    leg,
+                    revision,
+                    action: unescape(action),
+                });
+            }
+        }
+    }
+    buttons
 }
 
 /// The text of an HTML attribute's value.
