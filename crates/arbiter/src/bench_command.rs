@@ -574,7 +574,7 @@ async fn run_pair(
 }
 
 /// The `p` quantile of sorted microseconds, in milliseconds (NaN when there are none).
-fn percentile(sorted: &[u32], p: f64) -> f64 {
+pub(crate) fn percentile(sorted: &[u32], p: f64) -> f64 {
     quantile(sorted, p).map_or(f64::NAN, |us| f64::from(us) / 1_000.0)
 }
 
@@ -587,7 +587,7 @@ fn quantile(sorted: &[u32], p: f64) -> Option<u32> {
 /// The p99 latency of each whole second of the measurement, sorted. A machine that stalls now
 /// and then (a disk flush, a noisy neighbour) shows it here as a few bad seconds, which the
 /// run's overall p99 cannot tell apart from a uniformly slow server.
-fn p99_by_second(samples: &[(u64, u32)]) -> Vec<u32> {
+pub(crate) fn p99_by_second(samples: &[(u64, u32)]) -> Vec<u32> {
     let mut by_second: BTreeMap<u64, Vec<u32>> = BTreeMap::new();
     for &(second, us) in samples {
         by_second.entry(second).or_default().push(us);

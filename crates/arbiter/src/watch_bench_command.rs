@@ -7,6 +7,12 @@
 //! The spectators come from many loopback addresses (127.0.0.2, 127.0.0.3, …), a few dozen
 //! each, because the server bounds the requests without a token that one address may have
 //! in flight, as it should for real clients.
+//!
+//! With `--room fate-tokens` it measures a room's pages instead ([`room`]): people seated at
+//! an open Fate Tokens table say chat lines in turn, and every other seat's page and every
+//! spectator's page is timed until the legs fragment it fetches shows the line.
+
+mod room;
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::Arc;
@@ -23,12 +29,28 @@ use crate::bench_command::{ADMIN, Server, find};
 /// Options of `arbiter bench-watch`.
 #[derive(Args)]
 pub(crate) struct WatchBenchArgs {
-    /// Spectators waiting on the match's events.
-    #[arg(long, default_value_t = 1_000)]
-    spectators: usize,
+    /// Spectators waiting on the match's events (default: 1,000; with `--room`, 50).
+    #[arg(long)]
+    spectators: Option<usize>,
     /// Moves measured (each wakes every spectator once); at most 200.
     #[arg(long, default_value_t = 100)]
     moves: usize,
+    /// Measure a room's pages instead: people seated at an open table of this game, whose
+    /// actions every other seat's page and every spectator's page must show.
+    #[arg(long, value_enum)]
+    room: Option<Room>,
+    /// With `--room`: the people seated (4 to 8).
+    #[arg(long, default_value_t = 8)]
+    seats: usize,
+    /// With `--room`: the chat lines said, by the seats in turn.
+    #[arg(long, default_value_t = 200)]
+    actions: usize,
+    /// With `--room`: the table's variant (`standard`'s discussion holds a whole run).
+    #[arg(long, default_value = "standard")]
+    variant: String,
+    /// With `--room`: milliseconds between every page showing a line and the next line.
+    #[arg(long, default_value_t = 30)]
+    pause_ms: u64,
     /// Which long-poll the spectators wait on.
     #[arg(long, value_enum, default_value_t = Door::Bgp)]
     door: Door,
@@ -49,6 +71,13 @@ enum Door {
     Bgp,
     /// The native API: `/api/v1/matches/{id}/events?since=N&wait=S`, registered bots.
     Native,
+}
+
+/// A room whose pages `--room` measures.
+#[derive(Clone, Copy, ValueEnum)]
+enum Room {
+    /// Fate Tokens: people at an open table, saying chat lines.
+    FateTokens,
 }
 
 /// The players' side of the match: how to make the next move.
@@ -77,6 +106,19 @@ fn stone(n: usize, size: usize) -> (usize, usize) {
 }
 
 pub(crate) async fn run(args: WatchBenchArgs) -> anyhow::Result<()> {
+    if let Some(Room::FateTokens) = args.room {
+        return room::run(room::RoomOptions {
+            variant: args.variant,
+            seats: args.seats,
+            spectators: args.spectators.unwrap_or(50),
+            actions: args.actions,
+            per_address: args.per_address,
+            pause: Duration::from_millis(args.pause_ms),
+            database_dir: args.database_dir,
+        })
+        .await;
+    }
+    let spectators = args.spectators.unwrap_or(1_000);
     if args.moves > 200 {
         bail!("--moves is at most 200 (a 15x15 board has room for that many)");
     }
@@ -93,16 +135,16 @@ pub(crate) async fn run(args: WatchBenchArgs) -> anyhow::Result<()> {
     println!(
         "server: {root} (pid {}), {} spectators on {events_path}",
         server.child.id(),
-        args.spectators
+        spectators
     );
 
     // Every spectator sends its request, reports at the barrier, and then waits for the
     // answer; the move goes out once every request is in and the server has had time to park
     // them.
-    let barrier = Arc::new(Barrier::new(args.spectators + 1));
+    let barrier = Arc::new(Barrier::new(spectators + 1));
     let (moved_tx, moved_rx) = watch::channel::<Option<Moved>>(None);
     let mut tasks = Vec::new();
-    for index in 0..args.spectators {
+    for index in 0..spectators {
         let local = IpAddr::V4(Ipv4Addr::new(
             127,
             0,
@@ -149,7 +191,7 @@ pub(crate) async fn run(args: WatchBenchArgs) -> anyhow::Result<()> {
     println!(
         "wake-ups: {} ({} spectators x {} moves)",
         from_answer.len(),
-        args.spectators,
+        spectators,
         args.moves
     );
     println!(

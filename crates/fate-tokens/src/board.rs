@@ -169,7 +169,9 @@ impl BoardRenderer for Board {
 
 /// The view, if it is one.
 fn parse(view: &Value) -> Option<FateView> {
-    let fate: FateView = serde_json::from_value(view.clone()).ok()?;
+    // Read from the value in place: a view holds the whole chat, and a page reads it a few
+    // times for every visitor's fetch.
+    let fate: FateView = serde::Deserialize::deserialize(view).ok()?;
     // The layout has room for the rulebook's 4 to 8 players.
     (1..=SEAT_NAMES.len())
         .contains(&fate.seats.len())

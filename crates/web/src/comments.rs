@@ -42,6 +42,11 @@ pub(crate) fn leg_comments(
     participants: &[String],
     notation: &dyn Fn(&Value) -> String,
 ) -> Vec<Comment> {
+    // Comments are notes' alone: a log without a note (most of them) has none, and is not
+    // read event by event, which every fetch of a long match's page would pay for.
+    if !events.iter().any(|event| event.kind == "note") {
+        return Vec::new();
+    }
     let mut comments = Vec::new();
     // The leg's actions by the sequence number of their `move` event, which a note names,
     // and the latest of each participant's, for a note whose move the reader cannot see.

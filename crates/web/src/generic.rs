@@ -5,6 +5,7 @@
 
 use arbiter_arena::snapshot::EventView;
 use arbiter_plugin::EventLine;
+use serde::Deserialize;
 use serde_json::Value;
 
 /// One top-level field of a view.
@@ -134,17 +135,36 @@ pub(crate) fn leg_lines(
         Some(line) => line,
         None => Some(plain(describe(event))),
     };
+    /// The fields of an event's data that the lines show; the rest (a move's action and
+    /// clocks) is skipped unread, since every fetch of a page reads the whole log.
+    #[derive(Deserialize)]
+    struct Data {
+        #[serde(default)]
+        leg: Value,
+        #[serde(default)]
+        participant: Value,
+        #[serde(default)]
+        events: Value,
+        #[serde(default)]
+        reason: Value,
+    }
     let mut lines = Vec::new();
     // The participant of a secret or free action reads its own `move` and, right after it,
     // the `acted` everyone else reads of the same action: the copy says nothing new.
     let mut last_move: Option<(Value, Value)> = None;
     for event in events {
+        if !matches!(
+            event.kind.as_str(),
+            "move" | "acted" | "deadline" | "leg_finished"
+        ) {
+            continue;
+        }
         // The data is the arena's or the game's, so it is read here as JSON; data that does
         // not parse says nothing about the leg.
-        let Ok(data) = serde_json::from_str::<Value>(event.data.get()) else {
+        let Ok(data) = serde_json::from_str::<Data>(event.data.get()) else {
             continue;
         };
-        if data["leg"].as_u64().and_then(|l| usize::try_from(l).ok()) != Some(leg) {
+        if data.leg.as_u64().and_then(|l| usize::try_from(l).ok()) != Some(leg) {
             continue;
         }
         let this_move = (data["participant"].clone(), data["revision"].clone());
@@ -155,9 +175,10 @@ pub(crate) fn leg_lines(
         }
         match event.kind.as_str() {
             "move" | "acted" => {
-                let public = data["events"].as_array().map_or(&[][..], Vec::as_slice);
+                let public = data.events.as_array().map_or(&[][..], Vec::as_slice);
                 if public.is_empty() {
-                    let who = data["participant"]
+                    let who = data
+                        .participant
                         .as_u64()
                         .and_then(|p| participants.get(usize::try_from(p).ok()?))
                         .map_or("?", String::as_str);
@@ -167,7 +188,7 @@ pub(crate) fn leg_lines(
             }
             "deadline" => {
                 lines.extend(
-                    data["events"]
+                    data.events
                         .as_array()
                         .into_iter()
                         .flatten()
@@ -175,7 +196,7 @@ pub(crate) fn leg_lines(
                 );
             }
             "leg_finished" => {
-                let reason = data["reason"].as_str().unwrap_or("").replace('_', " ");
+                let reason = data.reason.as_str().unwrap_or("").replace('_', " ");
                 lines.push(plain(
                     format!("leg finished: {reason}")
                         .trim_end_matches(": ")

@@ -17,6 +17,7 @@ mod pages;
 mod paths;
 mod photo;
 mod session;
+mod spectators;
 mod view;
 
 use std::collections::HashMap;
@@ -42,6 +43,8 @@ pub(crate) struct WebState {
     /// Tokens waiting to be shown once, by the SHA-256 of the session they were issued to;
     /// taken out when shown. They are in memory only.
     pub(crate) tokens: Arc<Mutex<HashMap<String, (String, String)>>>,
+    /// Each watched match's legs fragment as spectators read it, rendered once for them all.
+    pub(crate) spectators: Arc<spectators::SpectatorFragments>,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -84,6 +87,7 @@ pub fn router(arena: Arena) -> Router {
     let state = WebState {
         arena,
         tokens: Arc::default(),
+        spectators: Arc::default(),
     };
     let uploads = Router::new()
         .route("/my/bots", post(my_bots::register_bot))

@@ -672,13 +672,91 @@ pub(crate) async fn legs_fragment(
     Path(id): Path<i64>,
 ) -> Result<Response, WebError> {
     let reader = reader_of(&state, &visitor, id);
-    let snapshot = read(&state, id, reader).await?;
-    let events = leg_log(&state, &snapshot, reader).await?;
-    let family = family_of(&state, &snapshot);
-    let html = render(&LegsFragment::of(
-        &state, &snapshot, &visitor, family, &events,
-    ))?;
+    let shared = if reader == Reader::SPECTATOR {
+        spectators_fragment(&state, &visitor, id).await?
+    } else {
+        None
+    };
+    let html = match shared {
+        Some(html) => Html(html),
+        None => {
+            let snapshot = read(&state, id, reader).await?;
+            let events = leg_log(&state, &snapshot, reader).await?;
+            let family = family_of(&state, &snapshot);
+            render(&LegsFragment::of(
+                &state, &snapshot, &visitor, family, &events,
+            ))?
+        }
+    };
     Ok(([(axum::http::header::CACHE_CONTROL, "no-store")], html).into_response())
+}
+
+/// The legs fragment of match `id` as every spectator reads it, rendered once per position
+/// of the match for all of them (see [`crate::spectators`]), with `visitor`'s CSRF value;
+/// `None` where it cannot be shared with `visitor`, who is then answered apart.
+async fn spectators_fragment(
+    state: &WebState,
+    visitor: &Visitor,
+    id: i64,
+) -> Result<Option<String>, WebError> {
+    let person = visitor.person.as_ref().map(|person| person.id);
+    let mut stale = None;
+    // A few tries: a fragment found behind the log is rendered again by whoever comes first.
+    for _ in 0..3 {
+        let slot = state
+            .spectators
+            .slot(id, stale.as_ref(), state.arena.now_ms());
+        let shared = slot
+            .fragment
+            .get_or_try_init(|| render_for_spectators(state, id))
+            .await?;
+        let Some(shared) = shared else {
+            return Ok(None);
+        };
+        // Nothing a spectator may see came after it, and nothing else either: a new event
+        // of any kind makes it stale.
+        let page = state
+            .arena
+            .events(id, Reader::SPECTATOR, shared.seq, 0)
+            .await?;
+        if page.events.is_empty() && page.next_since == shared.seq {
+            return Ok(shared.serve(person, &visitor.csrf));
+        }
+        stale = Some(slot);
+    }
+    Ok(None)
+}
+
+/// Match `id`'s legs fragment as a spectator without a person reads it, with
+/// [`crate::spectators::CSRF_MARKER`] for its CSRF value; `None` for a table still waiting
+/// for players, whose fragment depends on who visits it.
+async fn render_for_spectators(
+    state: &WebState,
+    id: i64,
+) -> Result<Option<crate::spectators::Shared>, WebError> {
+    let snapshot = spectate(state, id).await?;
+    if snapshot.status == MatchStatus::Pending {
+        return Ok(None);
+    }
+    let events = leg_log(state, &snapshot, Reader::SPECTATOR).await?;
+    let nobody = Visitor {
+        account: None,
+        csrf: crate::spectators::CSRF_MARKER.to_owned(),
+        session: None,
+        secure: false,
+        person: None,
+        origin: String::new(),
+    };
+    let family = family_of(state, &snapshot);
+    let Html(html) = render(&LegsFragment::of(
+        state, &snapshot, &nobody, family, &events,
+    ))?;
+    let participants = snapshot.participants.iter().map(|p| p.id).collect();
+    Ok(crate::spectators::Shared::of(
+        snapshot.seq,
+        &html,
+        participants,
+    ))
 }
 
 /// How `visitor` reads match `id`: as their participant when they play in it (their seat's

@@ -163,6 +163,27 @@ async fn a_person_plays_a_table_filled_with_house_bots_through_its_forms() {
         "{seen}"
     );
     assert!(!seen.contains("<b>hello"), "{seen}");
+    // Spectators share one rendering of the fragment, each with their own CSRF value; a new
+    // line makes it stale at once, on the same clock, and a seat still reads its own.
+    let other = Browser::new(&app);
+    let also = other.get(&legs).await.html;
+    let csrf_of = |html: &str| attribute_after(html, "class=\"legs\"", "data-csrf");
+    assert_ne!(csrf_of(&seen), csrf_of(&also));
+    assert_eq!(
+        seen.replace(&csrf_of(&seen).expect("a value"), ""),
+        also.replace(&csrf_of(&also).expect("a value"), "")
+    );
+    line["text"] = json!("second line");
+    assert_eq!(
+        act(&ada, id, &csrf, &chat_revision, &line).await["ok"],
+        true
+    );
+    for spectator in [&watcher, &other] {
+        let html = spectator.get(&legs).await.html;
+        assert!(html.contains("</strong>: second line"), "{html}");
+        assert!(!html.contains("class=\"you\""), "{html}");
+    }
+    assert!(ada.get(&legs).await.html.contains("class=\"you\""));
 
     // The game goes on: the person answers what the page offers, the clock runs to each
     // deadline, and spectators never see a form, a draw or a secret.
