@@ -144,6 +144,8 @@ pub(crate) fn leg_lines(
         #[serde(default)]
         participant: Value,
         #[serde(default)]
+        revision: Value,
+        #[serde(default)]
         events: Value,
         #[serde(default)]
         reason: Value,
@@ -167,7 +169,7 @@ pub(crate) fn leg_lines(
         if data.leg.as_u64().and_then(|l| usize::try_from(l).ok()) != Some(leg) {
             continue;
         }
-        let this_move = (data["participant"].clone(), data["revision"].clone());
+        let this_move = (data.participant.clone(), data.revision.clone());
         let copy = event.kind == "acted" && last_move.as_ref() == Some(&this_move);
         last_move = (event.kind == "move").then_some(this_move);
         if copy {
