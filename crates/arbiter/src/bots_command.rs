@@ -1,25 +1,25 @@
 //! `arbiter bots`: managing bots on the server machine, directly in the database.
 
-use std::path::PathBuf;
-
-use anyhow::{Context, bail};
+use anyhow::bail;
 use arbiter_arena::names::{check_bot_name, name_key};
 use arbiter_arena::{BotProfile, Clock, SystemClock, token};
-use arbiter_store::{BotKind, BotRecord, Store, Write};
-use arbiter_store_sqlite::SqliteStore;
+use arbiter_store::{BotKind, BotRecord, IdKind, Write};
 use clap::{Args, Subcommand};
+
+use crate::database::Database;
 
 /// Options of `arbiter bots`.
 #[derive(Args)]
 pub(crate) struct BotsArgs {
-    /// The SQLite database file.
+    /// The database: an SQLite file (a file name or `sqlite://FILE`) or a PostgreSQL
+    /// database (`postgres://…`).
     #[arg(
         long,
         env = "ARBITER_DATABASE",
         default_value = "arbiter.db",
         global = true
     )]
-    database: PathBuf,
+    database: Database,
     #[command(subcommand)]
     command: BotsCommand,
 }
@@ -48,9 +48,7 @@ enum BotsCommand {
 const ALIVE_MS: i64 = 5_000;
 
 pub(crate) async fn run(args: BotsArgs) -> anyhow::Result<()> {
-    let store = SqliteStore::open(&args.database)
-        .await
-        .with_context(|| format!("opening {}", args.database.display()))?;
+    let store = args.database.open().await?;
     let now = SystemClock.now_ms();
     if let Some(beat) = store.last_heartbeat().await?
         && now - beat < ALIVE_MS
@@ -58,7 +56,7 @@ pub(crate) async fn run(args: BotsArgs) -> anyhow::Result<()> {
         bail!(
             "a server is running on {}; manage bots through its admin API instead \
              (POST /api/v1/admin/bots with Authorization: Bearer $ARBITER_ADMIN_TOKEN), or stop it first",
-            args.database.display()
+            args.database
         );
     }
     let bots = store.bots().await?;
@@ -87,7 +85,7 @@ pub(crate) async fn run(args: BotsArgs) -> anyhow::Result<()> {
             .checked(&crate::games::games().keys())?;
             let token = token::generate(token::REGISTERED_PREFIX)?;
             let record = BotRecord {
-                id: store.max_ids().await?.bot + 1,
+                id: store.reserve_ids(IdKind::Bot, 1).await?,
                 name,
                 kind: BotKind::Registered,
                 token_hash: Some(token.hash),
@@ -145,6 +143,8 @@ pub(crate) async fn run(args: BotsArgs) -> anyhow::Result<()> {
 
 #[cfg(test)]
 mod tests {
+    use arbiter_store::Store;
+
     use super::*;
 
     async fn create(
@@ -153,7 +153,7 @@ mod tests {
         variants: &[&str],
     ) -> Result<(), String> {
         let args = BotsArgs {
-            database: database.to_owned(),
+            database: Database::Sqlite(database.to_owned()),
             command: BotsCommand::Create {
                 name: name.to_owned(),
                 variants: variants.iter().map(|v| (*v).to_owned()).collect(),
@@ -183,7 +183,9 @@ mod tests {
         create(&database, "beta", &["grand", "std"])
             .await
             .expect("created");
-        let store = SqliteStore::open(&database).await.expect("store");
+        let store = arbiter_store_sqlite::SqliteStore::open(&database)
+            .await
+            .expect("store");
         let names: Vec<String> = store
             .bots()
             .await

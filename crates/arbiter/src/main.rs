@@ -3,7 +3,9 @@
 mod bench_command;
 mod bot_command;
 mod bots_command;
+mod database;
 mod games;
+mod migrate_command;
 mod open_files;
 mod perft_command;
 mod selfplay_command;
@@ -29,8 +31,12 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Run the arena server (HTTP API and house bots) on an embedded SQLite database.
+    /// Run the arena server (HTTP API, pages and house bots) on an embedded SQLite database
+    /// or on PostgreSQL.
     Serve(serve_command::ServeArgs),
+    /// Copy a stopped server's database into an empty one (SQLite into PostgreSQL), checked
+    /// by counts and checksums.
+    Migrate(migrate_command::MigrateArgs),
     /// Register and manage bots directly in the database (while the server is stopped).
     Bots(bots_command::BotsArgs),
     /// Count the leaves of an Othello or chess game tree (move-generator test and benchmark).
@@ -74,6 +80,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Selfplay(args) => selfplay_command::run(&args),
         Command::Serve(args) => runtime()?.block_on(serve_command::run(args)),
         Command::Bots(args) => runtime()?.block_on(bots_command::run(args)),
+        Command::Migrate(args) => runtime()?.block_on(migrate_command::run(args)),
         Command::Bench(args) => runtime()?.block_on(bench_command::run(args)),
         Command::BenchWatch(args) => runtime()?.block_on(watch_bench_command::run(args)),
         Command::Verify(args) => {

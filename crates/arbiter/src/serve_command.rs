@@ -1,12 +1,13 @@
-//! `arbiter serve`: the arena server on the embedded SQLite store.
+//! `arbiter serve`: the arena server, on the embedded SQLite store or on PostgreSQL.
 
 use std::path::PathBuf;
 use std::sync::Arc;
 
 use anyhow::Context;
 use arbiter_arena::{Arena, ArenaConfig, SystemClock};
-use arbiter_store_sqlite::SqliteStore;
 use arbiter_talk::{ProviderKind, Speaker, TalkConfig};
+
+use crate::database::Database;
 use clap::Args;
 use serde::Deserialize;
 use tokio::net::{TcpListener, TcpSocket};
@@ -17,9 +18,10 @@ pub(crate) struct ServeArgs {
     /// Address to listen on.
     #[arg(long, env = "ARBITER_LISTEN", default_value = "127.0.0.1:8080")]
     listen: String,
-    /// The SQLite database file, created on first start.
+    /// The database: an SQLite file, created on first start (a file name or `sqlite://FILE`),
+    /// or a PostgreSQL database (`postgres://user:password@host:5432/name`), migrated on start.
     #[arg(long, env = "ARBITER_DATABASE", default_value = "arbiter.db")]
-    database: PathBuf,
+    database: Database,
     /// Log format: `text` or `json`.
     #[arg(long, env = "ARBITER_LOG_FORMAT", default_value = "text")]
     log_format: String,
@@ -183,9 +185,7 @@ pub(crate) async fn run(args: ServeArgs) -> anyhow::Result<()> {
         Some(open_files) => tracing::info!(open_files, "open-file limit"),
         None => {}
     }
-    let store = SqliteStore::open(&args.database)
-        .await
-        .with_context(|| format!("opening the database {}", args.database.display()))?;
+    let store = args.database.open().await?;
     let admin = std::env::var("ARBITER_ADMIN_TOKEN").ok();
     let file = match &args.config {
         Some(path) => Some(
@@ -205,7 +205,7 @@ pub(crate) async fn run(args: ServeArgs) -> anyhow::Result<()> {
         },
         crate::games::games(),
         Arc::new(SystemClock),
-        Arc::new(store),
+        store,
         admin.as_deref(),
     )
     .await
@@ -215,7 +215,7 @@ pub(crate) async fn run(args: ServeArgs) -> anyhow::Result<()> {
         .with_context(|| format!("listening on {}", args.listen))?;
     let address = listener.local_addr()?;
     println!("Arbiter is listening on http://{address}");
-    tracing::info!(%address, database = %args.database.display(), admin_api = admin.is_some(), "serving");
+    tracing::info!(%address, database = %args.database, admin_api = admin.is_some(), "serving");
     let limits = arbiter_server::ServeLimits {
         anonymous_per_address: args.anonymous_per_address,
         ..arbiter_server::ServeLimits::default()

@@ -6,7 +6,7 @@ use std::collections::{HashMap, VecDeque};
 use std::net::IpAddr;
 use std::sync::{Arc, Mutex, OnceLock};
 
-use arbiter_store::{AccountId, AccountRecord, SessionRecord, Write};
+use arbiter_store::{AccountId, AccountRecord, IdKind, SessionRecord, Write};
 use argon2::Argon2;
 use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
 use rand::TryRng;
@@ -76,7 +76,6 @@ struct Inner {
     /// another's.
     keys: HashMap<String, String>,
     sessions: HashMap<String, SessionRecord>,
-    next_id: AccountId,
     /// The keys of names being created, so that two sign-ups cannot both take one.
     reserved: Vec<String>,
     /// Recent failed sign-ins, by lower-cased name and by address.
@@ -85,20 +84,15 @@ struct Inner {
 }
 
 impl Accounts {
-    /// The service over `accounts` and `sessions` as stored, numbering new accounts after
-    /// `max_id`.
+    /// The service over `accounts` and `sessions` as stored.
     pub(crate) fn new(
         context: Arc<Context>,
         identities: Arc<Identities>,
         registry: Arc<Registry>,
         accounts: Vec<AccountRecord>,
         sessions: Vec<SessionRecord>,
-        max_id: AccountId,
     ) -> Accounts {
-        let mut inner = Inner {
-            next_id: max_id,
-            ..Inner::default()
-        };
+        let mut inner = Inner::default();
         for account in accounts {
             inner.add(account);
         }
@@ -254,11 +248,7 @@ impl Accounts {
     ) -> Result<(Account, String), ArenaError> {
         let password_hash = blocking(move || hash_password(&password)).await??;
         let now = self.now();
-        let id = {
-            let mut inner = self.lock();
-            inner.next_id += 1;
-            inner.next_id
-        };
+        let id = self.context.new_id(IdKind::Account).await?;
         let record = AccountRecord {
             id,
             name,

@@ -6,9 +6,10 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
 use arbiter_plugin::{Family, Games, Mode, Wording};
-use arbiter_store::{Store, Writer};
+use arbiter_store::{IdKind, Store, Writer};
 use tokio::sync::watch;
 
+use crate::ids::Ids;
 use crate::{ArenaConfig, ArenaError, Clock};
 
 /// The arena's surroundings, shared by its services and match actors.
@@ -23,6 +24,8 @@ pub(crate) struct Context {
     pub(crate) stopping: watch::Sender<bool>,
     /// Bot talk: the wording service and the administrator's switch.
     pub(crate) talk: Arc<TalkService>,
+    /// The ids reserved from the store and not yet handed out.
+    pub(crate) ids: Ids,
 }
 
 /// Bot talk as the arena runs it: the wording service it was given, and whether house seats
@@ -36,6 +39,11 @@ impl Context {
     /// The arena's current time.
     pub(crate) fn now(&self) -> i64 {
         self.clock.now_ms()
+    }
+
+    /// A new id of `kind`, never handed out before by any server sharing the store.
+    pub(crate) async fn new_id(&self, kind: IdKind) -> Result<i64, ArenaError> {
+        Ok(self.ids.next(self.store.as_ref(), kind).await?)
     }
 
     /// Every variant of every game the arena runs.

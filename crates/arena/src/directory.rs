@@ -275,7 +275,6 @@ struct Inner {
     keys: HashMap<String, String>,
     /// The keys of names being created now.
     reserved: Vec<String>,
-    next_id: BotId,
 }
 
 /// Whether a bot is connected, and since or until when.
@@ -396,7 +395,6 @@ impl Directory {
     ) -> Directory {
         let mut inner = Inner::default();
         for record in records {
-            inner.next_id = inner.next_id.max(record.id);
             insert(&mut inner, record);
         }
         Directory {
@@ -411,13 +409,6 @@ impl Directory {
         self.inner
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
-    }
-
-    /// A fresh bot id.
-    pub fn next_id(&self) -> BotId {
-        let mut inner = self.lock();
-        inner.next_id += 1;
-        inner.next_id
     }
 
     /// The bot a presented token belongs to; marks it as seen at `now_ms`. Returns the bot and
@@ -479,7 +470,6 @@ impl Directory {
     /// Adds or replaces a bot.
     pub fn put(&self, record: BotRecord) {
         let mut inner = self.lock();
-        inner.next_id = inner.next_id.max(record.id);
         if let Some(old) = inner.by_id.remove(&record.id) {
             if let Some(hash) = &old.record.token_hash {
                 inner.by_token.remove(hash);

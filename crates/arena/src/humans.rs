@@ -108,7 +108,7 @@ impl People {
             owner: Some(account.id),
             ..BotProfile::default()
         };
-        let id = self.identities.directory.next_id();
+        let id = self.identities.new_bot_id().await?;
         let name = format!("{PERSON_PREFIX}{}", account.name);
         self.identities
             .create(id, name, BotKind::Human, profile)
@@ -131,7 +131,7 @@ impl People {
         ip: std::net::IpAddr,
     ) -> Result<(Bot, String), ArenaError> {
         self.identities.count_mint(ip)?;
-        let id = self.identities.directory.next_id();
+        let id = self.identities.new_bot_id().await?;
         let name = format!("{PERSON_PREFIX}guest-{id}");
         self.identities
             .create(id, name, BotKind::Human, BotProfile::default())

@@ -5,7 +5,7 @@
 use std::net::IpAddr;
 use std::sync::Arc;
 
-use arbiter_store::{BotId, BotKind, BotRecord, Write};
+use arbiter_store::{BotId, BotKind, BotRecord, IdKind, Write};
 use serde_json::Value;
 
 use crate::context::Context;
@@ -73,6 +73,11 @@ impl Identities {
         self.context.now()
     }
 
+    /// A new bot id, never handed out before by any server sharing the store.
+    pub(crate) async fn new_bot_id(&self) -> Result<BotId, ArenaError> {
+        self.context.new_id(IdKind::Bot).await
+    }
+
     /// Creates the house bots that are missing.
     pub(crate) async fn ensure_house_bots(&self) -> Result<(), ArenaError> {
         for level in HouseLevel::ALL {
@@ -85,7 +90,7 @@ impl Identities {
                 ..BotProfile::default()
             };
             let record = BotRecord {
-                id: self.directory.next_id(),
+                id: self.new_bot_id().await?,
                 name,
                 kind: BotKind::House,
                 token_hash: None,
@@ -214,7 +219,7 @@ impl Identities {
     ) -> Result<(Bot, String), ArenaError> {
         let name = names::check_bot_name(name)?;
         let profile = profile.checked(&self.context.known_keys())?;
-        let id = self.directory.next_id();
+        let id = self.new_bot_id().await?;
         self.create(id, name, BotKind::Registered, profile).await
     }
 
@@ -232,7 +237,7 @@ impl Identities {
         let profile = profile.checked(&self.context.known_keys())?;
         self.directory.check_name_free(&name)?;
         self.open_registrations.count(ip, self.now())?;
-        let id = self.directory.next_id();
+        let id = self.new_bot_id().await?;
         self.create_spelled(id, name, BotKind::Registered, profile, spelling)
             .await
     }
@@ -272,7 +277,7 @@ impl Identities {
         .checked(&self.context.known_keys())?;
         self.count_mint(ip)?;
         // The bot's id makes the name unique; the label only helps people recognise it.
-        let id = self.directory.next_id();
+        let id = self.new_bot_id().await?;
         let name = match label {
             None => format!("{ANONYMOUS_PREFIX}{id}"),
             Some(label) => format!("{ANONYMOUS_PREFIX}{label}#{id}"),

@@ -26,6 +26,7 @@ mod fairness;
 pub mod feed;
 mod humans;
 mod identities;
+mod ids;
 mod live;
 pub mod log;
 mod matches;
@@ -100,7 +101,6 @@ impl Arena {
         store: Arc<dyn Store>,
         admin_token: Option<&str>,
     ) -> Result<Arena, ArenaError> {
-        let ids = store.max_ids().await?;
         let bots = store.bots().await?;
         let last_heartbeat = store.last_heartbeat().await?;
         let open_matches = store.open_matches().await?;
@@ -120,6 +120,7 @@ impl Arena {
             games,
             stopping: tokio::sync::watch::channel(false).0,
             talk,
+            ids: ids::Ids::new(),
         });
         // Each service is built after those it is given: none refers back to one built later.
         let registry = Arc::new(Registry::new(context.clone()));
@@ -139,7 +140,6 @@ impl Arena {
             identities.clone(),
             ratings.clone(),
             registry.clone(),
-            ids.r#match,
         ));
         let accounts = Arc::new(Accounts::new(
             context.clone(),
@@ -147,7 +147,6 @@ impl Arena {
             registry.clone(),
             account_records,
             sessions,
-            ids.account,
         ));
         let automatch = Arc::new(AutoMatch::new(
             context.clone(),

@@ -99,7 +99,7 @@ impl Arena {
             display_name,
             ..BotProfile::default()
         };
-        let id = self.identities.directory.next_id();
+        let id = self.identities.new_bot_id().await?;
         let name = format!("{PERSON_PREFIX}{name}#{id}");
         self.identities
             .create(id, name, BotKind::Human, profile)

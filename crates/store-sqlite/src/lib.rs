@@ -13,8 +13,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use arbiter_store::{
-    AccountRecord, Audience, BotKind, BotRecord, EventRecord, MatchRecord, MatchStatus, MaxIds,
-    NoteRecord, PhotoRecord, RatingRecord, SessionRecord, Store, StoreError, StoreFuture, Write,
+    AccountRecord, Audience, BotKind, BotRecord, EventRecord, IdKind, MatchRecord, MatchStatus,
+    MaxIds, NoteRecord, PhotoRecord, RatingRecord, SessionRecord, Store, StoreError, StoreFuture,
+    Write,
 };
 use serde_json::Value;
 use sqlx::sqlite::{
@@ -272,6 +273,15 @@ fn batch_query(writes: &[Write]) -> QueryBuilder<Sqlite> {
                     ") ON CONFLICT (bot_id) DO UPDATE SET png = excluded.png, updated_ms = excluded.updated_ms;\n",
                 );
             }
+            Write::IdsTaken(ids) => {
+                for kind in IdKind::ALL {
+                    query.push("UPDATE id_counters SET last = max(last, ");
+                    query.push_bind(kind.of(ids));
+                    query.push(") WHERE kind = ");
+                    query.push_bind(kind.as_str());
+                    query.push(";\n");
+                }
+            }
             Write::AddNote(note) => {
                 query.push(
                     "INSERT INTO match_notes (match_id, participant, kind, data, at_ms) VALUES (",
@@ -487,6 +497,21 @@ impl Store for SqliteStore {
         })
     }
 
+    fn matches_after(&self, after: i64, limit: u32) -> StoreFuture<'_, Vec<MatchRecord>> {
+        Box::pin(async move {
+            let rows = sqlx::query(concat!(
+                select_match!(),
+                " FROM matches m WHERE m.id > $1 ORDER BY m.id LIMIT $2"
+            ))
+            .bind(after)
+            .bind(i64::from(limit))
+            .fetch_all(&self.reader)
+            .await
+            .map_err(unavailable)?;
+            rows.iter().map(match_from).collect()
+        })
+    }
+
     fn events(&self, id: i64, since: i64, limit: u32) -> StoreFuture<'_, Vec<EventRecord>> {
         Box::pin(async move {
             let rows = sqlx::query(
@@ -505,8 +530,13 @@ impl Store for SqliteStore {
     fn max_ids(&self) -> StoreFuture<'_, MaxIds> {
         Box::pin(async move {
             let row = sqlx::query(
-                "SELECT (SELECT coalesce(max(id), 0) FROM bots) AS bot, (SELECT coalesce(max(id), 0) FROM matches) AS m,
-                        max((SELECT coalesce(max(id), 0) FROM accounts), (SELECT coalesce(max(id), 0) FROM deleted_accounts)) AS account",
+                "SELECT max((SELECT coalesce(max(id), 0) FROM bots),
+                            (SELECT last FROM id_counters WHERE kind = 'bot')) AS bot,
+                        max((SELECT coalesce(max(id), 0) FROM matches),
+                            (SELECT last FROM id_counters WHERE kind = 'match')) AS m,
+                        max((SELECT coalesce(max(id), 0) FROM accounts),
+                            (SELECT coalesce(max(id), 0) FROM deleted_accounts),
+                            (SELECT last FROM id_counters WHERE kind = 'account')) AS account",
             )
             .fetch_one(&self.reader)
             .await
@@ -517,6 +547,36 @@ impl Store for SqliteStore {
                 r#match: row.try_get("m").map_err(get)?,
                 account: row.try_get("account").map_err(get)?,
             })
+        })
+    }
+
+    fn reserve_ids(&self, kind: IdKind, count: u32) -> StoreFuture<'_, i64> {
+        Box::pin(async move {
+            let count = i64::from(count.max(1));
+            // The counter moves past the largest id stored too: rows written with ids of
+            // their own never get a reserved id again. On the writer, as every write.
+            let sql = match kind {
+                IdKind::Bot => {
+                    "UPDATE id_counters SET last = max(last, (SELECT coalesce(max(id), 0) FROM bots)) + $1
+                      WHERE kind = 'bot' RETURNING last"
+                }
+                IdKind::Match => {
+                    "UPDATE id_counters SET last = max(last, (SELECT coalesce(max(id), 0) FROM matches)) + $1
+                      WHERE kind = 'match' RETURNING last"
+                }
+                IdKind::Account => {
+                    "UPDATE id_counters SET last = max(last, (SELECT coalesce(max(id), 0) FROM accounts),
+                                                   (SELECT coalesce(max(id), 0) FROM deleted_accounts)) + $1
+                      WHERE kind = 'account' RETURNING last"
+                }
+            };
+            let mut writer = self.writer.lock().await;
+            let last: i64 = sqlx::query_scalar(sql)
+                .bind(count)
+                .fetch_one(&mut *writer)
+                .await
+                .map_err(unavailable)?;
+            Ok(last - count + 1)
         })
     }
 
@@ -688,6 +748,18 @@ mod tests {
             .await
             .expect("open");
         arbiter_store::conformance::check_all(Arc::new(store)).await;
+    }
+
+    #[tokio::test]
+    async fn copies_into_another_store() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let from = SqliteStore::open(&dir.path().join("from.db"))
+            .await
+            .expect("open");
+        let to = SqliteStore::open(&dir.path().join("to.db"))
+            .await
+            .expect("open");
+        arbiter_store::conformance::check_copy(Arc::new(from), Arc::new(to)).await;
     }
 
     #[tokio::test]

@@ -5,8 +5,8 @@ use std::sync::Arc;
 use serde_json::json;
 
 use crate::{
-    AccountRecord, Audience, BotKind, BotRecord, EventRecord, MatchRecord, MatchStatus, MaxIds,
-    NoteRecord, PhotoRecord, RatingRecord, SessionRecord, Store, Write, Writer,
+    AccountRecord, Audience, BotKind, BotRecord, EventRecord, IdKind, MatchRecord, MatchStatus,
+    MaxIds, NoteRecord, PhotoRecord, RatingRecord, SessionRecord, Store, Write, Writer,
 };
 
 fn bot(id: i64, name: &str) -> BotRecord {
@@ -71,7 +71,8 @@ pub async fn check_all(store: Arc<dyn Store>) {
     accounts_change_and_are_deleted(store.as_ref()).await;
     batches_are_atomic(store.as_ref()).await;
     notes_are_kept_per_match_in_order(store.as_ref()).await;
-    the_writer_commits_in_order(store).await;
+    the_writer_commits_in_order(store.clone()).await;
+    ids_are_reserved_above_every_used_one(store).await;
 }
 
 async fn notes_are_kept_per_match_in_order(store: &dyn Store) {
@@ -294,7 +295,30 @@ async fn matches_of_more_participants_round_trip(store: &dyn Store) {
         Some(ended.clone())
     );
     assert_eq!(closed(Some(5), 1).await.expect("closed"), vec![four]);
-    assert_eq!(closed(Some(3), 1).await.expect("closed"), vec![ended]);
+    assert_eq!(
+        closed(Some(3), 1).await.expect("closed"),
+        vec![ended.clone()]
+    );
+
+    // Every match, a page at a time, whatever its status.
+    let all = store.matches_after(0, 1_000).await.expect("matches");
+    let all_ids = ids(all.clone());
+    assert!(all_ids.windows(2).all(|w| w[0] < w[1]), "{all_ids:?}");
+    for id in 7..=13 {
+        assert!(all_ids.contains(&id), "{id} in {all_ids:?}");
+    }
+    assert!(all.contains(&ended), "with their participants");
+    assert_eq!(
+        store.matches_after(all_ids[1], 2).await.expect("page"),
+        all[2..4].to_vec()
+    );
+    assert!(
+        store
+            .matches_after(all_ids[all_ids.len() - 1], 10)
+            .await
+            .expect("page")
+            .is_empty()
+    );
 }
 
 fn account(id: i64, name: &str) -> AccountRecord {
@@ -487,4 +511,136 @@ async fn the_writer_commits_in_order(store: Arc<dyn Store>) {
     let (bad, good) = tokio::join!(bad, good);
     assert!(bad.is_err());
     assert_eq!(good, Ok(()));
+}
+
+/// Runs last: account 3 ("Grace") is the only account, accounts 1 and 2 were deleted.
+async fn ids_are_reserved_above_every_used_one(store: Arc<dyn Store>) {
+    store
+        .write_batch(&[Write::DeleteAccount(3)])
+        .await
+        .expect("batch");
+    let before = store.max_ids().await.expect("max ids");
+    assert_eq!(before.account, 3, "deleted accounts' ids count");
+    let reserve = |kind, count| {
+        let store = store.clone();
+        async move { store.reserve_ids(kind, count).await.expect("reserved") }
+    };
+    for kind in IdKind::ALL {
+        let first = reserve(kind, 5).await;
+        assert!(
+            first > kind.of(&before),
+            "{kind:?}: {first} after {before:?}"
+        );
+        let next = reserve(kind, 1).await;
+        assert!(
+            next >= first + 5,
+            "{kind:?}: {next} after {first}..{}",
+            first + 5
+        );
+        let after = store.max_ids().await.expect("max ids");
+        assert!(
+            kind.of(&after) >= next,
+            "{kind:?}: reservations count as used"
+        );
+    }
+
+    // Rows stored with ids of their own (a bot made while the server is stopped) move
+    // reservations past them.
+    store
+        .write_batch(&[
+            Write::PutBot(bot(1_000, "Kilo")),
+            Write::PutMatch(a_match(2_000, MatchStatus::Finished)),
+        ])
+        .await
+        .expect("batch");
+    assert!(reserve(IdKind::Bot, 1).await > 1_000);
+    let next_match = reserve(IdKind::Match, 1).await;
+    assert!(next_match > 2_000);
+
+    // Ids taken by a copy; a smaller one takes nothing back.
+    store
+        .write_batch(&[Write::IdsTaken(MaxIds {
+            bot: 5_000,
+            r#match: 10,
+            account: 7_000,
+        })])
+        .await
+        .expect("batch");
+    assert!(reserve(IdKind::Bot, 1).await > 5_000);
+    assert!(reserve(IdKind::Match, 1).await > next_match);
+    assert!(reserve(IdKind::Account, 1).await > 7_000);
+
+    // Reservations made at once never overlap.
+    let mut handles = Vec::new();
+    for _ in 0..20 {
+        handles.push(tokio::spawn(reserve(IdKind::Match, 3)));
+    }
+    let mut firsts = Vec::new();
+    for handle in handles {
+        firsts.push(handle.await.expect("task"));
+    }
+    firsts.sort_unstable();
+    for pair in firsts.windows(2) {
+        assert!(
+            pair[1] >= pair[0] + 3,
+            "overlapping reservations: {firsts:?}"
+        );
+    }
+}
+
+/// Copies [`crate::copy::fill_sample`] from `from` into `to` (both empty) and checks the copy:
+/// every kind counted, the summaries equal, the deleted account's id still taken, a second
+/// copy refused, and a changed record seen in the summary.
+pub async fn check_copy(from: Arc<dyn Store>, to: Arc<dyn Store>) {
+    use crate::copy::{CopyError, copy, fill_sample, summarize};
+    fill_sample(from.as_ref()).await.expect("sample");
+    let now = 5_000;
+    let mut written = 0;
+    let summary = copy(from.as_ref(), to.as_ref(), now, |n| written += n)
+        .await
+        .expect("copied and verified");
+    let counts: Vec<(&str, u64)> = summary.kinds.iter().map(|(k, s)| (*k, s.count)).collect();
+    assert_eq!(
+        counts,
+        [
+            ("bots", 2),
+            ("accounts", 1),
+            ("sessions", 1),
+            ("ratings", 1),
+            ("photos", 1),
+            ("matches", 2),
+            ("events", 2_503),
+            ("notes", 2),
+            ("heartbeat", 1),
+            ("ids", 1),
+        ]
+    );
+    assert_eq!(written, 2 + 1 + 1 + 1 + 1 + 2 + 2_503 + 2 + 1 + 1);
+    assert_eq!(summarize(to.as_ref(), now).await.expect("summary"), summary);
+    assert_eq!(
+        to.events(3, 2_499, 10).await.expect("events"),
+        from.events(3, 2_499, 10).await.expect("events")
+    );
+
+    // One more event, and the summaries differ in events alone.
+    to.write_batch(&[Write::AppendEvent(Arc::new(event(4, 4)))])
+        .await
+        .expect("event");
+    let changed = summarize(to.as_ref(), now).await.expect("summary");
+    let differing: Vec<&str> = summary
+        .kinds
+        .iter()
+        .zip(&changed.kinds)
+        .filter(|(a, b)| a != b)
+        .map(|((kind, _), _)| *kind)
+        .collect();
+    assert_eq!(differing, ["events"]);
+    assert!(
+        to.reserve_ids(IdKind::Account, 1).await.expect("id") > 2,
+        "the deleted account's id stays taken"
+    );
+    assert!(matches!(
+        copy(from.as_ref(), to.as_ref(), now, |_| {}).await,
+        Err(CopyError::NotEmpty(_))
+    ));
 }

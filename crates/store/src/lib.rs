@@ -20,6 +20,7 @@ use serde_json::value::RawValue;
 mod writer;
 
 pub mod conformance;
+pub mod copy;
 pub use writer::{Writer, WriterError};
 
 /// A bot's identifier.
@@ -304,6 +305,44 @@ pub enum Write {
     PutPhoto(std::sync::Arc<PhotoRecord>),
     /// Add a note about a match for the operator (after the match's other notes).
     AddNote(NoteRecord),
+    /// Record that every id up to these is taken, so that [`Store::reserve_ids`] hands out
+    /// only larger ones (a copy of another store's data carries its ids, those of deleted
+    /// accounts included, this way).
+    IdsTaken(MaxIds),
+}
+
+/// The kinds of identifiers the store hands out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum IdKind {
+    /// Bots' ids ([`BotId`]).
+    Bot,
+    /// Matches' ids ([`MatchId`]).
+    Match,
+    /// Accounts' ids ([`AccountId`]).
+    Account,
+}
+
+impl IdKind {
+    /// Every kind.
+    pub const ALL: [IdKind; 3] = [IdKind::Bot, IdKind::Match, IdKind::Account];
+
+    /// The stored name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            IdKind::Bot => "bot",
+            IdKind::Match => "match",
+            IdKind::Account => "account",
+        }
+    }
+
+    /// This kind's id in `ids`.
+    pub fn of(self, ids: &MaxIds) -> i64 {
+        match self {
+            IdKind::Bot => ids.bot,
+            IdKind::Match => ids.r#match,
+            IdKind::Account => ids.account,
+        }
+    }
 }
 
 /// One bot's rating in one game mode. The rating itself is the rating system's business; the
@@ -337,14 +376,14 @@ pub enum StoreError {
 /// The future every [`Store`] method returns.
 pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, StoreError>> + Send + 'a>>;
 
-/// The largest identifiers in use, so the arena can hand out new ones without asking the store.
+/// The largest identifiers in use or reserved.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct MaxIds {
     /// The largest bot id, 0 if none.
     pub bot: BotId,
     /// The largest match id, 0 if none.
     pub r#match: MatchId,
-    /// The largest account id ever used, deleted accounts included, 0 if none.
+    /// The largest account id ever used or reserved, deleted accounts included, 0 if none.
     pub account: AccountId,
 }
 
@@ -362,11 +401,21 @@ pub trait Store: Send + Sync + 'static {
     /// The matches that are pending or running.
     fn open_matches(&self) -> StoreFuture<'_, Vec<MatchRecord>>;
 
+    /// Matches of every status with ids above `after`, in the order of their ids, at most
+    /// `limit`: every match, a page at a time.
+    fn matches_after(&self, after: MatchId, limit: u32) -> StoreFuture<'_, Vec<MatchRecord>>;
+
     /// A match's events with `seq > since`, in order, at most `limit`.
     fn events(&self, id: MatchId, since: i64, limit: u32) -> StoreFuture<'_, Vec<EventRecord>>;
 
-    /// The largest ids in use.
+    /// The largest ids in use or reserved ([`Store::reserve_ids`], [`Write::IdsTaken`]).
     fn max_ids(&self) -> StoreFuture<'_, MaxIds>;
+
+    /// Reserves `count` (at least 1) new consecutive ids of a kind and returns the first:
+    /// each is larger than every id of that kind stored, taken or reserved before, by any
+    /// process sharing the store, and is never reserved again. A reservation is durable once
+    /// returned; ids reserved and never used are simply skipped.
+    fn reserve_ids(&self, kind: IdKind, count: u32) -> StoreFuture<'_, i64>;
 
     /// The last heartbeat recorded, if any.
     fn last_heartbeat(&self) -> StoreFuture<'_, Option<i64>>;

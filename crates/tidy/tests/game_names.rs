@@ -13,6 +13,7 @@ const SCANNED: &[&str] = &[
     "crates/server/src",
     "crates/store/src",
     "crates/store-sqlite/src",
+    "crates/store-postgres/src",
 ];
 
 /// Every `.rs` file under `dir` that is not test code: neither a `tests.rs` nor under a

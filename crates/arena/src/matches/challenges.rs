@@ -2,10 +2,9 @@
 //! play a move, resign.
 
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
 
 use arbiter_fair::ServerSeed;
-use arbiter_store::{BotKind, MatchId, MatchRecord, Write};
+use arbiter_store::{BotKind, IdKind, MatchId, MatchRecord, Write};
 use serde_json::Value;
 
 use crate::snapshot::MatchSummary;
@@ -130,7 +129,7 @@ impl Matches {
         let mut client_seeds = vec![String::new(); bots.len()];
         client_seeds[0] = client_seed;
         let setup = live::Setup {
-            id: self.next_match.fetch_add(1, Ordering::SeqCst) + 1,
+            id: self.context.new_id(IdKind::Match).await?,
             seat_count: bots.len(),
             table: false,
             bots,

@@ -15,7 +15,6 @@ mod streams;
 mod tables;
 
 use std::sync::Arc;
-use std::sync::atomic::AtomicI64;
 
 use arbiter_fair::ServerSeed;
 use arbiter_plugin::{Family, LegRequest};
@@ -81,17 +80,15 @@ pub(crate) struct Matches {
     identities: Arc<Identities>,
     registry: Arc<Registry>,
     actors: Arc<MatchContext>,
-    next_match: AtomicI64,
 }
 
 impl Matches {
-    /// The service, numbering new matches after `max_id`.
+    /// The service.
     pub(crate) fn new(
         context: Arc<Context>,
         identities: Arc<Identities>,
         ratings: Arc<Ratings>,
         registry: Arc<Registry>,
-        max_id: MatchId,
     ) -> Matches {
         let actors = Arc::new(MatchContext {
             clock: context.clock.clone(),
@@ -108,7 +105,6 @@ impl Matches {
             identities,
             registry,
             actors,
-            next_match: AtomicI64::new(max_id),
         }
     }
 

@@ -9,12 +9,10 @@
 //! stream, and is never judged absent, so only the seat count, the clocks, the limit of
 //! pending matches it opened and the limit of matches at once apply.
 
-use std::sync::atomic::Ordering;
-
 use crate::snapshot::{MatchSnapshot, MatchSummary};
 use arbiter_fair::ServerSeed;
 use arbiter_plugin::Language;
-use arbiter_store::{BotKind, MatchId, MatchStatus};
+use arbiter_store::{BotKind, IdKind, MatchId, MatchStatus};
 
 use super::Matches;
 use crate::actor::Command;
@@ -104,7 +102,7 @@ impl Matches {
             &seed,
         )?;
         let setup = live::Setup {
-            id: self.next_match.fetch_add(1, Ordering::SeqCst) + 1,
+            id: self.context.new_id(IdKind::Match).await?,
             bots: vec![from.clone()],
             seat_count: request.seats,
             table: true,

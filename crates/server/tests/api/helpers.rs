@@ -438,12 +438,23 @@ impl Store for FlakyStore {
         self.inner.open_matches()
     }
 
+    fn matches_after(&self, after: MatchId, limit: u32) -> StoreFuture<'_, Vec<MatchRecord>> {
+        self.inner.matches_after(after, limit)
+    }
+
     fn events(&self, id: MatchId, since: i64, limit: u32) -> StoreFuture<'_, Vec<EventRecord>> {
         self.inner.events(id, since, limit)
     }
 
     fn max_ids(&self) -> StoreFuture<'_, MaxIds> {
         self.inner.max_ids()
+    }
+
+    fn reserve_ids(&self, kind: arbiter_store::IdKind, count: u32) -> StoreFuture<'_, i64> {
+        if self.failing.load(Ordering::SeqCst) {
+            return Box::pin(async { Err(StoreError::Unavailable("the disk is full".to_owned())) });
+        }
+        self.inner.reserve_ids(kind, count)
     }
 
     fn last_heartbeat(&self) -> StoreFuture<'_, Option<i64>> {
