@@ -189,7 +189,7 @@ impl Actor {
             }
             self.advance().await;
             if self.next_talk.is_some_and(|at| at <= self.now()) {
-                self.start_talk(self.now());
+                self.start_talk(self.now(), true);
             }
             let deadline = if self.progress.is_open() {
                 let now = self.now();
@@ -509,7 +509,7 @@ impl Actor {
         }
         self.start_house_moves(now);
         // After every change, so that an answer to a person comes at once.
-        self.start_talk(now);
+        self.start_talk(now, false);
     }
 
     /// What a stored event announces on the streams of the match's bots, if anything: an open

@@ -93,8 +93,15 @@ pub struct ArenaConfig {
     pub events_per_page: usize,
     /// The engine request's `budget_ms` cap, as the connector's default `--max-think-seconds`.
     pub default_budget_ms: i64,
-    /// How often the server records that it is alive.
+    /// How often the server records that it is alive, renews its leases on the matches it
+    /// runs and looks for matches whose node died.
     pub heartbeat_ms: i64,
+    /// This server's name among the servers sharing a store; each must have its own.
+    pub node_id: String,
+    /// How long a lease on a match lasts unless renewed: a server that stops renewing is
+    /// taken to be dead this long after its last renewal, and another server takes its
+    /// matches over.
+    pub lease_ms: i64,
     /// How long a closed match stays in memory before it is served from the store.
     pub closed_retention_ms: i64,
     /// The most closed matches kept in memory; beyond it, the longest closed is served from
@@ -139,6 +146,8 @@ impl Default for ArenaConfig {
             events_per_page: 100,
             default_budget_ms: 10_000,
             heartbeat_ms: 1_000,
+            node_id: "local".to_owned(),
+            lease_ms: 10_000,
             closed_retention_ms: 600_000,
             closed_in_memory: 1_000,
             automatch_interval_ms: 5_000,

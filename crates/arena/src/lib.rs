@@ -102,8 +102,7 @@ impl Arena {
         admin_token: Option<&str>,
     ) -> Result<Arena, ArenaError> {
         let bots = store.bots().await?;
-        let last_heartbeat = store.last_heartbeat().await?;
-        let open_matches = store.open_matches().await?;
+        let open: Vec<MatchId> = store.open_matches().await?.iter().map(|m| m.id).collect();
         let ratings = store.ratings().await?;
         let account_records = store.accounts().await?;
         let sessions = store.sessions(clock.now_ms()).await?;
@@ -172,7 +171,7 @@ impl Arena {
             people,
         };
         arena.identities.ensure_house_bots().await?;
-        arena.matches.resume(open_matches, last_heartbeat).await?;
+        arena.matches.take_over(&open).await?;
         arena.spawn_background();
         Ok(arena)
     }
@@ -281,6 +280,7 @@ impl Arena {
         {
             tracing::warn!("cannot record the heartbeat");
         }
+        self.matches.heartbeat(now).await;
     }
 
     async fn sweep(&self, now: i64) {
@@ -302,8 +302,9 @@ impl Arena {
     pub async fn shutdown(&self) {
         self.context.stopping.send_replace(true);
         self.matches.stop().await;
-        // A final no-op write returns once everything queued before it is durable.
-        let _ = self.context.writer.write(Vec::new()).await;
+        // Behind everything queued before it, so durable only once they are: the open
+        // matches pass to the other servers sharing the store at once.
+        self.matches.release_leases().await;
     }
 
     /// Completes once the arena's clock reads `at_ms`.

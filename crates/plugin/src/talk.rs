@@ -194,6 +194,13 @@ pub struct TalkTable<'a> {
     pub persona: Persona,
     /// The current time, on the clock the rules' deadlines are read on.
     pub now_ms: u64,
+    /// Whether this pass is a turn of the family's cadence ([`TableTalk::next_talk_at`])
+    /// rather than one after a change at the table. A family rolls its chances of a bot
+    /// speaking unprompted on ticks only, so that how often bots volunteer remarks does not
+    /// depend on how often the table changes (each line said is a change, and would be
+    /// another roll for every other bot); what is owed, such as an answer to a person, is
+    /// said at any pass.
+    pub tick: bool,
 }
 
 /// A family's bot talk: what a house seat says, from its own view.

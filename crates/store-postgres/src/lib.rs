@@ -14,9 +14,9 @@ use std::str::FromStr;
 use std::time::Duration;
 
 use arbiter_store::{
-    AccountRecord, Audience, BotKind, BotRecord, EventRecord, IdKind, MatchRecord, MatchStatus,
-    MaxIds, NoteRecord, PhotoRecord, RatingRecord, SessionRecord, Store, StoreError, StoreFuture,
-    Write,
+    AccountRecord, Audience, BotKind, BotRecord, Claim, EventRecord, IdKind, LeaseRecord,
+    MatchRecord, MatchStatus, MaxIds, NoteRecord, PhotoRecord, RatingRecord, SessionRecord, Store,
+    StoreError, StoreFuture, Write,
 };
 use serde_json::Value;
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions, PgRow};
@@ -259,6 +259,29 @@ async fn apply(conn: &mut PgConnection, writes: &[Write]) -> Result<(), sqlx::Er
                 .bind(photo.bot)
                 .bind(&photo.png)
                 .bind(photo.updated_ms)
+                .execute(&mut *conn)
+                .await?;
+            }
+            Write::PutLease(lease) => {
+                sqlx::query(
+                    "INSERT INTO match_leases (match_id, node, renewed_ms, expires_ms)
+                     VALUES ($1, $2, $3, $4)
+                     ON CONFLICT (match_id) DO UPDATE SET node = excluded.node,
+                       renewed_ms = excluded.renewed_ms, expires_ms = excluded.expires_ms",
+                )
+                .bind(lease.match_id)
+                .bind(&lease.node)
+                .bind(lease.renewed_ms)
+                .bind(lease.expires_ms)
+                .execute(&mut *conn)
+                .await?;
+            }
+            Write::ReleaseLeases { node, at_ms } => {
+                sqlx::query(
+                    "UPDATE match_leases SET expires_ms = LEAST(expires_ms, $2) WHERE node = $1",
+                )
+                .bind(node)
+                .bind(at_ms)
                 .execute(&mut *conn)
                 .await?;
             }
@@ -510,6 +533,113 @@ impl Store for PostgresStore {
                 .await
                 .map_err(unavailable)?;
             Ok(last - count + 1)
+        })
+    }
+
+    fn claim_matches<'a>(
+        &'a self,
+        node: &'a str,
+        ids: &'a [i64],
+        now_ms: i64,
+        until_ms: i64,
+    ) -> StoreFuture<'a, Vec<Claim>> {
+        Box::pin(async move {
+            // One statement: the upsert takes each lease atomically (a node claiming the same
+            // match at once waits for the row, then finds it taken), and `before`, read from
+            // the statement's snapshot, says when each was renewed before.
+            let rows: Vec<(i64, Option<i64>)> = sqlx::query_as(
+                "WITH before AS (
+                     SELECT match_id, renewed_ms FROM match_leases WHERE match_id = ANY($1)
+                 ), won AS (
+                     INSERT INTO match_leases (match_id, node, renewed_ms, expires_ms)
+                     SELECT m.id, $2, $3, $4 FROM matches m
+                      WHERE m.id = ANY($1) AND m.status IN ('pending', 'running')
+                     ON CONFLICT (match_id) DO UPDATE SET node = excluded.node,
+                        renewed_ms = excluded.renewed_ms, expires_ms = excluded.expires_ms
+                      WHERE match_leases.node = excluded.node OR match_leases.expires_ms <= $3
+                     RETURNING match_id
+                 )
+                 SELECT won.match_id, before.renewed_ms FROM won LEFT JOIN before USING (match_id)",
+            )
+            .bind(ids)
+            .bind(node)
+            .bind(now_ms)
+            .bind(until_ms)
+            .fetch_all(&self.pool)
+            .await
+            .map_err(unavailable)?;
+            Ok(rows
+                .into_iter()
+                .map(|(match_id, renewed_ms)| Claim {
+                    match_id,
+                    renewed_ms,
+                })
+                .collect())
+        })
+    }
+
+    fn renew_leases<'a>(
+        &'a self,
+        node: &'a str,
+        now_ms: i64,
+        until_ms: i64,
+    ) -> StoreFuture<'a, Vec<i64>> {
+        Box::pin(async move {
+            let mut transaction = self.pool.begin().await.map_err(unavailable)?;
+            sqlx::query(
+                "DELETE FROM match_leases l USING matches m
+                  WHERE l.node = $1 AND m.id = l.match_id
+                    AND m.status NOT IN ('pending', 'running')",
+            )
+            .bind(node)
+            .execute(&mut *transaction)
+            .await
+            .map_err(unavailable)?;
+            let held = sqlx::query_scalar(
+                "UPDATE match_leases SET renewed_ms = $2, expires_ms = $3 WHERE node = $1
+                 RETURNING match_id",
+            )
+            .bind(node)
+            .bind(now_ms)
+            .bind(until_ms)
+            .fetch_all(&mut *transaction)
+            .await
+            .map_err(unavailable)?;
+            transaction.commit().await.map_err(unavailable)?;
+            Ok(held)
+        })
+    }
+
+    fn unleased_matches(&self, now_ms: i64) -> StoreFuture<'_, Vec<i64>> {
+        Box::pin(async move {
+            sqlx::query_scalar(
+                "SELECT m.id FROM matches m LEFT JOIN match_leases l ON l.match_id = m.id
+                  WHERE m.status IN ('pending', 'running')
+                    AND (l.match_id IS NULL OR l.expires_ms <= $1)
+                  ORDER BY m.id",
+            )
+            .bind(now_ms)
+            .fetch_all(&self.pool)
+            .await
+            .map_err(unavailable)
+        })
+    }
+
+    fn lease(&self, id: i64) -> StoreFuture<'_, Option<LeaseRecord>> {
+        Box::pin(async move {
+            let row: Option<(String, i64, i64)> = sqlx::query_as(
+                "SELECT node, renewed_ms, expires_ms FROM match_leases WHERE match_id = $1",
+            )
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(unavailable)?;
+            Ok(row.map(|(node, renewed_ms, expires_ms)| LeaseRecord {
+                match_id: id,
+                node,
+                renewed_ms,
+                expires_ms,
+            }))
         })
     }
 

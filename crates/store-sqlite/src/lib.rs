@@ -13,9 +13,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use arbiter_store::{
-    AccountRecord, Audience, BotKind, BotRecord, EventRecord, IdKind, MatchRecord, MatchStatus,
-    MaxIds, NoteRecord, PhotoRecord, RatingRecord, SessionRecord, Store, StoreError, StoreFuture,
-    Write,
+    AccountRecord, Audience, BotKind, BotRecord, Claim, EventRecord, IdKind, LeaseRecord,
+    MatchRecord, MatchStatus, MaxIds, NoteRecord, PhotoRecord, RatingRecord, SessionRecord, Store,
+    StoreError, StoreFuture, Write,
 };
 use serde_json::Value;
 use sqlx::sqlite::{
@@ -272,6 +272,28 @@ fn batch_query(writes: &[Write]) -> QueryBuilder<Sqlite> {
                 query.push(
                     ") ON CONFLICT (bot_id) DO UPDATE SET png = excluded.png, updated_ms = excluded.updated_ms;\n",
                 );
+            }
+            Write::PutLease(lease) => {
+                query.push(
+                    "INSERT INTO match_leases (match_id, node, renewed_ms, expires_ms) VALUES (",
+                );
+                query
+                    .separated(", ")
+                    .push_bind(lease.match_id)
+                    .push_bind(&lease.node)
+                    .push_bind(lease.renewed_ms)
+                    .push_bind(lease.expires_ms);
+                query.push(
+                    ") ON CONFLICT (match_id) DO UPDATE SET node = excluded.node,
+                       renewed_ms = excluded.renewed_ms, expires_ms = excluded.expires_ms;\n",
+                );
+            }
+            Write::ReleaseLeases { node, at_ms } => {
+                query.push("UPDATE match_leases SET expires_ms = min(expires_ms, ");
+                query.push_bind(at_ms);
+                query.push(") WHERE node = ");
+                query.push_bind(node);
+                query.push(";\n");
             }
             Write::IdsTaken(ids) => {
                 for kind in IdKind::ALL {
@@ -717,6 +739,118 @@ impl Store for SqliteStore {
                     })
                 })
                 .collect()
+        })
+    }
+
+    fn claim_matches<'a>(
+        &'a self,
+        node: &'a str,
+        ids: &'a [i64],
+        now_ms: i64,
+        until_ms: i64,
+    ) -> StoreFuture<'a, Vec<Claim>> {
+        Box::pin(async move {
+            let ids = serde_json::to_string(ids).map_err(|e| corrupt(&e.to_string()))?;
+            // On the writer, so that nothing changes between reading the leases and taking
+            // them.
+            let mut writer = self.writer.lock().await;
+            let before: Vec<(i64, i64)> = sqlx::query_as(
+                "SELECT match_id, renewed_ms FROM match_leases
+                  WHERE match_id IN (SELECT value FROM json_each($1))",
+            )
+            .bind(&ids)
+            .fetch_all(&mut *writer)
+            .await
+            .map_err(unavailable)?;
+            let won: Vec<i64> = sqlx::query_scalar(
+                "INSERT INTO match_leases (match_id, node, renewed_ms, expires_ms)
+                 SELECT m.id, $2, $3, $4 FROM matches m
+                  WHERE m.id IN (SELECT value FROM json_each($1))
+                    AND m.status IN ('pending', 'running')
+                 ON CONFLICT (match_id) DO UPDATE SET node = excluded.node,
+                    renewed_ms = excluded.renewed_ms, expires_ms = excluded.expires_ms
+                  WHERE match_leases.node = excluded.node OR match_leases.expires_ms <= $3
+                 RETURNING match_id",
+            )
+            .bind(&ids)
+            .bind(node)
+            .bind(now_ms)
+            .bind(until_ms)
+            .fetch_all(&mut *writer)
+            .await
+            .map_err(unavailable)?;
+            Ok(won
+                .into_iter()
+                .map(|match_id| Claim {
+                    match_id,
+                    renewed_ms: before
+                        .iter()
+                        .find(|(id, _)| *id == match_id)
+                        .map(|&(_, renewed)| renewed),
+                })
+                .collect())
+        })
+    }
+
+    fn renew_leases<'a>(
+        &'a self,
+        node: &'a str,
+        now_ms: i64,
+        until_ms: i64,
+    ) -> StoreFuture<'a, Vec<i64>> {
+        Box::pin(async move {
+            let mut writer = self.writer.lock().await;
+            sqlx::query(
+                "DELETE FROM match_leases WHERE node = $1 AND match_id IN
+                    (SELECT id FROM matches WHERE status NOT IN ('pending', 'running'))",
+            )
+            .bind(node)
+            .execute(&mut *writer)
+            .await
+            .map_err(unavailable)?;
+            sqlx::query_scalar(
+                "UPDATE match_leases SET renewed_ms = $2, expires_ms = $3 WHERE node = $1
+                 RETURNING match_id",
+            )
+            .bind(node)
+            .bind(now_ms)
+            .bind(until_ms)
+            .fetch_all(&mut *writer)
+            .await
+            .map_err(unavailable)
+        })
+    }
+
+    fn unleased_matches(&self, now_ms: i64) -> StoreFuture<'_, Vec<i64>> {
+        Box::pin(async move {
+            sqlx::query_scalar(
+                "SELECT m.id FROM matches m LEFT JOIN match_leases l ON l.match_id = m.id
+                  WHERE m.status IN ('pending', 'running')
+                    AND (l.match_id IS NULL OR l.expires_ms <= $1)
+                  ORDER BY m.id",
+            )
+            .bind(now_ms)
+            .fetch_all(&self.reader)
+            .await
+            .map_err(unavailable)
+        })
+    }
+
+    fn lease(&self, id: i64) -> StoreFuture<'_, Option<LeaseRecord>> {
+        Box::pin(async move {
+            let row: Option<(String, i64, i64)> = sqlx::query_as(
+                "SELECT node, renewed_ms, expires_ms FROM match_leases WHERE match_id = $1",
+            )
+            .bind(id)
+            .fetch_optional(&self.reader)
+            .await
+            .map_err(unavailable)?;
+            Ok(row.map(|(node, renewed_ms, expires_ms)| LeaseRecord {
+                match_id: id,
+                node,
+                renewed_ms,
+                expires_ms,
+            }))
         })
     }
 

@@ -5,8 +5,9 @@ use std::sync::Arc;
 use serde_json::json;
 
 use crate::{
-    AccountRecord, Audience, BotKind, BotRecord, EventRecord, IdKind, MatchRecord, MatchStatus,
-    MaxIds, NoteRecord, PhotoRecord, RatingRecord, SessionRecord, Store, Write, Writer,
+    AccountRecord, Audience, BotKind, BotRecord, Claim, EventRecord, IdKind, LeaseRecord,
+    MatchRecord, MatchStatus, MaxIds, NoteRecord, PhotoRecord, RatingRecord, SessionRecord, Store,
+    Write, Writer,
 };
 
 fn bot(id: i64, name: &str) -> BotRecord {
@@ -72,7 +73,8 @@ pub async fn check_all(store: Arc<dyn Store>) {
     batches_are_atomic(store.as_ref()).await;
     notes_are_kept_per_match_in_order(store.as_ref()).await;
     the_writer_commits_in_order(store.clone()).await;
-    ids_are_reserved_above_every_used_one(store).await;
+    ids_are_reserved_above_every_used_one(store.clone()).await;
+    leases_hand_matches_to_one_node_at_a_time(store).await;
 }
 
 async fn notes_are_kept_per_match_in_order(store: &dyn Store) {
@@ -643,4 +645,157 @@ pub async fn check_copy(from: Arc<dyn Store>, to: Arc<dyn Store>) {
         copy(from.as_ref(), to.as_ref(), now, |_| {}).await,
         Err(CopyError::NotEmpty(_))
     ));
+}
+
+/// Runs last, on matches of its own (3001 and up).
+async fn leases_hand_matches_to_one_node_at_a_time(store: Arc<dyn Store>) {
+    let put = |id, status| Write::PutMatch(a_match(id, status));
+    store
+        .write_batch(&[
+            put(3001, MatchStatus::Running),
+            put(3002, MatchStatus::Pending),
+            put(3003, MatchStatus::Finished),
+        ])
+        .await
+        .expect("batch");
+    let unleased = store.unleased_matches(100).await.expect("unleased");
+    assert!(
+        unleased.contains(&3001) && unleased.contains(&3002),
+        "{unleased:?}"
+    );
+    assert!(!unleased.contains(&3003), "a closed match needs no node");
+    let sorted = |mut claims: Vec<Claim>| {
+        claims.sort_by_key(|c| c.match_id);
+        claims
+    };
+    let claim = |node: &'static str, ids: &'static [i64], now: i64| {
+        let store = store.clone();
+        async move {
+            sorted(
+                store
+                    .claim_matches(node, ids, now, now + 1_000)
+                    .await
+                    .expect("claim"),
+            )
+        }
+    };
+    let won = |match_id, renewed_ms| Claim {
+        match_id,
+        renewed_ms,
+    };
+    assert_eq!(
+        claim("a", &[3001, 3002, 3003], 100).await,
+        [won(3001, None), won(3002, None)],
+        "never leased: won, but for the closed match"
+    );
+    assert_eq!(
+        store.lease(3001).await.expect("lease"),
+        Some(LeaseRecord {
+            match_id: 3001,
+            node: "a".to_owned(),
+            renewed_ms: 100,
+            expires_ms: 1_100,
+        })
+    );
+    assert!(
+        claim("b", &[3001, 3002], 500).await.is_empty(),
+        "a's lease lasts"
+    );
+    let unleased = store.unleased_matches(500).await.expect("unleased");
+    assert!(!unleased.contains(&3001) && !unleased.contains(&3002));
+
+    let mut held = store
+        .renew_leases("a", 1_000, 2_000)
+        .await
+        .expect("renewed");
+    held.sort_unstable();
+    assert_eq!(held, [3001, 3002]);
+    // a stops renewing: once its lease lapses, b takes the match over, and learns when a was
+    // last alive.
+    assert!(claim("b", &[3001], 1_999).await.is_empty());
+    assert_eq!(claim("b", &[3001], 2_000).await, [won(3001, Some(1_000))]);
+    assert_eq!(
+        store
+            .renew_leases("a", 2_100, 3_100)
+            .await
+            .expect("renewed"),
+        [3002],
+        "a lost what b took"
+    );
+    assert_eq!(
+        claim("a", &[3002], 2_200).await,
+        [won(3002, Some(2_100))],
+        "a node claims its own lease again"
+    );
+
+    // A closed match's lease is forgotten at the next renewal.
+    store
+        .write_batch(&[put(3002, MatchStatus::Finished)])
+        .await
+        .expect("batch");
+    assert!(
+        store
+            .renew_leases("a", 2_300, 3_300)
+            .await
+            .expect("renewed")
+            .is_empty()
+    );
+    assert_eq!(store.lease(3002).await.expect("lease"), None);
+
+    // A node that stops hands its matches on at once.
+    store
+        .write_batch(&[Write::ReleaseLeases {
+            node: "b".to_owned(),
+            at_ms: 2_400,
+        }])
+        .await
+        .expect("batch");
+    assert!(
+        store
+            .unleased_matches(2_400)
+            .await
+            .expect("unleased")
+            .contains(&3001)
+    );
+    assert_eq!(claim("c", &[3001], 2_400).await, [won(3001, Some(2_000))]);
+
+    // A new match is leased with its row.
+    let lease = LeaseRecord {
+        match_id: 3004,
+        node: "d".to_owned(),
+        renewed_ms: 2_500,
+        expires_ms: 3_500,
+    };
+    store
+        .write_batch(&[
+            put(3004, MatchStatus::Pending),
+            Write::PutLease(lease.clone()),
+        ])
+        .await
+        .expect("batch");
+    assert_eq!(store.lease(3004).await.expect("lease"), Some(lease));
+    assert!(claim("a", &[3004], 2_600).await.is_empty());
+
+    // Of nodes claiming one match at once, one wins.
+    store
+        .write_batch(&[put(3005, MatchStatus::Running)])
+        .await
+        .expect("batch");
+    let nodes: Vec<String> = (0..10).map(|n| format!("node-{n}")).collect();
+    let mut handles = Vec::new();
+    for node in nodes {
+        let store = store.clone();
+        handles.push(tokio::spawn(async move {
+            store
+                .claim_matches(&node, &[3005], 3_000, 4_000)
+                .await
+                .expect("claim")
+                .len()
+        }));
+    }
+    let mut wins = 0;
+    for handle in handles {
+        wins += handle.await.expect("task");
+    }
+    assert_eq!(wins, 1);
 }

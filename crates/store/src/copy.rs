@@ -127,7 +127,11 @@ impl Summer {
                     .into_bytes(),
             ),
             // A copy writes nothing else.
-            Write::DeleteSession(_) | Write::DeleteSessionsOf { .. } | Write::DeleteAccount(_) => {
+            Write::DeleteSession(_)
+            | Write::DeleteSessionsOf { .. }
+            | Write::DeleteAccount(_)
+            | Write::PutLease(_)
+            | Write::ReleaseLeases { .. } => {
                 return;
             }
         };
@@ -224,7 +228,7 @@ pub async fn summarize(store: &dyn Store, now_ms: i64) -> Result<Summary, CopyEr
 
 /// Copies every record of `from` into `to`, which must be empty, then checks that `to` holds
 /// what was read; returns the summary both share. Sessions that have ended at `now_ms` are
-/// left behind. `progress` is told of each batch written, by how many records it holds.
+/// left behind, and so are leases: the servers on `to` claim the open matches afresh. `progress` is told of each batch written, by how many records it holds.
 ///
 /// Nothing else may write to either store meanwhile (stop the server first).
 pub async fn copy(

@@ -305,10 +305,44 @@ pub enum Write {
     PutPhoto(std::sync::Arc<PhotoRecord>),
     /// Add a note about a match for the operator (after the match's other notes).
     AddNote(NoteRecord),
+    /// Give a new match's lease to a node, whoever held it (only for a match no one else can
+    /// know of yet: every other claim goes through [`Store::claim_matches`]).
+    PutLease(LeaseRecord),
+    /// Let every lease of a node expire at this time (a node stopping hands its matches on).
+    ReleaseLeases {
+        /// The node.
+        node: String,
+        /// When its leases expire, milliseconds since the Unix epoch.
+        at_ms: i64,
+    },
     /// Record that every id up to these is taken, so that [`Store::reserve_ids`] hands out
     /// only larger ones (a copy of another store's data carries its ids, those of deleted
     /// accounts included, this way).
     IdsTaken(MaxIds),
+}
+
+/// A node's hold on an open match: while it lasts, only that node runs the match.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LeaseRecord {
+    /// The match.
+    pub match_id: MatchId,
+    /// The node that holds it, by the name it was started with.
+    pub node: String,
+    /// When the node last renewed it, milliseconds since the Unix epoch: the node was alive
+    /// then.
+    pub renewed_ms: i64,
+    /// When it lapses unless renewed, milliseconds since the Unix epoch.
+    pub expires_ms: i64,
+}
+
+/// A match a node won with [`Store::claim_matches`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Claim {
+    /// The match.
+    pub match_id: MatchId,
+    /// When the lease was last renewed before this claim (by this node or the one whose
+    /// lease lapsed), if the match had one: its holder was alive then.
+    pub renewed_ms: Option<i64>,
 }
 
 /// The kinds of identifiers the store hands out.
@@ -433,4 +467,32 @@ pub trait Store: Send + Sync + 'static {
     fn photo(&self, bot: BotId) -> StoreFuture<'_, Option<PhotoRecord>>;
     /// A match's operator notes, in the order they were added.
     fn notes(&self, id: MatchId) -> StoreFuture<'_, Vec<NoteRecord>>;
+
+    /// Claims for `node`, until `until_ms`, each of the matches `ids` whose lease is free at
+    /// `now_ms`: never leased, lapsed, or already `node`'s. Two nodes claiming the same match
+    /// at once never both win it. Returns the matches won, in no particular order.
+    fn claim_matches<'a>(
+        &'a self,
+        node: &'a str,
+        ids: &'a [MatchId],
+        now_ms: i64,
+        until_ms: i64,
+    ) -> StoreFuture<'a, Vec<Claim>>;
+
+    /// Renews every lease `node` holds on an open match until `until_ms` (a lapsed one too,
+    /// if no other node has claimed it since), forgets its leases on closed matches, and
+    /// returns the open matches it holds.
+    fn renew_leases<'a>(
+        &'a self,
+        node: &'a str,
+        now_ms: i64,
+        until_ms: i64,
+    ) -> StoreFuture<'a, Vec<MatchId>>;
+
+    /// The open matches whose lease is free at `now_ms` (never leased, or lapsed), in the
+    /// order of their ids: those of nodes that died, for another to take over.
+    fn unleased_matches(&self, now_ms: i64) -> StoreFuture<'_, Vec<MatchId>>;
+
+    /// A match's lease, lapsed or not, if it has one.
+    fn lease(&self, id: MatchId) -> StoreFuture<'_, Option<LeaseRecord>>;
 }

@@ -62,9 +62,16 @@ pub(crate) fn participant_names(bots: &[Bot]) -> Vec<String> {
 }
 
 impl Actor {
-    /// Runs a talk pass for every house seat, and sets when the next one is due.
-    pub(super) fn start_talk(&mut self, now: i64) {
-        self.next_talk = None;
+    /// Runs a talk pass for every house seat, and sets when the next one is due; `tick` says
+    /// whether the pass is the family's cadence come due rather than a change at the table
+    /// (see [`TalkTable::tick`]).
+    pub(super) fn start_talk(&mut self, now: i64, tick: bool) {
+        // A change at the table never puts the cadence's next tick off; a tick sets the next.
+        self.next_talk = if tick {
+            None
+        } else {
+            self.next_talk.filter(|&at| at > now)
+        };
         let Some(talk) = self.setup.family.talk else {
             return;
         };
@@ -136,6 +143,7 @@ impl Actor {
                     language: self.setup.terms.language,
                     persona: Persona::for_seat(usize::from(seat.0)),
                     now_ms,
+                    tick,
                 };
                 let myself = self.myself.clone();
                 tokio::spawn(async move {
@@ -169,7 +177,7 @@ impl Actor {
             Err(silence) => {
                 log_silence(match_id, seat, &kind, silence);
                 if again {
-                    self.start_talk(self.now());
+                    self.start_talk(self.now(), false);
                 }
                 return;
             }
@@ -188,7 +196,7 @@ impl Actor {
                 "a house seat's line came too late and is dropped"
             );
             if again {
-                self.start_talk(self.now());
+                self.start_talk(self.now(), false);
             }
             return;
         }
@@ -250,6 +258,7 @@ struct Pass {
     language: arbiter_plugin::Language,
     persona: Persona,
     now_ms: u64,
+    tick: bool,
 }
 
 impl Pass {
@@ -269,6 +278,7 @@ impl Pass {
             language,
             persona,
             now_ms,
+            tick,
         } = self;
         let chosen = tokio::task::spawn_blocking(move || {
             let remark = {
@@ -279,6 +289,7 @@ impl Pass {
                     language,
                     persona,
                     now_ms,
+                    tick,
                 };
                 talk.remark(&view, &table, &mut rng)
             };

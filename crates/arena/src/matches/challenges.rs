@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use arbiter_fair::ServerSeed;
-use arbiter_store::{BotKind, IdKind, MatchId, MatchRecord, Write};
+use arbiter_store::{BotKind, IdKind, LeaseRecord, MatchId, MatchRecord, Write};
 use serde_json::Value;
 
 use crate::snapshot::MatchSummary;
@@ -179,6 +179,13 @@ impl Matches {
             .map(Arc::new)
             .collect();
         writes.extend(stored.iter().cloned().map(Write::AppendEvent));
+        // Leased with its row, so that no other server takes it for one that lost its node.
+        writes.push(Write::PutLease(LeaseRecord {
+            match_id: id,
+            node: self.context.config.node_id.clone(),
+            renewed_ms: now,
+            expires_ms: now + self.context.config.lease_ms,
+        }));
         self.context.writer.write(writes).await?;
         let summary = live::summary(&setup, &progress, now);
         progress.row_changed = false;

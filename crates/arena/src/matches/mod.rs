@@ -18,7 +18,7 @@ use std::sync::Arc;
 
 use arbiter_fair::ServerSeed;
 use arbiter_plugin::{Family, LegRequest};
-use arbiter_store::{BotId, BotKind, MatchId, MatchRecord, MatchStatus, Writer};
+use arbiter_store::{BotId, BotKind, MatchId, MatchRecord, MatchStatus, Write, Writer};
 use tokio::sync::{mpsc, oneshot, watch};
 
 pub use challenges::ChallengeRequest;
@@ -80,6 +80,9 @@ pub(crate) struct Matches {
     identities: Arc<Identities>,
     registry: Arc<Registry>,
     actors: Arc<MatchContext>,
+    /// Held while leases are renewed, matches taken over or leases released, so that a
+    /// heartbeat's renewal never lands after the release of a server that is stopping.
+    leases: tokio::sync::Mutex<()>,
 }
 
 impl Matches {
@@ -105,6 +108,7 @@ impl Matches {
             identities,
             registry,
             actors,
+            leases: tokio::sync::Mutex::new(()),
         }
     }
 
@@ -117,20 +121,56 @@ impl Matches {
         self.registry.len()
     }
 
-    /// Resumes the open matches of the store at start-up.
-    pub(crate) async fn resume(
-        &self,
-        open: Vec<MatchRecord>,
-        last_heartbeat: Option<i64>,
-    ) -> Result<(), ArenaError> {
+    /// Claims those of the open matches `ids` that no live server holds (this server's own,
+    /// unleased ones, and those whose server died) and runs them here, resumed from the
+    /// store; returns how many it took. At start-up and at every heartbeat.
+    pub(crate) async fn take_over(&self, ids: &[MatchId]) -> Result<usize, ArenaError> {
+        let ids: Vec<MatchId> = ids
+            .iter()
+            .copied()
+            .filter(|&id| self.registry.handle(id).is_none())
+            .collect();
+        if ids.is_empty() {
+            return Ok(0);
+        }
         let now = self.now();
-        for record in open {
+        let config = &self.context.config;
+        let store = &self.context.store;
+        let claims = store
+            .claim_matches(&config.node_id, &ids, now, now + config.lease_ms)
+            .await?;
+        let mut last_heartbeat = None;
+        for claim in &claims {
+            let Some(record) = store.match_by_id(claim.match_id).await? else {
+                continue;
+            };
+            // A match never leased (stored by a release before leases, or copied from another
+            // store) was last alive at the server's heartbeat.
+            let alive = match claim.renewed_ms {
+                Some(renewed) => Some(renewed),
+                None => {
+                    if last_heartbeat.is_none() {
+                        last_heartbeat = Some(store.last_heartbeat().await?);
+                    }
+                    last_heartbeat.flatten()
+                }
+            };
+            self.resume(record, alive).await?;
+        }
+        Ok(claims.len())
+    }
+
+    /// Resumes an open match from the store; its server was last known alive at `alive`.
+    async fn resume(&self, record: MatchRecord, alive: Option<i64>) -> Result<(), ArenaError> {
+        let now = self.now();
+        {
             let events = self.context.store.events(record.id, 0, u32::MAX).await?;
-            // The server was certainly up at its last heartbeat and at this match's last
-            // durable event, whichever came later; only the time after that is an outage.
-            // Measuring from the heartbeat alone would hand back the time between a late
-            // event and the heartbeat before it, leaving a clock more than it had.
-            let alive_until = last_heartbeat.max(events.last().map(|event| event.at_ms));
+            // The server was certainly up when it last renewed the match's lease (or at its
+            // last heartbeat) and at this match's last durable event, whichever came later;
+            // only the time after that is an outage. Measuring from the renewal alone would
+            // hand back the time between a late event and the renewal before it, leaving a
+            // clock more than it had.
+            let alive_until = alive.max(events.last().map(|event| event.at_ms));
             let downtime = alive_until.map_or(0, |alive| (now - alive).max(0));
             let setup = self.setup_from(&record)?;
             let mut progress = live::replay(&setup, record.status, &events)?;
@@ -147,6 +187,69 @@ impl Matches {
             }
             tracing::info!(match_id = record.id, status = ?progress.status, downtime_ms = downtime, "resumed match");
             self.spawn(setup, progress, events, Vec::new());
+        }
+        Ok(())
+    }
+
+    /// At a heartbeat: renews this server's leases, then takes over the matches of servers
+    /// that died. Nothing happens once the arena is stopping.
+    pub(crate) async fn heartbeat(&self, now: i64) {
+        let _leases = self.leases.lock().await;
+        if self.context.is_stopping() {
+            return;
+        }
+        if let Err(error) = self.keep_leases(now).await {
+            tracing::warn!(%error, "cannot renew the leases on matches");
+        }
+        let taken = match self.context.store.unleased_matches(now).await {
+            Ok(unleased) => self.take_over(&unleased).await,
+            Err(error) => Err(error.into()),
+        };
+        match taken {
+            Ok(0) => {}
+            Ok(taken) => tracing::info!(taken, "took over matches whose server stopped"),
+            Err(error) => tracing::warn!(%error, "cannot take over matches"),
+        }
+    }
+
+    /// Lets every lease of this server lapse at once, so that the other servers sharing the
+    /// store take its open matches over: once it is stopping, and after every write of its
+    /// matches.
+    pub(crate) async fn release_leases(&self) {
+        let _leases = self.leases.lock().await;
+        let release = Write::ReleaseLeases {
+            node: self.context.config.node_id.clone(),
+            at_ms: self.now(),
+        };
+        if self.context.writer.write(vec![release]).await.is_err() {
+            tracing::warn!("cannot hand the open matches on: they wait for their leases to lapse");
+        }
+    }
+
+    /// Renews this server's leases; the matches it held and lost (it was taken for dead)
+    /// stop here, since another server runs them now.
+    async fn keep_leases(&self, now: i64) -> Result<(), ArenaError> {
+        // Matches held before the renewal was asked for were leased before it too.
+        let before = self.registry.open_ids();
+        let config = &self.context.config;
+        let held = self
+            .context
+            .store
+            .renew_leases(&config.node_id, now, now + config.lease_ms)
+            .await?;
+        for id in before.into_iter().filter(|id| !held.contains(id)) {
+            // A lease is also let go of when its match has just closed here.
+            let Some(lease) = self.context.store.lease(id).await? else {
+                continue;
+            };
+            if lease.node != config.node_id {
+                tracing::warn!(
+                    match_id = id,
+                    node = lease.node,
+                    "another server took this match over: stopping it here"
+                );
+                self.registry.surrender(id);
+            }
         }
         Ok(())
     }

@@ -201,6 +201,39 @@ impl Registry {
         }
     }
 
+    /// The open matches held, in no particular order.
+    pub(crate) fn open_ids(&self) -> Vec<MatchId> {
+        self.matches
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .iter()
+            .filter(|(_, handle)| !handle.closed)
+            .map(|(id, _)| *id)
+            .collect()
+    }
+
+    /// Stops an open match's actor and forgets the match, which another server now runs.
+    pub(crate) fn surrender(&self, id: MatchId) {
+        let handle = self
+            .matches
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .remove(&id);
+        let Some(handle) = handle else { return };
+        let mut open = lock(&self.open);
+        for bot in handle.bots.iter() {
+            if let Some(matches) = open.get_mut(bot) {
+                matches.remove(&id);
+                if matches.is_empty() {
+                    open.remove(bot);
+                }
+            }
+        }
+        drop(open);
+        lock(&self.house_variants).remove(&id);
+        let _ = handle.commands.try_send(Command::Retire);
+    }
+
     /// How many of the bot's matches are running.
     pub(crate) fn running_count(&self, bot: BotId) -> usize {
         self.count_of(bot, MatchStatus::Running)

@@ -175,7 +175,8 @@ pub fn choose(view: &FateView, table: &Table<'_>, rng: &mut dyn Random) -> Resul
     {
         return Ok(talk.say(LineKind::Innocent, &[], false));
     }
-    if !throttle::opens(view.phase, rng) {
+    // Opening a topic is rolled at the cadence's ticks alone.
+    if !table.tick || !throttle::opens(view.phase, rng) {
         return Err(Silence::Throttled);
     }
     match (view.phase, trial) {

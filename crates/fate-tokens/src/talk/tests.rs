@@ -42,6 +42,7 @@ fn a_remark_carries_the_recent_public_chat_and_the_seats_own_lines() {
         language: Language::English,
         persona: Persona::Calm,
         now_ms: 0,
+        tick: false,
     };
     let Ok(remark) = remark(&view, &table, &mut rng(1)) else {
         panic!("an answer is owed");

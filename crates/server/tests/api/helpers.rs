@@ -450,6 +450,33 @@ impl Store for FlakyStore {
         self.inner.max_ids()
     }
 
+    fn claim_matches<'a>(
+        &'a self,
+        node: &'a str,
+        ids: &'a [MatchId],
+        now_ms: i64,
+        until_ms: i64,
+    ) -> StoreFuture<'a, Vec<arbiter_store::Claim>> {
+        self.inner.claim_matches(node, ids, now_ms, until_ms)
+    }
+
+    fn renew_leases<'a>(
+        &'a self,
+        node: &'a str,
+        now_ms: i64,
+        until_ms: i64,
+    ) -> StoreFuture<'a, Vec<MatchId>> {
+        self.inner.renew_leases(node, now_ms, until_ms)
+    }
+
+    fn unleased_matches(&self, now_ms: i64) -> StoreFuture<'_, Vec<MatchId>> {
+        self.inner.unleased_matches(now_ms)
+    }
+
+    fn lease(&self, id: MatchId) -> StoreFuture<'_, Option<arbiter_store::LeaseRecord>> {
+        self.inner.lease(id)
+    }
+
     fn reserve_ids(&self, kind: arbiter_store::IdKind, count: u32) -> StoreFuture<'_, i64> {
         if self.failing.load(Ordering::SeqCst) {
             return Box::pin(async { Err(StoreError::Unavailable("the disk is full".to_owned())) });

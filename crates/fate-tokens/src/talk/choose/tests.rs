@@ -80,11 +80,23 @@ fn names(players: usize) -> Vec<String> {
     NAMES.iter().take(players).map(|s| s.to_string()).collect()
 }
 
+/// What the seat says on a pass at the cadence's tick.
 fn say(
     view: &FateView,
     bots: &[bool],
     language: Language,
     r: &mut dyn Random,
+) -> Result<Line, Silence> {
+    say_on(view, bots, language, r, true)
+}
+
+/// What the seat says on a pass at a tick or after a change at the table.
+fn say_on(
+    view: &FateView,
+    bots: &[bool],
+    language: Language,
+    r: &mut dyn Random,
+    tick: bool,
 ) -> Result<Line, Silence> {
     let names = names(view.seats.len());
     let table = Table {
@@ -93,6 +105,7 @@ fn say(
         language,
         persona: Persona::Calm,
         now_ms: 1,
+        tick,
     };
     choose(view, &table, r)
 }
@@ -356,6 +369,23 @@ fn a_great_misfortune_acts_on_its_scapegoat() {
     assert_eq!(line.map(|l| l.kind), Ok(LineKind::Deny));
 }
 
+/// Each line said is a change at the table; were opinions rolled after changes too, every
+/// line would give every other bot another chance, and bots would talk in bursts.
+#[test]
+fn opinions_come_on_the_cadence_and_answers_at_any_pass() {
+    let view = base_view(6);
+    let on_tick = say_on(&view, &PEOPLE, Language::English, &mut Fixed(0), true);
+    assert_eq!(on_tick.map(|l| l.kind), Ok(LineKind::Unsure));
+    let after_change = say_on(&view, &PEOPLE, Language::English, &mut Fixed(0), false);
+    assert_eq!(after_change.map(|l| l.kind), Err(Silence::Throttled));
+    let mut asked = view.clone();
+    asked
+        .everyone_chat
+        .push(chat(3, 2, "Minsu, what is in your pile?"));
+    let answer = say_on(&asked, &PEOPLE, Language::English, &mut Fixed(999), false);
+    assert_eq!(answer.map(|l| l.kind), Ok(LineKind::PrivateAnswer));
+}
+
 #[test]
 fn bots_do_not_answer_bots() {
     let mut view = base_view(6);
@@ -568,6 +598,7 @@ fn no_line_tells_a_secret() {
                 language,
                 persona: Persona::for_seat(i),
                 now_ms: view.opens_at_ms,
+                tick: true,
             };
             let seed = r.next_u32().into();
             let line = choose(&view, &table, &mut rng(seed));

@@ -102,6 +102,7 @@ fn prompt(
         language,
         persona: Persona::for_seat(seat.index()),
         now_ms: view.opens_at_ms,
+        tick: true,
     };
     let said = if draw.is_multiple_of(2) {
         remark(view, &table, &mut Fixed((draw / 2) as u32 % 7))

@@ -1,0 +1,203 @@
+//! Two servers sharing one store: each match runs on the server that holds its lease, and
+//! when that server stops, the other takes its matches over at its next heartbeat, resumed
+//! from the store with nothing lost and the downtime charged to no clock. Runs on two handles
+//! to one SQLite file, and on PostgreSQL where `ARBITER_TEST_POSTGRES_URL` names a server.
+
+use std::net::{IpAddr, Ipv4Addr};
+use std::sync::Arc;
+
+use arbiter_arena::{
+    Arena, ArenaConfig, Bot, ChallengeRequest, Format, Games, ManualClock, MatchStatus, Reader,
+    TimeControl,
+};
+use arbiter_store::Store;
+use arbiter_store_postgres::PostgresStore;
+use arbiter_store_postgres::testing::TestDatabase;
+use arbiter_store_sqlite::SqliteStore;
+use serde_json::Value;
+
+const T0: i64 = 1_795_900_000_000;
+
+async fn node(name: &str, store: Arc<dyn Store>, clock: Arc<ManualClock>) -> Arena {
+    Arena::start(
+        ArenaConfig {
+            node_id: name.to_owned(),
+            ..ArenaConfig::default()
+        },
+        Games::new().with(&arbiter_goofspiel::FAMILY),
+        clock,
+        store,
+        None,
+    )
+    .await
+    .expect("the arena starts")
+}
+
+/// Plays up to `actions` first legal actions on `arena`; returns how many it played.
+async fn play(
+    arena: &Arena,
+    clock: &ManualClock,
+    players: &[Bot],
+    id: i64,
+    actions: usize,
+) -> usize {
+    let mut played = 0;
+    while played < actions {
+        let mut acted = false;
+        for bot in players {
+            let page = arena.turns(bot, id, 0).await.expect("turns");
+            let Some(turn) = page.turns.first() else {
+                continue;
+            };
+            let request: Value = serde_json::from_str(&turn.request).expect("json");
+            clock.advance(1_000);
+            let leg = u8::try_from(turn.leg).expect("leg");
+            arena
+                .submit(
+                    bot,
+                    id,
+                    leg,
+                    turn.revision,
+                    request["legal_actions"][0].clone(),
+                )
+                .await
+                .expect("a legal action");
+            played += 1;
+            acted = true;
+            if played == actions {
+                break;
+            }
+        }
+        if !acted {
+            break;
+        }
+    }
+    played
+}
+
+/// Lets the arenas' tasks run until `done` holds, a bounded number of times: the clock does
+/// not move meanwhile.
+async fn until<F: AsyncFn() -> bool>(done: F) -> bool {
+    for _ in 0..500 {
+        if done().await {
+            return true;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    false
+}
+
+async fn hand_over(first: Arc<dyn Store>, second: Arc<dyn Store>) {
+    let clock = Arc::new(ManualClock::new(T0));
+    let a = node("a", first, clock.clone()).await;
+    let ip = IpAddr::V4(Ipv4Addr::LOCALHOST);
+    let mut players = Vec::new();
+    for label in ["ann", "bob"] {
+        players.push(
+            a.mint_anonymous(ip, Some(label), None)
+                .await
+                .expect("bot")
+                .0,
+        );
+    }
+    let request = ChallengeRequest {
+        opponent: players[1].name.clone(),
+        game: "goofspiel".to_owned(),
+        variant: None,
+        format: Format::Single,
+        time_control: TimeControl {
+            initial_ms: 60_000,
+            increment_ms: 0,
+            per_turn_ms: None,
+        },
+        rated: false,
+        auto: false,
+        opening: Default::default(),
+        client_seed: None,
+    };
+    let id = a
+        .challenge(&players[0], request)
+        .await
+        .expect("challenge")
+        .id;
+    a.accept(&players[1], id, None).await.expect("accept");
+    assert_eq!(play(&a, &clock, &players, id, 4).await, 4);
+
+    // The second server starts while the first runs the match: it leaves the match alone.
+    let b = node("b", second, clock.clone()).await;
+    clock.advance(1_000);
+    let before = a.snapshot(id, Reader::SPECTATOR).await.expect("snapshot");
+    assert_eq!(before.status, MatchStatus::Running);
+    let events_before = a
+        .events(id, Reader::SPECTATOR, 0, 0)
+        .await
+        .expect("events")
+        .events;
+    assert!(
+        b.open_matches_of(players[0].id).await.is_empty(),
+        "the match runs on a alone"
+    );
+
+    // a stops: at its next heartbeat, b takes the match over.
+    a.shutdown().await;
+    drop(a);
+    clock.advance(1_000);
+    assert!(
+        until(async || !b.open_matches_of(players[0].id).await.is_empty()).await,
+        "b took the match over"
+    );
+    let after = b.snapshot(id, Reader::SPECTATOR).await.expect("snapshot");
+    assert_eq!(after.status, MatchStatus::Running);
+    assert_eq!(
+        after.legs[0].clocks_ms, before.legs[0].clocks_ms,
+        "the hand-over is charged to no clock"
+    );
+    let events_after = b
+        .events(id, Reader::SPECTATOR, 0, 0)
+        .await
+        .expect("events")
+        .events;
+    let seqs: Vec<i64> = events_after.iter().map(|e| e.seq).collect();
+    // Spectators see the public events only, in order, none twice.
+    assert!(
+        seqs.windows(2).all(|w| w[1] > w[0]),
+        "no event repeated: {seqs:?}"
+    );
+    assert!(events_after.len() > events_before.len(), "a resumed event");
+    for (was, is) in events_before.iter().zip(&events_after) {
+        assert_eq!(
+            (was.seq, &was.kind, was.data.get()),
+            (is.seq, &is.kind, is.data.get())
+        );
+    }
+    assert!(play(&b, &clock, &players, id, usize::MAX).await > 0);
+    assert_eq!(
+        b.snapshot(id, Reader::SPECTATOR)
+            .await
+            .expect("snapshot")
+            .status,
+        MatchStatus::Finished
+    );
+    b.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_stopping_server_hands_its_matches_to_another_on_sqlite() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("shared.sqlite");
+    let first = SqliteStore::open(&path).await.expect("store");
+    let second = SqliteStore::open(&path).await.expect("store");
+    hand_over(Arc::new(first), Arc::new(second)).await;
+}
+
+#[tokio::test]
+async fn a_stopping_server_hands_its_matches_to_another_on_postgres() {
+    let Some(database) = TestDatabase::create("takeover").await else {
+        return;
+    };
+    let connect = || PostgresStore::connect(database.url());
+    let first = connect().await.expect("connect");
+    let second = connect().await.expect("connect");
+    hand_over(Arc::new(first), Arc::new(second)).await;
+    database.drop_schema().await;
+}
