@@ -22,6 +22,16 @@ pub(crate) struct ServeArgs {
     /// or a PostgreSQL database (`postgres://user:password@host:5432/name`), migrated on start.
     #[arg(long, env = "ARBITER_DATABASE", default_value = "arbiter.db")]
     database: Database,
+    /// This server's name among servers sharing one PostgreSQL database, each its own (the
+    /// machine's host name by default). A server runs the open matches whose lease it holds,
+    /// and takes over those of a server that stops or dies.
+    #[arg(long, env = "ARBITER_NODE_ID")]
+    node_id: Option<String>,
+    /// How long a server's lease on a match lasts unless renewed (every second): a server
+    /// silent this long is taken for dead and its matches are taken over.
+    #[arg(long, env = "ARBITER_LEASE_MS", default_value_t = ArenaConfig::default().lease_ms,
+          value_parser = clap::value_parser!(i64).range(2_000..=300_000))]
+    lease_ms: i64,
     /// Log format: `text` or `json`.
     #[arg(long, env = "ARBITER_LOG_FORMAT", default_value = "text")]
     log_format: String,
@@ -175,6 +185,16 @@ pub(crate) async fn shutdown_signal() {
     tracing::info!("shutting down");
 }
 
+/// The machine's host name, or `local` where it cannot be read.
+fn host_name() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .ok()
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .map(|name| name.trim().to_owned())
+        .filter(|name| !name.is_empty())
+        .unwrap_or_else(|| "local".to_owned())
+}
+
 pub(crate) async fn run(args: ServeArgs) -> anyhow::Result<()> {
     init_logging(&args.log_format);
     match crate::open_files::raise_limit() {
@@ -198,9 +218,13 @@ pub(crate) async fn run(args: ServeArgs) -> anyhow::Result<()> {
     let speaker = Speaker::new(talk).context("setting up bot talk")?;
     // The provider and model only: the address may carry credentials and the key never shows.
     tracing::info!(talk = %speaker.describe(), "bot talk");
+    let node_id = args.node_id.clone().unwrap_or_else(host_name);
+    tracing::info!(node = %node_id, lease_ms = args.lease_ms, "node");
     let arena = Arena::start(
         ArenaConfig {
             talk: Arc::new(speaker),
+            node_id,
+            lease_ms: args.lease_ms,
             ..ArenaConfig::default()
         },
         crate::games::games(),

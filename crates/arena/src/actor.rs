@@ -649,6 +649,9 @@ impl Actor {
                         Ok(reply)
                     })
                     .await;
+                if result.is_ok() {
+                    self.shared.metrics.moves.inc();
+                }
                 let _ = reply.send(result);
             }
             Command::HouseMove {
@@ -783,6 +786,9 @@ impl Actor {
                     live::submit_as(setup, progress, mine, leg_byte, revision, submitted, now)
                 })
                 .await;
+            if result.is_ok() {
+                self.shared.metrics.moves.inc();
+            }
             if let Err(error) = result {
                 if matches!(error, ArenaError::Unavailable(_) | ArenaError::ShuttingDown) {
                     // Think again once storage is back.

@@ -26,6 +26,10 @@ pub(crate) struct Context {
     pub(crate) talk: Arc<TalkService>,
     /// The ids reserved from the store and not yet handed out.
     pub(crate) ids: Ids,
+    /// What the server reports to Prometheus.
+    pub(crate) metrics: Arc<crate::metrics::Metrics>,
+    /// When the last heartbeat reached the store, for readiness.
+    pub(crate) last_heartbeat_ms: std::sync::atomic::AtomicI64,
 }
 
 /// Bot talk as the arena runs it: the wording service it was given, and whether house seats

@@ -128,6 +128,11 @@ impl Feeds {
             .is_some_and(|list| list.iter().any(|open| open.snapshots))
     }
 
+    /// How many streams are open, of every bot.
+    pub fn open_count(&self) -> usize {
+        self.lock().streams.values().map(Vec::len).sum()
+    }
+
     /// Whether `bot` has a stream open.
     pub fn has_stream(&self, bot: BotId) -> bool {
         self.lock().streams.contains_key(&bot)

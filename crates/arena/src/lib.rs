@@ -30,6 +30,7 @@ mod ids;
 mod live;
 pub mod log;
 mod matches;
+mod metrics;
 pub mod names;
 pub mod notes;
 mod quota;
@@ -106,7 +107,12 @@ impl Arena {
         let ratings = store.ratings().await?;
         let account_records = store.accounts().await?;
         let sessions = store.sessions(clock.now_ms()).await?;
-        let (writer, _writer_task) = Writer::start(store.clone());
+        let metrics = Arc::new(metrics::Metrics::new());
+        let commits = metrics.commit_seconds.clone();
+        let (writer, _writer_task) = Writer::start_observed(
+            store.clone(),
+            Arc::new(move |took| commits.observe(took.as_secs_f64())),
+        );
         let talk = Arc::new(TalkService {
             on: std::sync::atomic::AtomicBool::new(config.talk.enabled()),
             wording: config.talk.clone(),
@@ -120,6 +126,8 @@ impl Arena {
             stopping: tokio::sync::watch::channel(false).0,
             talk,
             ids: ids::Ids::new(),
+            metrics,
+            last_heartbeat_ms: std::sync::atomic::AtomicI64::new(i64::MIN / 2),
         });
         // Each service is built after those it is given: none refers back to one built later.
         let registry = Arc::new(Registry::new(context.clone()));
@@ -220,6 +228,25 @@ impl Arena {
         }
     }
 
+    /// The server's metrics in Prometheus's text format: moves accepted, group-commit
+    /// latency, open matches and streams, lease takeovers.
+    pub fn metrics_text(&self) -> String {
+        self.context.metrics.render(
+            self.matches.open_count(),
+            self.identities.feeds.open_count(),
+        )
+    }
+
+    /// Whether the server should be sent traffic: it is not stopping, and its last
+    /// heartbeat reached the store within three heartbeats (else the store is out of reach).
+    pub fn is_ready(&self) -> bool {
+        let last = self
+            .context
+            .last_heartbeat_ms
+            .load(std::sync::atomic::Ordering::Relaxed);
+        !self.context.is_stopping() && self.now() - last <= 3 * self.context.config.heartbeat_ms
+    }
+
     /// How many matches are held in memory: the open ones and the recently closed ones.
     pub fn matches_in_memory(&self) -> usize {
         self.matches.in_memory()
@@ -279,6 +306,10 @@ impl Arena {
             .is_err()
         {
             tracing::warn!("cannot record the heartbeat");
+        } else {
+            self.context
+                .last_heartbeat_ms
+                .fetch_max(now, std::sync::atomic::Ordering::Relaxed);
         }
         self.matches.heartbeat(now).await;
     }

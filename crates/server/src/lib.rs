@@ -318,6 +318,10 @@ pub fn app_with(arena: Arena, dialects: Dialects, limits: ServeLimits) -> Router
                 ([("content-type", "application/json")], document).into_response()
             }),
         )
+        // For load balancers and Prometheus, at the root as they expect.
+        .route("/health", axum::routing::get(routes::liveness))
+        .route("/ready", axum::routing::get(routes::readiness))
+        .route("/metrics", axum::routing::get(routes::metrics))
         // FlipSight's bot API, for bots written against its documentation; without a game
         // to serve, its routes answer 404 in its shape.
         .route(

@@ -47,6 +47,33 @@ pub(crate) async fn health(State(state): State<AppState>) -> Json<Health> {
     })
 }
 
+/// `GET /health`: 200 while the process answers at all, for a load balancer's liveness check.
+pub(crate) async fn liveness() -> &'static str {
+    "ok\n"
+}
+
+/// `GET /ready`: 200 while the server should be sent traffic, 503 while it is stopping or its
+/// store is out of reach, so that a load balancer sends its clients to another node.
+pub(crate) async fn readiness(State(state): State<AppState>) -> Response {
+    if state.arena.is_ready() {
+        (StatusCode::OK, "ready\n").into_response()
+    } else {
+        (StatusCode::SERVICE_UNAVAILABLE, "not ready\n").into_response()
+    }
+}
+
+/// `GET /metrics`: the server's metrics in the OpenMetrics text format Prometheus scrapes.
+pub(crate) async fn metrics(State(state): State<AppState>) -> Response {
+    (
+        [(
+            axum::http::header::CONTENT_TYPE,
+            "application/openmetrics-text; version=1.0.0; charset=utf-8",
+        )],
+        state.arena.metrics_text(),
+    )
+        .into_response()
+}
+
 /// Mints an anonymous bot: unranked, expires when idle, limited per client address.
 /// With `?format=text` the answer is the token alone, on one line.
 #[utoipa::path(post, path = "/api/v1/bots/anon", tag = BOTS, request_body = AnonymousRequest, params(FormatQuery),

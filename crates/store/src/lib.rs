@@ -21,7 +21,7 @@ mod writer;
 
 pub mod conformance;
 pub mod copy;
-pub use writer::{Writer, WriterError};
+pub use writer::{CommitObserver, Writer, WriterError};
 
 /// A bot's identifier.
 pub type BotId = i64;

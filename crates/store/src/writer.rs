@@ -23,6 +23,9 @@ pub enum WriterError {
     Closed,
 }
 
+/// Told how long each batch took to commit.
+pub type CommitObserver = Arc<dyn Fn(std::time::Duration) + Send + Sync>;
+
 struct Request {
     writes: Vec<Write>,
     done: oneshot::Sender<Result<(), WriterError>>,
@@ -40,8 +43,17 @@ impl Writer {
     /// Each batch is whatever has queued up while the previous batch was being committed, so
     /// batches grow with the load and a lone write is committed at once.
     pub fn start(store: Arc<dyn Store>) -> (Writer, tokio::task::JoinHandle<()>) {
+        Writer::start_observed(store, Arc::new(|_| {}))
+    }
+
+    /// Starts the writer task as [`Writer::start`] does, telling `observe` how long each
+    /// batch took to commit (for the server's metrics).
+    pub fn start_observed(
+        store: Arc<dyn Store>,
+        observe: CommitObserver,
+    ) -> (Writer, tokio::task::JoinHandle<()>) {
         let (queue, receiver) = mpsc::channel(QUEUE);
-        let task = tokio::spawn(run(store, receiver));
+        let task = tokio::spawn(run(store, receiver, observe));
         (Writer { queue }, task)
     }
 
@@ -57,7 +69,11 @@ impl Writer {
     }
 }
 
-async fn run(store: Arc<dyn Store>, mut receiver: mpsc::Receiver<Request>) {
+async fn run(
+    store: Arc<dyn Store>,
+    mut receiver: mpsc::Receiver<Request>,
+    observe: CommitObserver,
+) {
     let mut batch: Vec<Request> = Vec::new();
     let mut writes: Vec<Write> = Vec::new();
     while let Some(first) = receiver.recv().await {
@@ -76,6 +92,7 @@ async fn run(store: Arc<dyn Store>, mut receiver: mpsc::Receiver<Request>) {
         writes.extend(batch.iter().flat_map(|r| r.writes.iter().cloned()));
         let started = std::time::Instant::now();
         let result = store.write_batch(&writes).await;
+        observe(started.elapsed());
         tracing::debug!(
             requests = batch.len(),
             writes = writes.len(),

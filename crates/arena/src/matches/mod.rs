@@ -52,6 +52,8 @@ pub(crate) struct MatchContext {
     pub(crate) ratings: Arc<Ratings>,
     /// For what house seats say.
     pub(crate) talk: Arc<crate::context::TalkService>,
+    /// For counting moves.
+    pub(crate) metrics: Arc<crate::metrics::Metrics>,
     registry: Arc<Registry>,
 }
 
@@ -101,6 +103,7 @@ impl Matches {
             feeds: identities.feeds.clone(),
             ratings,
             talk: context.talk.clone(),
+            metrics: context.metrics.clone(),
             registry: registry.clone(),
         });
         Matches {
@@ -114,6 +117,11 @@ impl Matches {
 
     fn now(&self) -> i64 {
         self.context.now()
+    }
+
+    /// How many open matches this server runs.
+    pub(crate) fn open_count(&self) -> usize {
+        self.registry.open_ids().len()
     }
 
     /// How many matches are held in memory: the open ones and the recently closed ones.
@@ -207,7 +215,10 @@ impl Matches {
         };
         match taken {
             Ok(0) => {}
-            Ok(taken) => tracing::info!(taken, "took over matches whose server stopped"),
+            Ok(taken) => {
+                self.context.metrics.takeovers.inc_by(taken as u64);
+                tracing::info!(taken, "took over matches whose server stopped");
+            }
             Err(error) => tracing::warn!(%error, "cannot take over matches"),
         }
     }

@@ -15,6 +15,7 @@ mod identity;
 mod lichess;
 mod lifecycle;
 mod matches;
+mod operations;
 mod ratings;
 mod registry;
 mod restart;
