@@ -22,6 +22,11 @@ pub(crate) struct ServeArgs {
     /// or a PostgreSQL database (`postgres://user:password@host:5432/name`), migrated on start.
     #[arg(long, env = "ARBITER_DATABASE", default_value = "arbiter.db")]
     database: Database,
+    /// The NATS server(s) through which servers sharing one PostgreSQL database tell each
+    /// other what changed (`nats://host:4222`, several separated by commas). Without it the
+    /// server is alone with its database.
+    #[arg(long, env = "ARBITER_NATS")]
+    nats: Option<String>,
     /// This server's name among servers sharing one PostgreSQL database, each its own (the
     /// machine's host name by default). A server runs the open matches whose lease it holds,
     /// and takes over those of a server that stops or dies.
@@ -220,11 +225,20 @@ pub(crate) async fn run(args: ServeArgs) -> anyhow::Result<()> {
     tracing::info!(talk = %speaker.describe(), "bot talk");
     let node_id = args.node_id.clone().unwrap_or_else(host_name);
     tracing::info!(node = %node_id, lease_ms = args.lease_ms, "node");
+    let bus: Arc<dyn arbiter_bus::Bus> = match &args.nats {
+        Some(url) => Arc::new(
+            arbiter_bus_nats::NatsBus::connect(url, &node_id)
+                .await
+                .with_context(|| format!("connecting to NATS at {url}"))?,
+        ),
+        None => Arc::new(arbiter_bus::LocalBus::new()),
+    };
     let arena = Arena::start(
         ArenaConfig {
             talk: Arc::new(speaker),
             node_id,
             lease_ms: args.lease_ms,
+            bus,
             ..ArenaConfig::default()
         },
         crate::games::games(),

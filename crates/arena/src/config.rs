@@ -116,6 +116,9 @@ pub struct ArenaConfig {
     pub automatch_exclusion_ms: i64,
     /// The house bot that plays a bot no registered bot is free to meet.
     pub automatch_house: String,
+    /// The bus to the other servers sharing the store: an in-process bus that no one else
+    /// hears by default, for a server alone with its store.
+    pub bus: Arc<dyn arbiter_bus::Bus>,
     /// How what house seats say is worded, in the families that talk: the remark as it is
     /// by default, so that a server runs with no model at all.
     pub talk: Arc<dyn Wording>,
@@ -155,6 +158,7 @@ impl Default for ArenaConfig {
             automatch_exclusion_ms: 600_000,
             automatch_house: "house-medium".to_owned(),
             talk: Arc::new(TemplateWording),
+            bus: Arc::new(arbiter_bus::LocalBus::new()),
         }
     }
 }

@@ -105,7 +105,28 @@ impl Identities {
                 .writer
                 .write(vec![Write::PutBot(record.clone())])
                 .await?;
+            let id = record.id;
             self.directory.put(record);
+            crate::cluster::announce_bot(&self.context, id).await;
+        }
+        Ok(())
+    }
+
+    /// Reads a bot again from the store, after another server sharing it changed the bot; a
+    /// bot whose token changed, or that was disabled or deleted, loses its streams here.
+    pub(crate) async fn reload(&self, id: BotId) -> Result<(), ArenaError> {
+        let Some(record) = self.context.store.bot(id).await? else {
+            return Ok(());
+        };
+        let before = self.directory.record(id);
+        let cut_off = before.is_some_and(|before| {
+            before.token_hash != record.token_hash
+                || (record.disabled && !before.disabled)
+                || (record.deleted && !before.deleted)
+        });
+        self.directory.put(record);
+        if cut_off {
+            self.feeds.close(id);
         }
         Ok(())
     }
@@ -123,6 +144,7 @@ impl Identities {
                     .is_ok()
                 {
                     self.directory.put(record);
+                    crate::cluster::announce_bot(&self.context, id).await;
                 }
             }
         }
@@ -202,6 +224,7 @@ impl Identities {
         written?;
         let id = record.id;
         self.directory.put(record);
+        crate::cluster::announce_bot(&self.context, id).await;
         let bot = self
             .directory
             .get(id)
@@ -442,6 +465,7 @@ impl Identities {
         with.push(Write::PutBot(record.clone()));
         self.context.writer.write(with).await?;
         self.directory.put(record);
+        crate::cluster::announce_bot(&self.context, id).await;
         self.directory
             .get(id)
             .ok_or_else(|| ArenaError::BotNotFound(id.to_string()))

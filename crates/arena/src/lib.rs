@@ -18,6 +18,7 @@ mod accounts;
 mod actor;
 mod automatch;
 pub mod clock;
+mod cluster;
 pub mod config;
 mod context;
 pub mod directory;
@@ -180,6 +181,7 @@ impl Arena {
         };
         arena.identities.ensure_house_bots().await?;
         arena.matches.take_over(&open).await?;
+        cluster::listen(&arena).await?;
         arena.spawn_background();
         Ok(arena)
     }

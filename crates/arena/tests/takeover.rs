@@ -1,7 +1,9 @@
-//! Two servers sharing one store: each match runs on the server that holds its lease, and
-//! when that server stops, the other takes its matches over at its next heartbeat, resumed
-//! from the store with nothing lost and the downtime charged to no clock. Runs on two handles
-//! to one SQLite file, and on PostgreSQL where `ARBITER_TEST_POSTGRES_URL` names a server.
+//! Two servers sharing one store and a bus: each match runs on the server that holds its
+//! lease, and when that server stops, the other takes its matches over at its next heartbeat,
+//! resumed from the store with nothing lost and the downtime charged to no clock; a bot
+//! registered or changed on one server is known as it now is on the other. Runs on two
+//! handles to one SQLite file, and on PostgreSQL where `ARBITER_TEST_POSTGRES_URL` names a
+//! server; the bus is an in-process one both arenas share.
 
 use std::net::{IpAddr, Ipv4Addr};
 use std::sync::Arc;
@@ -10,6 +12,8 @@ use arbiter_arena::{
     Arena, ArenaConfig, Bot, ChallengeRequest, Format, Games, ManualClock, MatchStatus, Reader,
     TimeControl,
 };
+use arbiter_arena::{ArenaError, BotProfile};
+use arbiter_bus::LocalBus;
 use arbiter_store::Store;
 use arbiter_store_postgres::PostgresStore;
 use arbiter_store_postgres::testing::TestDatabase;
@@ -18,10 +22,11 @@ use serde_json::Value;
 
 const T0: i64 = 1_795_900_000_000;
 
-async fn node(name: &str, store: Arc<dyn Store>, clock: Arc<ManualClock>) -> Arena {
+async fn node(name: &str, store: Arc<dyn Store>, clock: Arc<ManualClock>, bus: &LocalBus) -> Arena {
     Arena::start(
         ArenaConfig {
             node_id: name.to_owned(),
+            bus: Arc::new(bus.clone()),
             ..ArenaConfig::default()
         },
         Games::new().with(&arbiter_goofspiel::FAMILY),
@@ -89,7 +94,8 @@ async fn until<F: AsyncFn() -> bool>(done: F) -> bool {
 
 async fn hand_over(first: Arc<dyn Store>, second: Arc<dyn Store>) {
     let clock = Arc::new(ManualClock::new(T0));
-    let a = node("a", first, clock.clone()).await;
+    let bus = LocalBus::shared();
+    let a = node("a", first, clock.clone(), &bus).await;
     let ip = IpAddr::V4(Ipv4Addr::LOCALHOST);
     let mut players = Vec::new();
     for label in ["ann", "bob"] {
@@ -124,7 +130,7 @@ async fn hand_over(first: Arc<dyn Store>, second: Arc<dyn Store>) {
     assert_eq!(play(&a, &clock, &players, id, 4).await, 4);
 
     // The second server starts while the first runs the match: it leaves the match alone.
-    let b = node("b", second, clock.clone()).await;
+    let b = node("b", second, clock.clone(), &bus).await;
     clock.advance(1_000);
     let before = a.snapshot(id, Reader::SPECTATOR).await.expect("snapshot");
     assert_eq!(before.status, MatchStatus::Running);
@@ -179,6 +185,58 @@ async fn hand_over(first: Arc<dyn Store>, second: Arc<dyn Store>) {
         MatchStatus::Finished
     );
     b.shutdown().await;
+}
+
+/// A bot registered on one server, and its token rotated there, as the other sees it.
+async fn share_bots(first: Arc<dyn Store>, second: Arc<dyn Store>) {
+    let clock = Arc::new(ManualClock::new(T0));
+    let bus = LocalBus::shared();
+    let a = node("a", first, clock.clone(), &bus).await;
+    let b = node("b", second, clock.clone(), &bus).await;
+    let (bot, old) = a
+        .register_bot(
+            "carol",
+            BotProfile {
+                supported_variants: vec!["goofspiel".to_owned()],
+                ..BotProfile::default()
+            },
+        )
+        .await
+        .expect("registered");
+    assert!(
+        until(async || b.authenticate(&old).is_ok()).await,
+        "b knows the bot a registered"
+    );
+    let (_, new) = a.rotate_token(bot.id).await.expect("rotated");
+    assert!(
+        until(async || b.authenticate(&new).is_ok()).await,
+        "b knows the new token"
+    );
+    assert_eq!(b.authenticate(&old).err(), Some(ArenaError::InvalidToken));
+    assert_eq!(a.authenticate(&old).err(), Some(ArenaError::InvalidToken));
+    a.shutdown().await;
+    b.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_rotated_token_is_refused_by_every_server_on_sqlite() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("shared.sqlite");
+    let first = SqliteStore::open(&path).await.expect("store");
+    let second = SqliteStore::open(&path).await.expect("store");
+    share_bots(Arc::new(first), Arc::new(second)).await;
+}
+
+#[tokio::test]
+async fn a_rotated_token_is_refused_by_every_server_on_postgres() {
+    let Some(database) = TestDatabase::create("shared_bots").await else {
+        return;
+    };
+    let connect = || PostgresStore::connect(database.url());
+    let first = connect().await.expect("connect");
+    let second = connect().await.expect("connect");
+    share_bots(Arc::new(first), Arc::new(second)).await;
+    database.drop_schema().await;
 }
 
 #[tokio::test]

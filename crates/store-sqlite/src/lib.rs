@@ -495,6 +495,17 @@ impl Store for SqliteStore {
         })
     }
 
+    fn bot(&self, id: i64) -> StoreFuture<'_, Option<BotRecord>> {
+        Box::pin(async move {
+            let row = sqlx::query("SELECT * FROM bots WHERE id = $1")
+                .bind(id)
+                .fetch_optional(&self.reader)
+                .await
+                .map_err(unavailable)?;
+            row.as_ref().map(bot_from).transpose()
+        })
+    }
+
     fn match_by_id(&self, id: i64) -> StoreFuture<'_, Option<MatchRecord>> {
         Box::pin(async move {
             let row = sqlx::query(concat!(select_match!(), " FROM matches m WHERE m.id = $1"))

@@ -134,6 +134,8 @@ async fn round_trips(store: &dyn Store) {
     let mut bots = store.bots().await.expect("bots");
     bots.sort_by_key(|b| b.id);
     assert_eq!(bots, vec![bot(1, "Alpha"), bot(2, "beta")]);
+    assert_eq!(store.bot(2).await.expect("bot"), Some(bot(2, "beta")));
+    assert_eq!(store.bot(3).await.expect("bot"), None);
     assert_eq!(
         store.max_ids().await.expect("max ids"),
         MaxIds {

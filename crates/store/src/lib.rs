@@ -429,6 +429,9 @@ pub trait Store: Send + Sync + 'static {
     /// Every bot, deleted ones included.
     fn bots(&self) -> StoreFuture<'_, Vec<BotRecord>>;
 
+    /// One bot, deleted or not.
+    fn bot(&self, id: BotId) -> StoreFuture<'_, Option<BotRecord>>;
+
     /// One match.
     fn match_by_id(&self, id: MatchId) -> StoreFuture<'_, Option<MatchRecord>>;
 

@@ -430,6 +430,10 @@ impl Store for FlakyStore {
         self.inner.bots()
     }
 
+    fn bot(&self, id: i64) -> StoreFuture<'_, Option<BotRecord>> {
+        self.inner.bot(id)
+    }
+
     fn match_by_id(&self, id: MatchId) -> StoreFuture<'_, Option<MatchRecord>> {
         self.inner.match_by_id(id)
     }
