@@ -49,6 +49,10 @@ pub(crate) struct BenchArgs {
     /// file system (`/dev/shm`) measures the code rather than the disk.
     #[arg(long)]
     database_dir: Option<PathBuf>,
+    /// Run the server on this PostgreSQL server (`postgres://user@host/database`), in a fresh
+    /// schema dropped afterwards, rather than on an SQLite file.
+    #[arg(long)]
+    postgres: Option<String>,
     /// Flushes timed to measure the raw `fdatasync` latency of the database's disk, printed
     /// beside the latencies (0 to skip).
     #[arg(long, default_value_t = 500)]
@@ -94,17 +98,21 @@ impl Drop for Server {
 }
 
 impl Server {
-    /// Starts a server on a fresh database in a new folder under `parent` (default: the
-    /// system's temporary folder).
-    pub(crate) fn start(parent: Option<&Path>) -> anyhow::Result<Server> {
+    /// Starts a server on a fresh SQLite database in a new folder under `parent` (default:
+    /// the system's temporary folder), or on the PostgreSQL `database` address.
+    pub(crate) fn start(parent: Option<&Path>, database: Option<&str>) -> anyhow::Result<Server> {
         let dir = match parent {
             Some(parent) => tempfile::tempdir_in(parent)
                 .with_context(|| format!("making a folder in {}", parent.display()))?,
             None => tempfile::tempdir()?,
         };
+        let database = match database {
+            Some(url) => std::ffi::OsString::from(url),
+            None => dir.path().join("bench.db").into_os_string(),
+        };
         let mut child = Command::new(std::env::current_exe()?)
             .args(["serve", "--listen", "127.0.0.1:0", "--database"])
-            .arg(dir.path().join("bench.db"))
+            .arg(database)
             .env("ARBITER_ADMIN_TOKEN", ADMIN)
             .env(
                 "RUST_LOG",
@@ -607,7 +615,24 @@ pub(crate) fn p99_by_second(samples: &[(u64, u32)]) -> Vec<u32> {
 pub(crate) async fn run(args: BenchArgs) -> anyhow::Result<()> {
     // Thousands of simulated bots hold three sockets each.
     let _ = crate::open_files::raise_limit();
-    let server = Server::start(args.database_dir.as_deref())?;
+    let postgres = match &args.postgres {
+        Some(url) => {
+            Some(arbiter_store_postgres::testing::TestDatabase::create_at(url, "bench").await)
+        }
+        None => None,
+    };
+    let server = Server::start(
+        args.database_dir.as_deref(),
+        postgres.as_ref().map(|database| database.url()),
+    )?;
+    let result = bench(&args, server).await;
+    if let Some(database) = postgres {
+        database.drop_schema().await;
+    }
+    result
+}
+
+async fn bench(args: &BenchArgs, server: Server) -> anyhow::Result<()> {
     let base = server.base.clone();
     let address = base
         .trim_start_matches("http://")

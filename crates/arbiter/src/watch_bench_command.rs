@@ -123,7 +123,7 @@ pub(crate) async fn run(args: WatchBenchArgs) -> anyhow::Result<()> {
         bail!("--moves is at most 200 (a 15x15 board has room for that many)");
     }
     let _ = crate::open_files::raise_limit();
-    let server = Server::start(args.database_dir.as_deref())?;
+    let server = Server::start(args.database_dir.as_deref(), None)?;
     let root = server.base.trim_end_matches("/api/v1").to_owned();
     let address: SocketAddr = root.trim_start_matches("http://").parse()?;
     let client = arbiter_http_client::builder().tcp_nodelay(true).build()?;

@@ -1,4 +1,4 @@
-//! Fresh databases for tests that run against a real PostgreSQL server.
+//! Fresh databases for tests and benchmarks that run against a real PostgreSQL server.
 //!
 //! Tests find the server through the environment variable [`URL_VARIABLE`]; without it they
 //! print a notice and skip, so that `cargo test` passes on a machine with no PostgreSQL. Each
@@ -39,6 +39,13 @@ impl TestDatabase {
             eprintln!("skipped: set {URL_VARIABLE} to run this test against PostgreSQL");
             return None;
         };
+        Some(TestDatabase::create_at(&server_url, name).await)
+    }
+
+    /// Makes a fresh schema for `name` in the database at `server_url` (for a benchmark).
+    /// Panics when the server cannot be used.
+    pub async fn create_at(server_url: &str, name: &str) -> TestDatabase {
+        let server_url = server_url.to_owned();
         static MADE: AtomicU32 = AtomicU32::new(0);
         let now = SystemTime::now()
             .duration_since(UNIX_EPOCH)
@@ -62,11 +69,11 @@ impl TestDatabase {
             .unwrap_or_else(|e| panic!("creating the schema {schema}: {e}"));
         let separator = if server_url.contains('?') { '&' } else { '?' };
         let url = format!("{server_url}{separator}options=-c%20search_path%3D{schema}");
-        Some(TestDatabase {
+        TestDatabase {
             server_url,
             schema,
             url,
-        })
+        }
     }
 
     /// The address of the database with the schema as its search path.

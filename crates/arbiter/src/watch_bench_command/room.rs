@@ -80,7 +80,7 @@ pub(crate) async fn run(options: RoomOptions) -> anyhow::Result<()> {
         bail!("--seats must be 4 to 8 for Fate Tokens");
     }
     let _ = crate::open_files::raise_limit();
-    let server = Server::start(options.database_dir.as_deref())?;
+    let server = Server::start(options.database_dir.as_deref(), None)?;
     let root = server.base.trim_end_matches("/api/v1").to_owned();
     let address: SocketAddr = root.trim_start_matches("http://").parse()?;
 
