@@ -239,6 +239,29 @@ impl Arena {
         )
     }
 
+    /// The bus to the other servers sharing the store.
+    pub fn bus(&self) -> Arc<dyn arbiter_bus::Bus> {
+        self.context.config.bus.clone()
+    }
+
+    /// This server's name among the servers sharing the store.
+    pub fn node_id(&self) -> &str {
+        &self.context.config.node_id
+    }
+
+    /// The server that runs match `id`, if it is another one (a live lease of another server
+    /// holds it): requests about the match go there. `None` on a server alone with its store,
+    /// for a match this server runs, and for a closed or unknown match, which any server
+    /// answers from the store.
+    pub async fn remote_owner(&self, id: MatchId) -> Option<String> {
+        if !self.context.config.bus.is_shared() || self.matches.runs(id) {
+            return None;
+        }
+        let lease = self.context.store.lease(id).await.ok()??;
+        (lease.node != self.context.config.node_id && lease.expires_ms > self.now())
+            .then_some(lease.node)
+    }
+
     /// Whether the server should be sent traffic: it is not stopping, and its last
     /// heartbeat reached the store within three heartbeats (else the store is out of reach).
     pub fn is_ready(&self) -> bool {

@@ -11,6 +11,7 @@ pub mod dto;
 pub mod error;
 mod extract;
 mod flipsight;
+mod forward;
 mod lichess;
 mod limits;
 mod openapi;
@@ -336,6 +337,10 @@ pub fn app_with(arena: Arena, dialects: Dialects, limits: ServeLimits) -> Router
         .merge(pages)
         .fallback(routes::not_found)
         .method_not_allowed_fallback(routes::method_not_allowed)
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            forward::to_owner,
+        ))
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
         .layer(axum::middleware::from_fn_with_state(state, limits::guard))
         .layer(CatchPanicLayer::custom(|_| {
@@ -382,6 +387,7 @@ pub async fn serve_with(
         _ => dialects,
     };
     let router = app_with(arena.clone(), dialects, limits);
+    forward::answer_forwarded(router.clone(), arena.clone()).await;
     let graceful = GracefulShutdown::new();
     let mut shutdown = std::pin::pin!(shutdown);
     loop {

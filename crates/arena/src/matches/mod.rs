@@ -119,6 +119,11 @@ impl Matches {
         self.context.now()
     }
 
+    /// Whether this server holds match `id` in memory (it runs it, or ran it lately).
+    pub(crate) fn runs(&self, id: MatchId) -> bool {
+        self.registry.handle(id).is_some()
+    }
+
     /// How many open matches this server runs.
     pub(crate) fn open_count(&self) -> usize {
         self.registry.open_ids().len()

@@ -5,6 +5,7 @@ mod automatch;
 mod bgp;
 mod bgp_agents;
 mod bgp_dialect;
+mod cluster;
 mod environment;
 mod errors;
 mod fairness;
