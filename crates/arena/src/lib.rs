@@ -108,6 +108,7 @@ impl Arena {
         let ratings = store.ratings().await?;
         let account_records = store.accounts().await?;
         let sessions = store.sessions(clock.now_ms()).await?;
+        let started_ms = clock.now_ms();
         let metrics = Arc::new(metrics::Metrics::new());
         let commits = metrics.commit_seconds.clone();
         let (writer, _writer_task) = Writer::start_observed(
@@ -128,7 +129,8 @@ impl Arena {
             talk,
             ids: ids::Ids::new(),
             metrics,
-            last_heartbeat_ms: std::sync::atomic::AtomicI64::new(i64::MIN / 2),
+            // The store has just answered every read of the start.
+            last_heartbeat_ms: std::sync::atomic::AtomicI64::new(started_ms),
         });
         // Each service is built after those it is given: none refers back to one built later.
         let registry = Arc::new(Registry::new(context.clone()));
@@ -291,7 +293,9 @@ impl Arena {
         self.every(
             self.context.config.automatch_interval_ms,
             |arena, now| async move {
-                arena.automatch.round(now).await;
+                if arena.holds_duty("automatch", now).await {
+                    arena.automatch.round(now).await;
+                }
             },
         );
         // Expire idle anonymous bots and retire long-closed matches, once a minute.
@@ -340,10 +344,33 @@ impl Arena {
     }
 
     async fn sweep(&self, now: i64) {
-        self.identities
-            .expire_anonymous(now - self.context.config.anonymous_idle_ms)
-            .await;
+        if self.holds_duty("sweep", now).await {
+            self.identities
+                .expire_anonymous(now - self.context.config.anonymous_idle_ms)
+                .await;
+        }
         self.matches.retire_closed(now);
+    }
+
+    /// Whether this server does the job `name`, which one server at a time does among those
+    /// sharing the store: always, for a server alone with its store.
+    async fn holds_duty(&self, name: &str, now: i64) -> bool {
+        let config = &self.context.config;
+        if !config.bus.is_shared() {
+            return true;
+        }
+        match self
+            .context
+            .store
+            .hold_duty(name, &config.node_id, now, now + config.lease_ms)
+            .await
+        {
+            Ok(held) => held,
+            Err(error) => {
+                tracing::warn!(duty = name, %error, "cannot tell whether this server holds a duty");
+                false
+            }
+        }
     }
 
     /// Completes once [`Arena::shutdown`] has begun; long waits (streams, long-polls) end then,

@@ -7,3 +7,10 @@ CREATE TABLE match_leases (
     expires_ms BIGINT NOT NULL
 );
 CREATE INDEX match_leases_by_node ON match_leases (node);
+
+-- Jobs one node at a time does (auto-matching, sweeps), and which node does each until when.
+CREATE TABLE duties (
+    name TEXT PRIMARY KEY,
+    node TEXT NOT NULL,
+    expires_ms BIGINT NOT NULL
+);

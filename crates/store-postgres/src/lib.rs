@@ -284,6 +284,11 @@ async fn apply(conn: &mut PgConnection, writes: &[Write]) -> Result<(), sqlx::Er
                 .bind(at_ms)
                 .execute(&mut *conn)
                 .await?;
+                sqlx::query("UPDATE duties SET expires_ms = LEAST(expires_ms, $2) WHERE node = $1")
+                    .bind(node)
+                    .bind(at_ms)
+                    .execute(&mut *conn)
+                    .await?;
             }
             Write::IdsTaken(ids) => {
                 sqlx::query(
@@ -651,6 +656,33 @@ impl Store for PostgresStore {
                 renewed_ms,
                 expires_ms,
             }))
+        })
+    }
+
+    fn hold_duty<'a>(
+        &'a self,
+        name: &'a str,
+        node: &'a str,
+        now_ms: i64,
+        until_ms: i64,
+    ) -> StoreFuture<'a, bool> {
+        Box::pin(async move {
+            // The upsert takes the row atomically: a node asking at the same moment waits for
+            // it, then finds it held.
+            let held: Option<String> = sqlx::query_scalar(
+                "INSERT INTO duties (name, node, expires_ms) VALUES ($1, $2, $4)
+                 ON CONFLICT (name) DO UPDATE SET node = excluded.node, expires_ms = excluded.expires_ms
+                  WHERE duties.node = excluded.node OR duties.expires_ms <= $3
+                 RETURNING node",
+            )
+            .bind(name)
+            .bind(node)
+            .bind(now_ms)
+            .bind(until_ms)
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(unavailable)?;
+            Ok(held.is_some())
         })
     }
 

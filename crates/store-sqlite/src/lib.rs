@@ -289,11 +289,13 @@ fn batch_query(writes: &[Write]) -> QueryBuilder<Sqlite> {
                 );
             }
             Write::ReleaseLeases { node, at_ms } => {
-                query.push("UPDATE match_leases SET expires_ms = min(expires_ms, ");
-                query.push_bind(at_ms);
-                query.push(") WHERE node = ");
-                query.push_bind(node);
-                query.push(";\n");
+                for table in ["match_leases", "duties"] {
+                    query.push(format!("UPDATE {table} SET expires_ms = min(expires_ms, "));
+                    query.push_bind(at_ms);
+                    query.push(") WHERE node = ");
+                    query.push_bind(node);
+                    query.push(";\n");
+                }
             }
             Write::IdsTaken(ids) => {
                 for kind in IdKind::ALL {
@@ -862,6 +864,32 @@ impl Store for SqliteStore {
                 renewed_ms,
                 expires_ms,
             }))
+        })
+    }
+
+    fn hold_duty<'a>(
+        &'a self,
+        name: &'a str,
+        node: &'a str,
+        now_ms: i64,
+        until_ms: i64,
+    ) -> StoreFuture<'a, bool> {
+        Box::pin(async move {
+            let mut writer = self.writer.lock().await;
+            let held: Option<String> = sqlx::query_scalar(
+                "INSERT INTO duties (name, node, expires_ms) VALUES ($1, $2, $4)
+                 ON CONFLICT (name) DO UPDATE SET node = excluded.node, expires_ms = excluded.expires_ms
+                  WHERE duties.node = excluded.node OR duties.expires_ms <= $3
+                 RETURNING node",
+            )
+            .bind(name)
+            .bind(node)
+            .bind(now_ms)
+            .bind(until_ms)
+            .fetch_optional(&mut *writer)
+            .await
+            .map_err(unavailable)?;
+            Ok(held.is_some())
         })
     }
 

@@ -74,7 +74,35 @@ pub async fn check_all(store: Arc<dyn Store>) {
     notes_are_kept_per_match_in_order(store.as_ref()).await;
     the_writer_commits_in_order(store.clone()).await;
     ids_are_reserved_above_every_used_one(store.clone()).await;
-    leases_hand_matches_to_one_node_at_a_time(store).await;
+    leases_hand_matches_to_one_node_at_a_time(store.clone()).await;
+    duties_are_held_by_one_node_at_a_time(store.as_ref()).await;
+}
+
+async fn duties_are_held_by_one_node_at_a_time(store: &dyn Store) {
+    let hold = |name: &'static str, node: &'static str, now: i64| async move {
+        store
+            .hold_duty(name, node, now, now + 1_000)
+            .await
+            .expect("duty")
+    };
+    assert!(hold("automatch", "a", 100).await, "a free duty is taken");
+    assert!(!hold("automatch", "b", 500).await, "and held");
+    assert!(hold("sweep", "b", 500).await, "duties are apart");
+    assert!(hold("automatch", "a", 900).await, "kept by its holder");
+    assert!(!hold("automatch", "b", 1_899).await);
+    assert!(hold("automatch", "b", 1_900).await, "taken once lapsed");
+    assert!(!hold("automatch", "a", 2_000).await);
+    store
+        .write_batch(&[Write::ReleaseLeases {
+            node: "b".to_owned(),
+            at_ms: 2_100,
+        }])
+        .await
+        .expect("batch");
+    assert!(
+        hold("automatch", "a", 2_100).await,
+        "released with the leases"
+    );
 }
 
 async fn notes_are_kept_per_match_in_order(store: &dyn Store) {

@@ -308,7 +308,8 @@ pub enum Write {
     /// Give a new match's lease to a node, whoever held it (only for a match no one else can
     /// know of yet: every other claim goes through [`Store::claim_matches`]).
     PutLease(LeaseRecord),
-    /// Let every lease of a node expire at this time (a node stopping hands its matches on).
+    /// Let every lease and duty of a node expire at this time (a node stopping hands its
+    /// matches and duties on).
     ReleaseLeases {
         /// The node.
         node: String,
@@ -498,4 +499,16 @@ pub trait Store: Send + Sync + 'static {
 
     /// A match's lease, lapsed or not, if it has one.
     fn lease(&self, id: MatchId) -> StoreFuture<'_, Option<LeaseRecord>>;
+
+    /// Takes or keeps for `node`, until `until_ms`, the duty `name` (a job one server at a
+    /// time does, such as auto-matching) if it is free at `now_ms`: never taken, lapsed, or
+    /// already `node`'s. Returns whether `node` holds it now; of nodes asking at once, one
+    /// does.
+    fn hold_duty<'a>(
+        &'a self,
+        name: &'a str,
+        node: &'a str,
+        now_ms: i64,
+        until_ms: i64,
+    ) -> StoreFuture<'a, bool>;
 }

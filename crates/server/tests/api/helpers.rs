@@ -481,6 +481,16 @@ impl Store for FlakyStore {
         self.inner.lease(id)
     }
 
+    fn hold_duty<'a>(
+        &'a self,
+        name: &'a str,
+        node: &'a str,
+        now_ms: i64,
+        until_ms: i64,
+    ) -> StoreFuture<'a, bool> {
+        self.inner.hold_duty(name, node, now_ms, until_ms)
+    }
+
     fn reserve_ids(&self, kind: arbiter_store::IdKind, count: u32) -> StoreFuture<'_, i64> {
         if self.failing.load(Ordering::SeqCst) {
             return Box::pin(async { Err(StoreError::Unavailable("the disk is full".to_owned())) });

@@ -1,7 +1,8 @@
 //! Two servers sharing one store and a bus: each match runs on the server that holds its
 //! lease, and when that server stops, the other takes its matches over at its next heartbeat,
 //! resumed from the store with nothing lost and the downtime charged to no clock; a bot
-//! registered or changed on one server is known as it now is on the other. Runs on two
+//! registered or changed on one server is known as it now is on the other; one server at a
+//! time offers auto-matched games. Runs on two
 //! handles to one SQLite file, and on PostgreSQL where `ARBITER_TEST_POSTGRES_URL` names a
 //! server; the bus is an in-process one both arenas share.
 
@@ -216,6 +217,68 @@ async fn share_bots(first: Arc<dyn Store>, second: Arc<dyn Store>) {
     assert_eq!(a.authenticate(&old).err(), Some(ArenaError::InvalidToken));
     a.shutdown().await;
     b.shutdown().await;
+}
+
+/// Two idle bots with auto-matching on, online on both servers: one game is offered them,
+/// not one per server.
+async fn match_once(first: Arc<dyn Store>, second: Arc<dyn Store>) {
+    let clock = Arc::new(ManualClock::new(T0));
+    let bus = LocalBus::shared();
+    let store = first.clone();
+    let a = node("a", first, clock.clone(), &bus).await;
+    let b = node("b", second, clock.clone(), &bus).await;
+    let mut tokens = Vec::new();
+    for name in ["dora", "emil"] {
+        let (_, token) = a
+            .register_bot(
+                name,
+                BotProfile {
+                    supported_variants: vec!["goofspiel".to_owned()],
+                    ..BotProfile::default()
+                },
+            )
+            .await
+            .expect("registered");
+        tokens.push(token);
+    }
+    for token in &tokens {
+        assert!(until(async || b.authenticate(token).is_ok()).await);
+        a.authenticate(token).expect("online on a");
+    }
+    clock.advance(ArenaConfig::default().automatch_interval_ms);
+    let offered = async || store.open_matches().await.expect("open").len();
+    assert!(
+        until(async || offered().await > 0).await,
+        "a game was offered"
+    );
+    // Both servers have had their round: still one game.
+    for _ in 0..20 {
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    assert_eq!(offered().await, 1);
+    a.shutdown().await;
+    b.shutdown().await;
+}
+
+#[tokio::test]
+async fn one_server_at_a_time_offers_auto_matched_games_on_sqlite() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("shared.sqlite");
+    let first = SqliteStore::open(&path).await.expect("store");
+    let second = SqliteStore::open(&path).await.expect("store");
+    match_once(Arc::new(first), Arc::new(second)).await;
+}
+
+#[tokio::test]
+async fn one_server_at_a_time_offers_auto_matched_games_on_postgres() {
+    let Some(database) = TestDatabase::create("automatch").await else {
+        return;
+    };
+    let connect = || PostgresStore::connect(database.url());
+    let first = connect().await.expect("connect");
+    let second = connect().await.expect("connect");
+    match_once(Arc::new(first), Arc::new(second)).await;
+    database.drop_schema().await;
 }
 
 #[tokio::test]
