@@ -29,8 +29,22 @@ use crate::error::ApiError;
 /// The header a forwarded request carries.
 const FORWARDED: &str = "x-arbiter-forwarded";
 
-/// What is added to a long-poll's longest wait for the round trip and the work around it.
+/// How long an answer may take beyond a long-poll's wait: the round trip and the work. An
+/// owner that dies with a request in hand is given up on after this.
 const SLACK: Duration = Duration::from_secs(10);
+
+/// How long a long-poll asks to wait, from its `wait` parameter (seconds, at most
+/// `max_ms`); nothing for other requests.
+fn wait_of(query: Option<&str>, max_ms: i64) -> Duration {
+    let seconds = query
+        .into_iter()
+        .flat_map(|query| query.split('&'))
+        .find_map(|pair| pair.strip_prefix("wait="))
+        .and_then(|value| value.parse::<u64>().ok())
+        .unwrap_or(0);
+    let max = u64::try_from(max_ms).unwrap_or(0);
+    Duration::from_millis(seconds.saturating_mul(1_000).min(max))
+}
 
 /// Headers that describe one connection, not the request: never carried.
 const HOP_BY_HOP: [&str; 6] = [
@@ -137,8 +151,7 @@ pub(crate) async fn to_owner(
         headers: headers_of(&parts.headers),
         peer,
     };
-    let wait =
-        Duration::from_millis(u64::try_from(state.arena.config().max_wait_ms).unwrap_or(0)) + SLACK;
+    let wait = wait_of(parts.uri.query(), state.arena.config().max_wait_ms) + SLACK;
     let bus = state.arena.bus();
     let answer = match bus
         .request(subject(&node), encode(&head, &body), wait)
@@ -278,6 +291,24 @@ mod tests {
         ];
         for (path, expected) in cases {
             assert_eq!(match_of(path), expected, "{path}");
+        }
+    }
+
+    #[test]
+    fn a_long_poll_is_given_its_wait() {
+        let cases = [
+            (None, 0),
+            (Some("since=3"), 0),
+            (Some("since=3&wait=5"), 5_000),
+            (Some("wait=600"), 60_000),
+            (Some("wait=x"), 0),
+        ];
+        for (query, ms) in cases {
+            assert_eq!(
+                wait_of(query, 60_000),
+                Duration::from_millis(ms),
+                "{query:?}"
+            );
         }
     }
 

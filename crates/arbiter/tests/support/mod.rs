@@ -17,10 +17,16 @@ pub(crate) struct Server {
 }
 
 /// Starts a server on `database`, listening on a free port.
+#[allow(dead_code, reason = "not every test binary starts servers this way")]
 pub(crate) fn start(database: &std::path::Path) -> Server {
+    start_with(&[std::ffi::OsStr::new("--database"), database.as_os_str()])
+}
+
+/// Starts a server with the options `options`, listening on a free port.
+pub(crate) fn start_with(options: &[&std::ffi::OsStr]) -> Server {
     let mut child = Command::new(env!("CARGO_BIN_EXE_arbiter"))
-        .args(["serve", "--listen", "127.0.0.1:0", "--database"])
-        .arg(database)
+        .args(["serve", "--listen", "127.0.0.1:0"])
+        .args(options)
         .env("ARBITER_ADMIN_TOKEN", ADMIN)
         .env("RUST_LOG", "warn")
         .stdout(Stdio::piped())

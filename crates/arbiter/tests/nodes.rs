@@ -1,0 +1,208 @@
+//! Two real servers sharing PostgreSQL and NATS: bots connected to different servers play one
+//! match; the server that runs it is killed with SIGKILL, and the other takes the match over
+//! once its lease lapses, with every acknowledged move kept and no event twice. Skips without
+//! `ARBITER_TEST_POSTGRES_URL` and `ARBITER_TEST_NATS_URL`.
+
+mod support;
+
+use std::ffi::OsStr;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use arbiter_store_postgres::testing::TestDatabase;
+use serde_json::{Value, json};
+use support::{ADMIN, Server, call, start_with};
+
+/// How long a lease lasts on these servers.
+const LEASE_MS: u64 = 2_000;
+
+fn node(database: &str, nats: &str, name: &str) -> Server {
+    let lease = LEASE_MS.to_string();
+    start_with(&[
+        OsStr::new("--database"),
+        OsStr::new(database),
+        OsStr::new("--nats"),
+        OsStr::new(nats),
+        OsStr::new("--node-id"),
+        OsStr::new(name),
+        OsStr::new("--lease-ms"),
+        OsStr::new(&lease),
+    ])
+}
+
+/// Plays the first legal move of every pending decision of `token` through `base` until a
+/// request fails; records each acknowledged move as (leg, revision after the move).
+async fn play(base: String, id: i64, token: String, acknowledged: Arc<Mutex<Vec<(i64, i64)>>>) {
+    let client = arbiter_http_client::client();
+    loop {
+        let url = format!("{base}/matches/{id}/turns?wait=1");
+        let (status, turns) = call(&client, reqwest::Method::GET, url, &token, Value::Null).await;
+        if status != 200 {
+            return;
+        }
+        for turn in turns["turns"].as_array().cloned().unwrap_or_default() {
+            let mv = turn["request"]["legal_moves"]
+                .get(0)
+                .cloned()
+                .unwrap_or(json!(-1));
+            let body = json!({"leg": turn["leg"], "revision": turn["revision"], "move": mv});
+            let url = format!("{base}/matches/{id}/moves");
+            let (status, reply) = call(&client, reqwest::Method::POST, url, &token, body).await;
+            match status {
+                200 => acknowledged.lock().expect("lock").push((
+                    reply["leg"].as_i64().expect("leg"),
+                    reply["revision"].as_i64().expect("revision"),
+                )),
+                409 => {}
+                _ => return,
+            }
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_killed_servers_match_goes_on_on_the_other_with_nothing_lost() {
+    let Ok(nats) = std::env::var("ARBITER_TEST_NATS_URL") else {
+        eprintln!("skipped: set ARBITER_TEST_NATS_URL to run this test against NATS");
+        return;
+    };
+    let Some(database) = TestDatabase::create("nodes").await else {
+        return;
+    };
+    let mut a = node(database.url(), &nats, "a");
+    let b = node(database.url(), &nats, "b");
+    let client = arbiter_http_client::client();
+    let mut tokens = Vec::new();
+    for name in ["Alpha", "Beta"] {
+        let url = format!("{}/admin/bots", a.base);
+        let (status, body) = call(
+            &client,
+            reqwest::Method::POST,
+            url,
+            ADMIN,
+            json!({"name": name}),
+        )
+        .await;
+        assert_eq!(status, 201, "{body}");
+        tokens.push(body["token"].as_str().expect("token").to_owned());
+    }
+    let (alpha, beta) = (tokens[0].clone(), tokens[1].clone());
+    // Beta's server learns of it over NATS.
+    let mut known = false;
+    for _ in 0..100 {
+        let url = format!("{}/bots/me", b.base);
+        if call(&client, reqwest::Method::GET, url, &beta, Value::Null)
+            .await
+            .0
+            == 200
+        {
+            known = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(known, "b knows the bots a registered");
+
+    // Alpha challenges on a, which runs the match; Beta accepts and plays through b.
+    let url = format!("{}/challenges", a.base);
+    let (status, created) = call(
+        &client,
+        reqwest::Method::POST,
+        url,
+        &alpha,
+        json!({"opponent": "Beta"}),
+    )
+    .await;
+    assert_eq!(status, 201, "{created}");
+    let id = created["id"].as_i64().expect("id");
+    let url = format!("{}/challenges/{id}/accept", b.base);
+    let (status, body) = call(&client, reqwest::Method::POST, url, &beta, json!({})).await;
+    assert_eq!(status, 200, "accepted through b: {body}");
+    let acknowledged = Arc::new(Mutex::new(Vec::new()));
+    let players = [
+        tokio::spawn(play(
+            a.base.clone(),
+            id,
+            alpha.clone(),
+            acknowledged.clone(),
+        )),
+        tokio::spawn(play(b.base.clone(), id, beta.clone(), acknowledged.clone())),
+    ];
+    while acknowledged.lock().expect("lock").len() < 20 {
+        tokio::time::sleep(Duration::from_millis(2)).await;
+    }
+    a.child.kill().expect("SIGKILL");
+    let killed = Instant::now();
+    a.child.wait().expect("reaped");
+    // A request that was in a's hands is given up on only after a while: stop the players,
+    // keeping what was acknowledged.
+    for player in &players {
+        player.abort();
+    }
+    let acknowledged = acknowledged.lock().expect("lock").clone();
+    assert!(
+        acknowledged.iter().any(|&(_, revision)| revision > 0),
+        "moves were played through both servers"
+    );
+
+    // Once a's lease lapses, b takes the match over at its next heartbeat.
+    let running_on_b = loop {
+        let url = format!("{}/matches/{id}", b.base);
+        let (status, snapshot) =
+            call(&client, reqwest::Method::GET, url, &alpha, Value::Null).await;
+        if status == 200 {
+            break snapshot;
+        }
+        assert_eq!(
+            status, 503,
+            "until then, the owner cannot be reached: {snapshot}"
+        );
+        assert!(
+            killed.elapsed() < Duration::from_millis(LEASE_MS + 5_000),
+            "b took the match over within 5 s of the lease's end"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    eprintln!(
+        "b answered for the match {} ms after a was killed (lease {LEASE_MS} ms)",
+        killed.elapsed().as_millis()
+    );
+    assert_eq!(running_on_b["status"], "running", "{running_on_b}");
+    let url = format!("{}/matches/{id}/export", b.base);
+    let (status, export) = call(&client, reqwest::Method::GET, url, &alpha, Value::Null).await;
+    assert_eq!(status, 200);
+    let events = export["events"].as_array().expect("events");
+    let stored: Vec<(i64, i64)> = events
+        .iter()
+        .filter(|e| e["type"] == "move")
+        .map(|e| {
+            (
+                e["data"]["leg"].as_i64().expect("leg"),
+                e["data"]["revision"].as_i64().expect("revision"),
+            )
+        })
+        .collect();
+    for ack in &acknowledged {
+        assert!(stored.contains(ack), "acknowledged move {ack:?} lost");
+    }
+    let seqs: Vec<i64> = events.iter().filter_map(|e| e["seq"].as_i64()).collect();
+    assert!(
+        seqs.iter().enumerate().all(|(i, &s)| s == i as i64 + 1),
+        "no event lost or repeated: {seqs:?}"
+    );
+
+    // Both bots play on through b.
+    let more = Arc::new(Mutex::new(Vec::new()));
+    let players = [
+        tokio::spawn(play(b.base.clone(), id, alpha.clone(), more.clone())),
+        tokio::spawn(play(b.base.clone(), id, beta.clone(), more.clone())),
+    ];
+    while more.lock().expect("lock").len() < 4 {
+        tokio::time::sleep(Duration::from_millis(2)).await;
+    }
+    drop(b);
+    for player in players {
+        player.await.expect("player");
+    }
+    database.drop_schema().await;
+}
