@@ -264,10 +264,38 @@ impl Accounts {
             ])
             .await?;
         let account = Account::from(&record);
-        let mut inner = self.lock();
-        inner.add(record);
-        inner.keep_session(session, now);
+        {
+            let mut inner = self.lock();
+            inner.add(record);
+            inner.keep_session(session, now);
+        }
+        crate::cluster::announce_account(&self.context, account.id).await;
         Ok((account, secret))
+    }
+
+    /// Reads an account and its live sessions again from the store, after another server
+    /// sharing it changed them; a deleted account is forgotten with its sessions.
+    pub(crate) async fn reload(&self, id: AccountId) -> Result<(), ArenaError> {
+        let record = self.context.store.account(id).await?;
+        let sessions = self.context.store.sessions_of(id, self.now()).await?;
+        let mut inner = self.lock();
+        inner.sessions.retain(|_, s| s.account != id);
+        if let Some(old) = inner.by_id.remove(&id) {
+            inner.by_name.remove(&old.name.to_lowercase());
+            if record
+                .as_ref()
+                .is_none_or(|new| name_key(&new.name) != name_key(&old.name))
+            {
+                inner.keys.remove(&name_key(&old.name));
+            }
+        }
+        if let Some(record) = record {
+            inner.add(record);
+            for session in sessions {
+                inner.sessions.insert(session.token_hash.clone(), session);
+            }
+        }
+        Ok(())
     }
 
     fn new_session(&self, account: AccountId) -> Result<(SessionRecord, String), ArenaError> {
@@ -299,6 +327,7 @@ impl Accounts {
             .write(vec![Write::PutSession(session.clone())])
             .await?;
         self.lock().keep_session(session, now);
+        crate::cluster::announce_account(&self.context, record.id).await;
         Ok((Account::from(&record), secret))
     }
 
@@ -375,7 +404,10 @@ impl Accounts {
             .writer
             .write(vec![Write::DeleteSession(hash.clone())])
             .await?;
-        self.lock().sessions.remove(&hash);
+        let ended = self.lock().sessions.remove(&hash);
+        if let Some(ended) = ended {
+            crate::cluster::announce_account(&self.context, ended.account).await;
+        }
         Ok(())
     }
 
@@ -405,11 +437,15 @@ impl Accounts {
                 },
             ])
             .await?;
-        let mut inner = self.lock();
-        inner
-            .sessions
-            .retain(|hash, s| s.account != record.id || *hash == kept);
-        inner.by_id.insert(record.id, record);
+        let id = record.id;
+        {
+            let mut inner = self.lock();
+            inner
+                .sessions
+                .retain(|hash, s| s.account != record.id || *hash == kept);
+            inner.by_id.insert(record.id, record);
+        }
+        crate::cluster::announce_account(&self.context, id).await;
         Ok(())
     }
 
@@ -430,6 +466,7 @@ impl Accounts {
             }])
             .await?;
         self.lock().sessions.retain(|_, s| s.account != record.id);
+        crate::cluster::announce_account(&self.context, record.id).await;
         Ok(())
     }
 
@@ -481,12 +518,15 @@ impl Accounts {
             }
             None => self.context.writer.write(vec![gone]).await?,
         }
-        let mut inner = self.lock();
-        inner.sessions.retain(|_, s| s.account != record.id);
-        inner.by_name.remove(&record.name.to_lowercase());
-        // The name is free for a new account: the deleted one's games show it no more.
-        inner.keys.remove(&name_key(&record.name));
-        inner.by_id.remove(&record.id);
+        {
+            let mut inner = self.lock();
+            inner.sessions.retain(|_, s| s.account != record.id);
+            inner.by_name.remove(&record.name.to_lowercase());
+            // The name is free for a new account: the deleted one's games show it no more.
+            inner.keys.remove(&name_key(&record.name));
+            inner.by_id.remove(&record.id);
+        }
+        crate::cluster::announce_account(&self.context, record.id).await;
         Ok(())
     }
 

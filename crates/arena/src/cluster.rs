@@ -1,29 +1,47 @@
-//! What the servers sharing a store tell each other over the bus: each change to a bot is
-//! announced, and every other server reads the bot again from the store, so that a token
-//! rotated, a bot disabled or a bot registered on one server holds on all of them within
-//! moments. On a bus no other server hears ([`arbiter_bus::Bus::is_shared`]), nothing is said.
+//! What the servers sharing a store tell each other over the bus: each change to a bot, or to
+//! an account or its sessions, is announced, and every other server reads it again from the
+//! store, so that a token rotated, a bot disabled or registered, a sign-in or a sign-out on
+//! one server holds on all of them within moments. On a bus no other server hears
+//! ([`arbiter_bus::Bus::is_shared`]), nothing is said.
 
 use arbiter_bus::Bytes;
-use arbiter_store::BotId;
+use arbiter_store::{AccountId, BotId};
 
 use crate::Arena;
 use crate::context::Context;
 
-/// The subject a bot's change is announced on, with its id as the payload.
-pub(crate) const BOT_CHANGED: &str = "arbiter.bot.changed";
+/// The subject a bot's change is announced on, with the announcing server's name and the
+/// bot's id, separated by a space, as the payload.
+const BOT_CHANGED: &str = "arbiter.bot.changed";
+
+/// The subject a change to an account or its sessions is announced on, with the announcing
+/// server's name and the account's id.
+const ACCOUNT_CHANGED: &str = "arbiter.account.changed";
+
+/// Every announcement.
+const CHANGES: &str = "arbiter.*.changed";
 
 /// Tells the other servers that `bot` changed in the store.
 pub(crate) async fn announce_bot(context: &Context, bot: BotId) {
+    announce(context, BOT_CHANGED, bot).await;
+}
+
+/// Tells the other servers that `account`, or its sessions, changed in the store.
+pub(crate) async fn announce_account(context: &Context, account: AccountId) {
+    announce(context, ACCOUNT_CHANGED, account).await;
+}
+
+async fn announce(context: &Context, subject: &str, id: i64) {
     let bus = &context.config.bus;
     if !bus.is_shared() {
         return;
     }
-    if let Err(error) = bus
-        .publish(BOT_CHANGED.to_owned(), Bytes::from(bot.to_string()))
-        .await
-    {
-        // The others learn of it when they next read the bot; say so.
-        tracing::warn!(bot, %error, "cannot announce a bot's change to the other servers");
+    // The node's name goes with the id: a server does not read again what it just wrote
+    // (doing so could put back what it changed meanwhile).
+    let payload = format!("{} {id}", context.config.node_id);
+    if let Err(error) = bus.publish(subject.to_owned(), Bytes::from(payload)).await {
+        // The others learn of it only when they next start; say so.
+        tracing::warn!(subject, id, %error, "cannot announce a change to the other servers");
     }
 }
 
@@ -34,7 +52,7 @@ pub(crate) async fn listen(arena: &Arena) -> Result<(), crate::ArenaError> {
         return Ok(());
     }
     let mut changes = bus
-        .subscribe(BOT_CHANGED.to_owned())
+        .subscribe(CHANGES.to_owned())
         .await
         .map_err(|e| crate::ArenaError::Unavailable(e.to_string()))?;
     let arena = arena.clone();
@@ -45,14 +63,23 @@ pub(crate) async fn listen(arena: &Arena) -> Result<(), crate::ArenaError> {
                 () = arena.context.stopped() => None,
             };
             let Some(message) = message else { break };
-            let Some(bot) = std::str::from_utf8(&message.payload)
+            let Some((node, id)) = std::str::from_utf8(&message.payload)
                 .ok()
-                .and_then(|text| text.parse::<BotId>().ok())
+                .and_then(|text| text.rsplit_once(' '))
+                .and_then(|(node, id)| Some((node, id.parse::<i64>().ok()?)))
             else {
                 continue;
             };
-            if let Err(error) = arena.identities.reload(bot).await {
-                tracing::warn!(bot, %error, "cannot read a bot another server changed");
+            if node == arena.context.config.node_id {
+                continue;
+            }
+            let reloaded = match message.subject.as_str() {
+                BOT_CHANGED => arena.identities.reload(id).await,
+                ACCOUNT_CHANGED => arena.accounts.reload(id).await,
+                _ => Ok(()),
+            };
+            if let Err(error) = reloaded {
+                tracing::warn!(subject = message.subject, id, %error, "cannot read what another server changed");
             }
         }
     });

@@ -188,7 +188,8 @@ async fn hand_over(first: Arc<dyn Store>, second: Arc<dyn Store>) {
     b.shutdown().await;
 }
 
-/// A bot registered on one server, and its token rotated there, as the other sees it.
+/// A bot registered on one server, its token rotated there, and a person signed in and out
+/// there, as the other sees them.
 async fn share_bots(first: Arc<dyn Store>, second: Arc<dyn Store>) {
     let clock = Arc::new(ManualClock::new(T0));
     let bus = LocalBus::shared();
@@ -215,6 +216,24 @@ async fn share_bots(first: Arc<dyn Store>, second: Arc<dyn Store>) {
     );
     assert_eq!(b.authenticate(&old).err(), Some(ArenaError::InvalidToken));
     assert_eq!(a.authenticate(&old).err(), Some(ArenaError::InvalidToken));
+
+    // A person signed up and in on a is signed in on b, and signed out there with a.
+    let (account, session) = a
+        .sign_up("frida", "a long enough password")
+        .await
+        .expect("signed up");
+    assert!(
+        until(async || b
+            .session(&session)
+            .is_some_and(|on_b| on_b.id == account.id))
+        .await,
+        "b knows the session"
+    );
+    a.sign_out(&session).await.expect("signed out");
+    assert!(
+        until(async || b.session(&session).is_none()).await,
+        "the session ended on b too"
+    );
     a.shutdown().await;
     b.shutdown().await;
 }
@@ -282,7 +301,7 @@ async fn one_server_at_a_time_offers_auto_matched_games_on_postgres() {
 }
 
 #[tokio::test]
-async fn a_rotated_token_is_refused_by_every_server_on_sqlite() {
+async fn changes_to_bots_and_accounts_reach_every_server_on_sqlite() {
     let dir = tempfile::tempdir().expect("temp dir");
     let path = dir.path().join("shared.sqlite");
     let first = SqliteStore::open(&path).await.expect("store");
@@ -291,7 +310,7 @@ async fn a_rotated_token_is_refused_by_every_server_on_sqlite() {
 }
 
 #[tokio::test]
-async fn a_rotated_token_is_refused_by_every_server_on_postgres() {
+async fn changes_to_bots_and_accounts_reach_every_server_on_postgres() {
     let Some(database) = TestDatabase::create("shared_bots").await else {
         return;
     };

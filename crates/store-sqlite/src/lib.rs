@@ -686,6 +686,50 @@ impl Store for SqliteStore {
         })
     }
 
+    fn account(&self, id: i64) -> StoreFuture<'_, Option<AccountRecord>> {
+        Box::pin(async move {
+            let row = sqlx::query(
+                "SELECT id, name, password_hash, created_ms FROM accounts WHERE id = $1",
+            )
+            .bind(id)
+            .fetch_optional(&self.reader)
+            .await
+            .map_err(unavailable)?;
+            row.map(|row| {
+                Ok(AccountRecord {
+                    id: row.try_get("id").map_err(corrupt_field)?,
+                    name: row.try_get("name").map_err(corrupt_field)?,
+                    password_hash: row.try_get("password_hash").map_err(corrupt_field)?,
+                    created_ms: row.try_get("created_ms").map_err(corrupt_field)?,
+                })
+            })
+            .transpose()
+        })
+    }
+
+    fn sessions_of(&self, account: i64, now_ms: i64) -> StoreFuture<'_, Vec<SessionRecord>> {
+        Box::pin(async move {
+            let rows: Vec<(String, i64, i64)> = sqlx::query_as(
+                "SELECT token_hash, created_ms, expires_ms FROM sessions
+                  WHERE account_id = $1 AND expires_ms > $2 ORDER BY created_ms",
+            )
+            .bind(account)
+            .bind(now_ms)
+            .fetch_all(&self.reader)
+            .await
+            .map_err(unavailable)?;
+            Ok(rows
+                .into_iter()
+                .map(|(token_hash, created_ms, expires_ms)| SessionRecord {
+                    token_hash,
+                    account,
+                    created_ms,
+                    expires_ms,
+                })
+                .collect())
+        })
+    }
+
     fn sessions(&self, now_ms: i64) -> StoreFuture<'_, Vec<SessionRecord>> {
         Box::pin(async move {
             let rows = sqlx::query(

@@ -487,7 +487,50 @@ async fn accounts_change_and_are_deleted(store: &dyn Store) {
         ])
         .await
         .expect("batch");
-    assert_eq!(store.accounts().await.expect("accounts"), vec![renewed]);
+    assert_eq!(
+        store.accounts().await.expect("accounts"),
+        vec![renewed.clone()]
+    );
+    assert_eq!(
+        store.account(1).await.expect("account"),
+        Some(renewed.clone())
+    );
+    assert_eq!(store.account(2).await.expect("account"), None, "deleted");
+    let of = |account| async move {
+        let mut hashes: Vec<String> = store
+            .sessions_of(account, 0)
+            .await
+            .expect("sessions")
+            .into_iter()
+            .map(|s| s.token_hash)
+            .collect();
+        hashes.sort();
+        hashes
+    };
+    assert_eq!(of(1).await, Vec::<String>::new());
+    assert!(
+        of(2).await.is_empty(),
+        "a deleted account's sessions end with it"
+    );
+    store
+        .write_batch(&[
+            Write::PutSession(session("s7", 1, 9_000)),
+            Write::PutSession(session("s8", 1, 100)),
+        ])
+        .await
+        .expect("batch");
+    assert_eq!(of(1).await, ["s7", "s8"]);
+    assert_eq!(
+        store
+            .sessions_of(1, 100)
+            .await
+            .expect("sessions")
+            .iter()
+            .map(|s| s.token_hash.as_str())
+            .collect::<Vec<_>>(),
+        ["s7"],
+        "only the live ones"
+    );
     store
         .write_batch(&[Write::DeleteAccount(1)])
         .await

@@ -465,6 +465,10 @@ pub trait Store: Send + Sync + 'static {
     fn closed_matches(&self, bot: Option<BotId>, limit: u32) -> StoreFuture<'_, Vec<MatchRecord>>;
     /// Every account.
     fn accounts(&self) -> StoreFuture<'_, Vec<AccountRecord>>;
+    /// One account, if it exists (not deleted).
+    fn account(&self, id: AccountId) -> StoreFuture<'_, Option<AccountRecord>>;
+    /// The sessions of one account that have not ended at `now_ms`.
+    fn sessions_of(&self, account: AccountId, now_ms: i64) -> StoreFuture<'_, Vec<SessionRecord>>;
     /// Every session that has not ended at `now_ms`.
     fn sessions(&self, now_ms: i64) -> StoreFuture<'_, Vec<SessionRecord>>;
     /// A bot's picture, if it has one.

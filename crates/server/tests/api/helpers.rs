@@ -518,6 +518,18 @@ impl Store for FlakyStore {
         self.inner.sessions(now_ms)
     }
 
+    fn account(&self, id: i64) -> StoreFuture<'_, Option<arbiter_store::AccountRecord>> {
+        self.inner.account(id)
+    }
+
+    fn sessions_of(
+        &self,
+        account: i64,
+        now_ms: i64,
+    ) -> StoreFuture<'_, Vec<arbiter_store::SessionRecord>> {
+        self.inner.sessions_of(account, now_ms)
+    }
+
     fn photo(&self, bot: i64) -> StoreFuture<'_, Option<arbiter_store::PhotoRecord>> {
         self.inner.photo(bot)
     }
