@@ -264,6 +264,15 @@ impl Arena {
             .then_some(lease.node)
     }
 
+    /// Records how long a request forwarded to the server running its match took, there and
+    /// back, for the metrics.
+    pub fn record_forwarded(&self, took: std::time::Duration) {
+        self.context
+            .metrics
+            .forwarded_seconds
+            .observe(took.as_secs_f64());
+    }
+
     /// Whether the server should be sent traffic: it is not stopping, and its last
     /// heartbeat reached the store within three heartbeats (else the store is out of reach).
     pub fn is_ready(&self) -> bool {

@@ -1,5 +1,6 @@
 //! What the server reports to Prometheus: moves played, commit latency, open matches and
-//! streams, lease takeovers. The counters are counted where things happen; the gauges are
+//! streams, lease takeovers, and the bus's lag (how long requests forwarded to another server
+//! took). The counters are counted where things happen; the gauges are
 //! read when a scrape asks, so that nothing is counted twice.
 
 use prometheus_client::metrics::counter::Counter;
@@ -16,6 +17,8 @@ pub(crate) struct Metrics {
     pub(crate) commit_seconds: Histogram,
     /// Matches this server took over from a server that stopped or died.
     pub(crate) takeovers: Counter,
+    /// Seconds each request forwarded to another server took, there and back.
+    pub(crate) forwarded_seconds: Histogram,
     /// Open matches this server runs, set at each scrape.
     open_matches: Gauge,
     /// Open bot streams, set at each scrape.
@@ -42,6 +45,12 @@ impl Metrics {
             "Matches taken over from a server whose lease lapsed or was released",
             takeovers.clone(),
         );
+        let forwarded_seconds = Histogram::new(exponential_buckets(0.000_05, 2.0, 16));
+        registry.register(
+            "forwarded_request_seconds",
+            "How long each request forwarded over the bus to the server running its match took, there and back",
+            forwarded_seconds.clone(),
+        );
         let open_matches = Gauge::default();
         registry.register(
             "open_matches",
@@ -59,6 +68,7 @@ impl Metrics {
             moves,
             commit_seconds,
             takeovers,
+            forwarded_seconds,
             open_matches,
             open_streams,
         }
@@ -88,6 +98,7 @@ mod tests {
         metrics.moves.inc_by(3);
         metrics.takeovers.inc();
         metrics.commit_seconds.observe(0.002);
+        metrics.forwarded_seconds.observe(0.001);
         let text = metrics.render(7, 2);
         for line in [
             "arbiter_moves_total 3",
@@ -95,6 +106,7 @@ mod tests {
             "arbiter_open_matches 7",
             "arbiter_open_streams 2",
             "arbiter_store_commit_seconds_count 1",
+            "arbiter_forwarded_request_seconds_count 1",
             "# EOF",
         ] {
             assert!(text.lines().any(|l| l == line), "{line:?} in\n{text}");

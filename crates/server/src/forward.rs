@@ -153,6 +153,7 @@ pub(crate) async fn to_owner(
     };
     let wait = wait_of(parts.uri.query(), state.arena.config().max_wait_ms) + SLACK;
     let bus = state.arena.bus();
+    let started = std::time::Instant::now();
     let answer = match bus
         .request(subject(&node), encode(&head, &body), wait)
         .await
@@ -160,6 +161,7 @@ pub(crate) async fn to_owner(
         Ok(answer) => answer,
         Err(error) => return unavailable(&error.to_string()),
     };
+    state.arena.record_forwarded(started.elapsed());
     let Some((head, body)) = decode(&answer) else {
         return unavailable("its answer could not be read");
     };

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use arbiter_arena::{ArenaConfig, ManualClock};
 use arbiter_bus::LocalBus;
 use arbiter_store_sqlite::SqliteStore;
+use reqwest::Method;
 use serde_json::json;
 
 use crate::helpers::{T0, TestApp, settle, start_with_store};
@@ -77,6 +78,15 @@ async fn bots_on_different_servers_play_a_match_to_its_end() {
     assert!(
         b.arena.matches_in_memory() == 0,
         "b never ran the match: it forwarded every request"
+    );
+    let metrics = b.call_root(Method::GET, "/metrics", &[], None).await.text;
+    let forwarded = metrics
+        .lines()
+        .find_map(|line| line.strip_prefix("arbiter_forwarded_request_seconds_count "))
+        .and_then(|count| count.parse::<u64>().ok());
+    assert!(
+        forwarded.is_some_and(|count| count as usize >= moves[1]),
+        "b timed each forwarded request: {forwarded:?}"
     );
 
     // Once the match is over, either server reads it from the store.
