@@ -223,6 +223,8 @@ struct Entry {
     record: BotRecord,
     profile: BotProfile,
     streams: usize,
+    /// Whether another server sharing the store holds a stream of the bot.
+    remote_stream: bool,
     environment: Option<Environment>,
     /// When this process last heard from the bot: a request or a stream. The stored
     /// `last_seen_ms` survives restarts, so it cannot tell whether a bot is here now.
@@ -233,10 +235,15 @@ impl Entry {
     /// Whether the bot holds a stream or was heard from in the last `presence_ms` of this
     /// process's life.
     fn online(&self, now_ms: i64, presence_ms: i64) -> bool {
-        self.streams > 0
+        self.has_stream()
             || self
                 .heard_ms
                 .is_some_and(|heard| now_ms - heard <= presence_ms)
+    }
+
+    /// Whether the bot holds a stream here or on another server.
+    fn has_stream(&self) -> bool {
+        self.streams > 0 || self.remote_stream
     }
 
     /// Notes that the bot made a request or held a stream at `now_ms`.
@@ -573,14 +580,14 @@ impl Directory {
         self.lock()
             .by_id
             .values()
-            .filter(|e| e.record.kind == BotKind::Anonymous && !e.record.deleted && e.streams == 0)
+            .filter(|e| e.record.kind == BotKind::Anonymous && !e.record.deleted && !e.has_stream())
             .filter(|e| e.record.last_seen_ms.max(e.record.created_ms) < before_ms)
             .map(|e| e.record.id)
             .collect()
     }
 
     fn presence_of(&self, entry: &Entry, now_ms: i64) -> PresenceKind {
-        if entry.record.kind == BotKind::House || entry.streams > 0 {
+        if entry.record.kind == BotKind::House || entry.has_stream() {
             PresenceKind::Stream
         } else if entry.online(now_ms, self.presence_ms) {
             PresenceKind::Recent
@@ -622,6 +629,17 @@ impl Directory {
         Ok(!was_online)
     }
 
+    /// Notes whether another server holds a stream of the bot; when none does any more, the
+    /// bot stays present for the usual grace after `now_ms`, as after a stream closed here.
+    pub(crate) fn note_remote_stream(&self, id: BotId, held: bool, now_ms: i64) {
+        if let Some(entry) = self.lock().by_id.get_mut(&id) {
+            if entry.remote_stream && !held {
+                entry.heard(now_ms);
+            }
+            entry.remote_stream = held;
+        }
+    }
+
     /// Notes a closed stream; the bot stays present for the usual grace after it.
     pub fn close_stream(&self, id: BotId, now_ms: i64) {
         if let Some(entry) = self.lock().by_id.get_mut(&id) {
@@ -654,6 +672,7 @@ fn insert(inner: &mut Inner, record: BotRecord) {
             record,
             profile,
             streams: 0,
+            remote_stream: false,
             environment: None,
             heard_ms: None,
         },

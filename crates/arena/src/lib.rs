@@ -36,6 +36,7 @@ pub mod names;
 pub mod notes;
 mod quota;
 mod ratings;
+mod relay;
 mod seats;
 pub mod snapshot;
 pub mod token;
@@ -182,6 +183,8 @@ impl Arena {
             people,
         };
         arena.identities.ensure_house_bots().await?;
+        // Relayed streams first: the matches taken over send their news at once.
+        relay::start(&arena).await?;
         arena.matches.take_over(&open).await?;
         cluster::listen(&arena).await?;
         arena.spawn_background();
@@ -350,6 +353,7 @@ impl Arena {
                 .fetch_max(now, std::sync::atomic::Ordering::Relaxed);
         }
         self.matches.heartbeat(now).await;
+        relay::roll_call(self, now).await;
     }
 
     async fn sweep(&self, now: i64) {

@@ -17,7 +17,7 @@ use crate::config::TimeControl;
 use crate::live::SeatChoice;
 
 /// A participant as readers see it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ParticipantSummary {
     /// The bot's id.
     pub id: BotId,
@@ -57,7 +57,7 @@ impl LegStatus {
 }
 
 /// How a leg ended.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LegEndSummary {
     /// Why it ended (the rules' reason, `timeout` or `stopped`).
     pub reason: String,
@@ -68,7 +68,7 @@ pub struct LegEndSummary {
 }
 
 /// One leg in a match summary.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LegSummary {
     /// The leg's index.
     pub leg: usize,
@@ -88,7 +88,7 @@ pub struct LegSummary {
 }
 
 /// What an open table adds to a match: its seats, which bots fill until it starts.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TableSeats {
     /// Always `true`: the match was opened as a table.
     pub table: bool,
@@ -97,13 +97,15 @@ pub struct TableSeats {
 }
 
 /// A compact summary of a match, for streams and lists.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct MatchSummary {
     /// The match.
     pub id: MatchId,
     /// Its status.
     pub status: MatchStatus,
-    /// Its game.
+    /// Its game. Not read back from a serialised form: the reader names the game it has
+    /// registered (see [`crate::relay`]).
+    #[serde(skip_deserializing)]
     pub game: &'static str,
     /// Its variant.
     pub variant: String,
@@ -138,7 +140,7 @@ pub struct MatchSummary {
 }
 
 /// One leg as a reader may see it.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LegSnapshot {
     /// The leg's index.
     pub leg: usize,
@@ -232,13 +234,15 @@ impl Serialize for ClosedMatch {
 }
 
 /// A match's whole state as one reader may see it.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct MatchSnapshot {
     /// The match.
     pub id: MatchId,
     /// Its status.
     pub status: MatchStatus,
-    /// Its game.
+    /// Its game. Not read back from a serialised form: the reader names the game it has
+    /// registered (see [`crate::relay`]).
+    #[serde(skip_deserializing)]
     pub game: &'static str,
     /// Its variant.
     pub variant: String,
@@ -280,8 +284,10 @@ pub struct MatchSnapshot {
     /// The participants the reader plays, for a reader with a seat.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub you: Option<Vec<usize>>,
-    /// The reader's pending decisions, for a reader with a seat.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// The reader's pending decisions, for a reader with a seat. Not read back from a
+    /// serialised snapshot: the rest of it is read through a buffer, which cannot keep a
+    /// decision's request as the exact text it was (see [`crate::relay`]).
+    #[serde(skip_serializing_if = "Option::is_none", skip_deserializing)]
     pub turns: Option<Vec<Decision>>,
 }
 
@@ -307,6 +313,27 @@ pub struct Decision {
     /// The request, as compact JSON text: it goes out many times a second, so it is written
     /// once and never parsed again.
     pub request: String,
+}
+
+impl<'de> Deserialize<'de> for Decision {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        struct Raw {
+            match_id: MatchId,
+            leg: usize,
+            revision: u64,
+            participant: usize,
+            request: Box<RawValue>,
+        }
+        let raw = Raw::deserialize(deserializer)?;
+        Ok(Decision {
+            match_id: raw.match_id,
+            leg: raw.leg,
+            revision: raw.revision,
+            participant: raw.participant,
+            request: raw.request.get().to_owned(),
+        })
+    }
 }
 
 impl Serialize for Decision {
@@ -489,7 +516,8 @@ pub struct MatchExport {
 }
 
 /// What a match's announcement on a bot's stream is about.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Announcement {
     /// A challenge waiting for answers.
     Challenge,
@@ -533,6 +561,22 @@ pub enum StreamEvent {
 }
 
 impl StreamEvent {
+    /// The event without the match as the bot sees it, for streams that did not ask for it.
+    pub fn without_snapshot(&self) -> StreamEvent {
+        match self {
+            StreamEvent::Hello { .. } => self.clone(),
+            StreamEvent::Match { about, summary, .. } => StreamEvent::Match {
+                about: *about,
+                summary: summary.clone(),
+                snapshot: None,
+            },
+            StreamEvent::Decision { decision, .. } => StreamEvent::Decision {
+                decision: decision.clone(),
+                snapshot: None,
+            },
+        }
+    }
+
     /// The match as the bot saw it when the event happened, for streams that asked for it.
     pub fn snapshot(&self) -> Option<&MatchSnapshot> {
         match self {

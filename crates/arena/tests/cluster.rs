@@ -10,10 +10,12 @@ use std::net::{IpAddr, Ipv4Addr};
 use std::sync::Arc;
 
 use arbiter_arena::{
+    Announcement, ArenaError, BotProfile, BotStream, Decision, MatchSnapshot, StreamEvent,
+};
+use arbiter_arena::{
     Arena, ArenaConfig, Bot, ChallengeRequest, Format, Games, ManualClock, MatchStatus, Reader,
     TimeControl,
 };
-use arbiter_arena::{ArenaError, BotProfile};
 use arbiter_bus::LocalBus;
 use arbiter_store::Store;
 use arbiter_store_postgres::PostgresStore;
@@ -277,6 +279,141 @@ async fn match_once(first: Arc<dyn Store>, second: Arc<dyn Store>) {
     assert_eq!(offered().await, 1);
     a.shutdown().await;
     b.shutdown().await;
+}
+
+/// The next event of `stream` that is about the match (a `hello` skipped), within a bounded
+/// number of passes of the arenas' tasks.
+async fn next_about_match(stream: &mut BotStream) -> StreamEvent {
+    loop {
+        let event = tokio::time::timeout(std::time::Duration::from_secs(5), stream.next_event())
+            .await
+            .expect("an event arrives")
+            .expect("the stream stays open");
+        if !matches!(event, StreamEvent::Hello { .. }) {
+            return event;
+        }
+    }
+}
+
+/// The next decision `stream` is sent, skipping news of the match.
+async fn next_decision(stream: &mut BotStream) -> (Arc<Decision>, Option<Arc<MatchSnapshot>>) {
+    loop {
+        if let StreamEvent::Decision { decision, snapshot } = next_about_match(stream).await {
+            return (decision, snapshot);
+        }
+    }
+}
+
+/// Two bots whose streams are on b play a match that runs on a: every event reaches them,
+/// with the match as each sees it for the stream that asked, and a bot streaming on b counts
+/// as present on a.
+async fn stream_elsewhere(first: Arc<dyn Store>, second: Arc<dyn Store>) {
+    let clock = Arc::new(ManualClock::new(T0));
+    let bus = LocalBus::shared();
+    let a = node("a", first, clock.clone(), &bus).await;
+    let b = node("b", second, clock.clone(), &bus).await;
+    let mut players = Vec::new();
+    for name in ["gina", "hugo"] {
+        let (bot, token) = a
+            .register_bot(
+                name,
+                BotProfile {
+                    supported_variants: vec!["goofspiel".to_owned()],
+                    ..BotProfile::default()
+                },
+            )
+            .await
+            .expect("registered");
+        assert!(until(async || b.authenticate(&token).is_ok()).await);
+        players.push(bot);
+    }
+    let mut plain = b.open_stream(&players[0], false).await.expect("stream");
+    let mut seeing = b.open_stream(&players[1], true).await.expect("stream");
+    assert!(
+        until(async || a.is_online(players[0].id) && a.is_online(players[1].id)).await,
+        "a counts bots streaming on b as present"
+    );
+    let request = ChallengeRequest {
+        opponent: players[1].name.clone(),
+        game: "goofspiel".to_owned(),
+        variant: None,
+        format: Format::Single,
+        time_control: TimeControl {
+            initial_ms: 60_000,
+            increment_ms: 0,
+            per_turn_ms: None,
+        },
+        rated: false,
+        auto: false,
+        opening: Default::default(),
+        client_seed: None,
+    };
+    let id = a
+        .challenge(&players[0], request)
+        .await
+        .expect("challenge")
+        .id;
+    match next_about_match(&mut seeing).await {
+        StreamEvent::Match { about, summary, .. } => {
+            assert_eq!(about, Announcement::Challenge);
+            assert_eq!((summary.id, summary.game), (id, "goofspiel"));
+        }
+        other => panic!("the challenge first, not {other:?}"),
+    }
+    a.accept(&players[1], id, None).await.expect("accept");
+    // Goofspiel's bids are simultaneous: both bots owe one.
+    let (decision, none) = next_decision(&mut plain).await;
+    assert_eq!((decision.match_id, decision.participant), (id, 0));
+    assert!(none.is_none(), "a plain stream is sent no snapshot");
+    let (decision, snapshot) = next_decision(&mut seeing).await;
+    assert_eq!(decision.participant, 1);
+    let snapshot = snapshot.expect("the stream asked for the match as its bot sees it");
+    assert_eq!((snapshot.id, snapshot.game), (id, "goofspiel"));
+    assert_eq!(snapshot.you.as_deref(), Some(&[1][..]), "hugo's own view");
+    assert_eq!(
+        snapshot.turns.as_deref(),
+        Some(&[(*decision).clone()][..]),
+        "its decisions travel with it, as they were"
+    );
+    // A move played on a reaches the stream on b as the next decision.
+    assert_eq!(play(&a, &clock, &players, id, 2).await, 2);
+    let (next, _) = next_decision(&mut plain).await;
+    assert!(next.revision > decision.revision || next.leg > decision.leg);
+
+    // A bot whose last stream on b closes stays present for the usual grace, then goes.
+    drop(plain);
+    assert!(
+        until(async || {
+            clock.advance(ArenaConfig::default().presence_ms + 1_000);
+            !a.is_online(players[0].id)
+        })
+        .await,
+        "a notices the stream closed"
+    );
+    assert!(a.is_online(players[1].id), "hugo still streams on b");
+    a.shutdown().await;
+    b.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_bot_streams_from_one_server_while_its_match_runs_on_another_on_sqlite() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("shared.sqlite");
+    let first = SqliteStore::open(&path).await.expect("store");
+    let second = SqliteStore::open(&path).await.expect("store");
+    stream_elsewhere(Arc::new(first), Arc::new(second)).await;
+}
+
+#[tokio::test]
+async fn a_bot_streams_from_one_server_while_its_match_runs_on_another_on_postgres() {
+    let Some(database) = TestDatabase::create("relayed_streams").await else {
+        return;
+    };
+    let connect = || PostgresStore::connect(database.url());
+    let first = connect().await.expect("connect");
+    let second = connect().await.expect("connect");
+    stream_elsewhere(Arc::new(first), Arc::new(second)).await;
+    database.drop_schema().await;
 }
 
 #[tokio::test]

@@ -4,7 +4,8 @@
 
 use std::sync::Arc;
 
-use arbiter_store::BotKind;
+use arbiter_store::{BotId, BotKind};
+use tokio::sync::mpsc;
 
 use super::{Matches, Registry};
 use crate::actor::Command;
@@ -71,20 +72,39 @@ impl Matches {
             name: bot.name.clone(),
             server_now_ms: self.now(),
         });
-        for id in self.registry.open_of(bot.id) {
+        self.announce_open(bot.id, &sender, snapshots).await;
+        if came_online {
+            self.registry.presence_changed(bot.id);
+        }
+        Ok(stream)
+    }
+
+    /// Has each open match of `bot` that this server runs send `stream` where it stands
+    /// (with the match as the bot sees it when `snapshots`), and any decision the bot owes.
+    pub(crate) async fn announce_open(
+        &self,
+        bot: BotId,
+        stream: &mpsc::Sender<StreamEvent>,
+        snapshots: bool,
+    ) {
+        for id in self.registry.open_of(bot) {
             if let Some((commands, _, _)) = self.registry.handle(id) {
                 let _ = commands
                     .send(Command::Announce {
-                        bot: bot.id,
-                        stream: sender.clone(),
+                        bot,
+                        stream: stream.clone(),
                         snapshots,
                     })
                     .await;
             }
         }
-        if came_online {
-            self.registry.presence_changed(bot.id);
-        }
-        Ok(stream)
+    }
+
+    /// Notes that another server holds a stream of `bot`, or no longer does.
+    pub(crate) fn note_remote_stream(&self, bot: BotId, held: bool) {
+        self.identities
+            .directory
+            .note_remote_stream(bot, held, self.now());
+        self.registry.presence_changed(bot);
     }
 }
