@@ -272,10 +272,12 @@ impl DiceBoard {
     }
 
     /// What a capture of `victim` (of colour `them`) on `square` takes away besides the
-    /// piece: a rook's castling right, a pawn's en-passant target.
+    /// piece: a rook's castling right, a king's (the capture ends the game, and the final
+    /// position keeps no right without its king), a pawn's en-passant target.
     fn forget_captured(&mut self, victim: Piece, square: Square, them: Color) {
         let their_back = Rank::First.relative_to(them);
         match victim {
+            Piece::King => self.castling[them as usize] = 0,
             Piece::Rook if square == Square::new(File::H, their_back) => {
                 self.castling[them as usize] &= !SHORT;
             }

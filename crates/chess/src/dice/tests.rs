@@ -254,6 +254,15 @@ fn capturing_the_king_ends_the_turn_early() {
     assert_eq!(t.play(mv), Step::KingCaptured);
     assert!(t.is_complete());
     assert_eq!(t.board.king(Color::Black), None);
+    // A king taken on its home square takes its castling rights with it: the final position
+    // is written and read back like any other.
+    let dfen = "r3k3/8/8/8/8/8/8/1N2R1K1 w q - 0 1 NRK";
+    let mut t = turn(dfen, &rules);
+    let mv = try_move(&t, "e1e8", &rules).expect("the king capture");
+    assert_eq!(t.play(mv), Step::KingCaptured);
+    assert!(!t.board.can_castle_long(Color::Black));
+    let after = t.board.dfen(None);
+    assert!(DiceBoard::from_dfen(&after).is_ok(), "{after}");
     // A king capture that takes two micro-moves (the rook must first step aside) is legal
     // although it uses fewer dice than L*.
     let dfen = "4k3/8/8/8/8/8/4N3/1N2R1K1 w - - 0 1 NRK";
