@@ -1,5 +1,5 @@
-//! What the servers sharing a store tell each other over the bus: each change to a bot, or to
-//! an account or its sessions, is announced, and every other server reads it again from the
+//! What the servers sharing a store tell each other over the bus: each change to a bot, to
+//! an account or its sessions, or to a bot's ratings, is announced, and every other server reads it again from the
 //! store, so that a token rotated, a bot disabled or registered, a sign-in or a sign-out on
 //! one server holds on all of them within moments. On a bus no other server hears
 //! ([`arbiter_bus::Bus::is_shared`]), nothing is said.
@@ -18,6 +18,10 @@ const BOT_CHANGED: &str = "arbiter.bot.changed";
 /// server's name and the account's id.
 const ACCOUNT_CHANGED: &str = "arbiter.account.changed";
 
+/// The subject a change to a bot's ratings is announced on, with the announcing server's
+/// name and the bot's id.
+const RATING_CHANGED: &str = "arbiter.rating.changed";
+
 /// Every announcement.
 const CHANGES: &str = "arbiter.*.changed";
 
@@ -29,6 +33,11 @@ pub(crate) async fn announce_bot(context: &Context, bot: BotId) {
 /// Tells the other servers that `account`, or its sessions, changed in the store.
 pub(crate) async fn announce_account(context: &Context, account: AccountId) {
     announce(context, ACCOUNT_CHANGED, account).await;
+}
+
+/// Tells the other servers that `bot`'s ratings changed in the store.
+pub(crate) async fn announce_rating(context: &Context, bot: BotId) {
+    announce(context, RATING_CHANGED, bot).await;
 }
 
 async fn announce(context: &Context, subject: &str, id: i64) {
@@ -76,6 +85,7 @@ pub(crate) async fn listen(arena: &Arena) -> Result<(), crate::ArenaError> {
             let reloaded = match message.subject.as_str() {
                 BOT_CHANGED => arena.identities.reload(id).await,
                 ACCOUNT_CHANGED => arena.accounts.reload(id).await,
+                RATING_CHANGED => arena.ratings.reload(id).await,
                 _ => Ok(()),
             };
             if let Err(error) = reloaded {

@@ -361,15 +361,24 @@ mod tests {
     #[test]
     fn other_servers_streams_count_until_they_lapse_or_leave_the_roll() {
         let feeds = Feeds::default();
-        assert!(feeds.note_remote("b", 1, 1, false, 100), "bot 1 now streams elsewhere");
-        assert!(!feeds.note_remote("c", 1, 2, true, 100), "still elsewhere: no change");
+        assert!(
+            feeds.note_remote("b", 1, 1, false, 100),
+            "bot 1 now streams elsewhere"
+        );
+        assert!(
+            !feeds.note_remote("c", 1, 2, true, 100),
+            "still elsewhere: no change"
+        );
         assert!(feeds.wants_snapshots(1), "c's stream asked for snapshots");
         assert!(feeds.note_remote("b", 2, 1, false, 50));
         // c's roll call no longer lists bot 1; b's report of bot 2 lapsed.
         assert_eq!(feeds.forget_remote(60, Some(("c", &[]))), vec![2]);
         assert!(!feeds.wants_snapshots(1), "c's stream is forgotten");
         assert_eq!(feeds.snapshot_streams.load(Ordering::Relaxed), 0);
-        assert!(feeds.note_remote("b", 1, 0, false, 100), "b's last stream of bot 1 closed");
+        assert!(
+            feeds.note_remote("b", 1, 0, false, 100),
+            "b's last stream of bot 1 closed"
+        );
         assert!(feeds.forget_remote(0, None).is_empty());
     }
 }

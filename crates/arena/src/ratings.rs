@@ -1,6 +1,7 @@
-//! Ratings: every bot's rating in every game mode, in memory, changed only together with the
-//! match result that changes it, and the standings, leaderboards and per-bot ratings read
-//! from them.
+//! Ratings: every bot's rating in every game mode, kept in memory, changed only together with
+//! the match result that changes it, and the standings, leaderboards and per-bot ratings read
+//! from them. Among servers sharing a store, a mode's results are rated one at a time across
+//! them all, each from the ratings as stored, and the others read the changed ones again.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -10,6 +11,7 @@ use arbiter_store::{BotId, RatingRecord, Write};
 use serde_json::{Value, json};
 
 use crate::ArenaError;
+use crate::cluster;
 use crate::context::Context;
 use crate::directory::{Bot, Directory};
 use crate::snapshot::{Ranking, RatingChange};
@@ -55,6 +57,19 @@ fn in_games(mode: &str, games: &[&str]) -> bool {
     mode.split_once(':')
         .is_some_and(|(game, _)| games.contains(&game))
 }
+
+/// The store duty a server holds while it rates a result of `mode`.
+fn duty_of(mode: &str) -> String {
+    format!("rating:{mode}")
+}
+
+/// How long a server holds a mode's rating duty unless it lets it go sooner: the duty of a
+/// server that died lapses after this.
+const HOLD_MS: i64 = 5_000;
+
+/// How many times a server asks for a duty another holds, 10 ms apart, before it gives up:
+/// a little longer than a dead server's hold takes to lapse.
+const HOLD_ATTEMPTS: u32 = 600;
 
 /// The ratings, by bot and game mode.
 pub(crate) struct Ratings {
@@ -132,15 +147,30 @@ impl Ratings {
     /// writes in the same batch as the result itself. The table is locked meanwhile, so that
     /// two results of the same bot are rated one after the other, and changes only if the
     /// store succeeds.
-    pub(crate) async fn apply<E>(
+    ///
+    /// Among servers sharing the store, results of one mode are rated one at a time across
+    /// all of them: the server holds the mode's rating duty in the store while it reads the
+    /// bots' ratings again, rates and stores the result, then lets it go and tells the others
+    /// to read the new ratings. No rating is computed from a stale copy, so none is lost.
+    pub(crate) async fn apply(
         &self,
         bots: &[BotId],
         mode: &str,
         ranking: &Ranking,
         now_ms: i64,
-        store: impl AsyncFnOnce(Change) -> Result<(), E>,
-    ) -> Result<(), E> {
+        store: impl AsyncFnOnce(Change) -> Result<(), ArenaError>,
+    ) -> Result<(), ArenaError> {
         let mut table = self.table.lock().await;
+        let shared = self.context.config.bus.is_shared();
+        if shared {
+            self.hold(mode).await?;
+            for &bot in bots {
+                if let Err(error) = self.read_into(&mut table, bot).await {
+                    self.release(mode).await;
+                    return Err(error);
+                }
+            }
+        }
         let current: Vec<Rating> = bots
             .iter()
             .map(|&bot| {
@@ -180,12 +210,79 @@ impl Ratings {
             mode: mode.to_owned(),
         };
         let kept = change.kept.clone();
-        let mode = change.mode.clone();
-        store(change).await?;
+        let mode_key = change.mode.clone();
+        let stored = store(change).await;
+        if shared {
+            self.release(mode).await;
+        }
+        stored?;
         for (bot, rating) in kept {
-            table.insert((bot, mode.clone()), rating);
+            table.insert((bot, mode_key.clone()), rating);
+        }
+        drop(table);
+        if shared {
+            for &bot in bots {
+                cluster::announce_rating(&self.context, bot).await;
+            }
         }
         Ok(())
+    }
+
+    /// Takes `mode`'s rating duty, waiting a while for another server that holds it.
+    async fn hold(&self, mode: &str) -> Result<(), ArenaError> {
+        let (duty, node) = (duty_of(mode), &self.context.config.node_id);
+        for _ in 0..HOLD_ATTEMPTS {
+            let now = self.context.now();
+            let until = now + HOLD_MS;
+            if self
+                .context
+                .store
+                .hold_duty(&duty, node, now, until)
+                .await?
+            {
+                return Ok(());
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+        Err(ArenaError::Unavailable(format!(
+            "another server has been rating {mode} for too long; try again"
+        )))
+    }
+
+    /// Lets `mode`'s rating duty go at once (it would lapse anyway).
+    async fn release(&self, mode: &str) {
+        let now = self.context.now();
+        let (duty, node) = (duty_of(mode), &self.context.config.node_id);
+        if let Err(error) = self.context.store.hold_duty(&duty, node, now, now).await {
+            tracing::warn!(mode, %error, "cannot let the rating duty go; it lapses soon");
+        }
+    }
+
+    /// Reads `bot`'s ratings again from the store into `table`.
+    async fn read_into(
+        &self,
+        table: &mut HashMap<(BotId, String), Rating>,
+        bot: BotId,
+    ) -> Result<(), ArenaError> {
+        let records = self.context.store.ratings_of(bot).await?;
+        table.retain(|(b, _), _| *b != bot);
+        for record in records {
+            match serde_json::from_value(record.rating) {
+                Ok(rating) => {
+                    table.insert((bot, record.mode), rating);
+                }
+                Err(error) => {
+                    tracing::warn!(bot, mode = %record.mode, %error, "unreadable rating ignored");
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Reads `bot`'s ratings again from the store: another server changed them.
+    pub(crate) async fn reload(&self, bot: BotId) -> Result<(), ArenaError> {
+        let mut table = self.table.lock().await;
+        self.read_into(&mut table, bot).await
     }
 
     /// A bot's rating number in `mode` (a new bot's until it has played there).

@@ -30,6 +30,9 @@ async fn node(name: &str, store: Arc<dyn Store>, clock: Arc<ManualClock>, bus: &
         ArenaConfig {
             node_id: name.to_owned(),
             bus: Arc::new(bus.clone()),
+            // The tests move the clock a second per action, faster than a server's heartbeat
+            // task may run: leases long enough that none lapses under a live server.
+            lease_ms: 300_000,
             ..ArenaConfig::default()
         },
         Games::new().with(&arbiter_goofspiel::FAMILY),
@@ -142,17 +145,21 @@ async fn hand_over(first: Arc<dyn Store>, second: Arc<dyn Store>) {
         .await
         .expect("events")
         .events;
-    assert!(
-        b.open_matches_of(players[0].id).await.is_empty(),
-        "the match runs on a alone"
-    );
+    assert_eq!(b.matches_in_memory(), 0, "the match runs on a alone");
+    let listed: Vec<i64> = b
+        .open_matches_of(players[0].id)
+        .await
+        .iter()
+        .map(|m| m.id)
+        .collect();
+    assert_eq!(listed, vec![id], "b lists the match a runs");
 
     // a stops: at its next heartbeat, b takes the match over.
     a.shutdown().await;
     drop(a);
     clock.advance(1_000);
     assert!(
-        until(async || !b.open_matches_of(players[0].id).await.is_empty()).await,
+        until(async || b.matches_in_memory() > 0).await,
         "b took the match over"
     );
     let after = b.snapshot(id, Reader::SPECTATOR).await.expect("snapshot");
@@ -413,6 +420,102 @@ async fn a_bot_streams_from_one_server_while_its_match_runs_on_another_on_postgr
     let first = connect().await.expect("connect");
     let second = connect().await.expect("connect");
     stream_elsewhere(Arc::new(first), Arc::new(second)).await;
+    database.drop_schema().await;
+}
+
+/// One bot finishes a rated match on each server: both results count in its rating, on
+/// both servers, since each server reads the ratings again under the mode's rating duty.
+async fn rate_on_both(first: Arc<dyn Store>, second: Arc<dyn Store>) {
+    let clock = Arc::new(ManualClock::new(T0));
+    let bus = LocalBus::shared();
+    let a = node("a", first, clock.clone(), &bus).await;
+    let b = node("b", second, clock.clone(), &bus).await;
+    let mut bots = Vec::new();
+    for name in ["ines", "jack", "kurt"] {
+        let (bot, token) = a
+            .register_bot(
+                name,
+                BotProfile {
+                    supported_variants: vec!["goofspiel".to_owned()],
+                    ..BotProfile::default()
+                },
+            )
+            .await
+            .expect("registered");
+        assert!(until(async || b.authenticate(&token).is_ok()).await);
+        bots.push(bot);
+    }
+    let rated = |opponent: &Bot| ChallengeRequest {
+        opponent: opponent.name.clone(),
+        game: "goofspiel".to_owned(),
+        variant: None,
+        format: Format::Single,
+        time_control: TimeControl {
+            initial_ms: 600_000,
+            increment_ms: 0,
+            per_turn_ms: None,
+        },
+        rated: true,
+        auto: false,
+        opening: Default::default(),
+        client_seed: None,
+    };
+    // Ines plays Jack on a and Kurt on b.
+    let on_a = a
+        .challenge(&bots[0], rated(&bots[1]))
+        .await
+        .expect("challenge")
+        .id;
+    a.accept(&bots[1], on_a, None).await.expect("accept");
+    let on_b = b
+        .challenge(&bots[0], rated(&bots[2]))
+        .await
+        .expect("challenge")
+        .id;
+    b.accept(&bots[2], on_b, None).await.expect("accept");
+    let pairs = [
+        vec![bots[0].clone(), bots[1].clone()],
+        vec![bots[0].clone(), bots[2].clone()],
+    ];
+    play(&a, &clock, &pairs[0], on_a, usize::MAX).await;
+    play(&b, &clock, &pairs[1], on_b, usize::MAX).await;
+    for (server, id) in [(&a, on_a), (&b, on_b)] {
+        let snapshot = server
+            .snapshot(id, Reader::SPECTATOR)
+            .await
+            .expect("snapshot");
+        assert_eq!(snapshot.status, MatchStatus::Finished);
+    }
+    let games = ["goofspiel"];
+    for server in [&a, &b] {
+        assert!(
+            until(async || server.tally_of(bots[0].id, &games).await.games == 2).await,
+            "both results count for ines: {:?}",
+            server.tally_of(bots[0].id, &games).await
+        );
+    }
+    a.shutdown().await;
+    b.shutdown().await;
+}
+
+#[tokio::test]
+async fn results_rated_on_two_servers_both_count_on_sqlite() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("shared.sqlite");
+    let first = SqliteStore::open(&path).await.expect("store");
+    let second = SqliteStore::open(&path).await.expect("store");
+    rate_on_both(Arc::new(first), Arc::new(second)).await;
+}
+
+#[tokio::test]
+async fn results_rated_on_two_servers_both_count_on_postgres() {
+    let Some(database) = TestDatabase::create("shared_ratings").await else {
+        return;
+    };
+    let connect = || PostgresStore::connect(database.url());
+    let first = connect().await.expect("connect");
+    let second = connect().await.expect("connect");
+    rate_on_both(Arc::new(first), Arc::new(second)).await;
     database.drop_schema().await;
 }
 

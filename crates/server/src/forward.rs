@@ -6,9 +6,16 @@
 //! `/api/v1/tables/{id}/…`) that reaches another server is sent whole — method, path and
 //! query, headers, body, the client's address — on the bus to the owner's subject; the owner
 //! runs it through its own router, as if the client had asked it, and sends the response
-//! back whole. Long-polls wait there as long as they would here. A request that was forwarded
-//! once is never forwarded again, so that two servers that disagree about an owner cannot
-//! pass it back and forth.
+//! back whole. Long-polls wait there as long as they would here. A response whose length is
+//! not known when its head is (an NDJSON or event stream) comes back as it is written: the
+//! owner names a subject in the head, the asking server subscribes to it and says `go`, and
+//! each chunk follows as a message, an empty one ending the body; a client that hangs up
+//! makes the asking server say `stop`. A request that was forwarded once is never forwarded
+//! again, so that two servers that disagree about an owner cannot pass it back and forth.
+//!
+//! Every dialect's paths about one match are forwarded: the native API's, the Board Game
+//! Protocol's, the Lichess dialect's, FlipSight's actions (whose match is named in the body)
+//! and the web pages of a match or table.
 
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -32,6 +39,11 @@ const FORWARDED: &str = "x-arbiter-forwarded";
 /// How long an answer may take beyond a long-poll's wait: the round trip and the work. An
 /// owner that dies with a request in hand is given up on after this.
 const SLACK: Duration = Duration::from_secs(10);
+
+/// How long a streamed body may go without a chunk before the asking server ends it (every
+/// stream sends something more often: pings, keep-alive lines); its client then reconnects,
+/// which also recovers from an owner that died.
+const STREAM_IDLE: Duration = Duration::from_secs(60);
 
 /// How long a long-poll asks to wait, from its `wait` parameter (seconds, at most
 /// `max_ms`); nothing for other requests.
@@ -61,15 +73,44 @@ fn subject(node: &str) -> String {
     format!("arbiter.node.{node}.http")
 }
 
-/// The match a native API path is about, if it is about one.
+/// The paths about one match, by dialect: the prefix before the match's id, and whether
+/// something must follow the id (where the bare prefix and a name are another route).
+const ABOUT_ONE_MATCH: [(&str, bool); 10] = [
+    // The native API.
+    ("/api/v1/matches/", false),
+    ("/api/v1/challenges/", false),
+    ("/api/v1/tables/", false),
+    // The Board Game Protocol, and the pages of a match (and its claim page).
+    ("/api/matches/", false),
+    ("/matches/", false),
+    ("/tables/", true),
+    // The Lichess dialect; `/api/challenge/{name}` creates a challenge.
+    ("/api/bot/game/stream/", false),
+    ("/api/bot/game/", false),
+    ("/game/export/", false),
+    ("/api/challenge/", true),
+];
+
+/// FlipSight's action API, whose match is named in the body.
+const FLIPSIGHT_ACTIONS: &str = "/flipsight/bot_match_api.php";
+
+/// The match a path is about, if it is about one.
 fn match_of(path: &str) -> Option<i64> {
-    let rest = path.strip_prefix("/api/v1/")?;
-    let (collection, rest) = rest.split_once('/')?;
-    if !matches!(collection, "matches" | "challenges" | "tables") {
-        return None;
-    }
-    let id = rest.split('/').next()?;
-    id.parse().ok()
+    ABOUT_ONE_MATCH.iter().find_map(|&(prefix, more)| {
+        let rest = path.strip_prefix(prefix)?;
+        let (id, tail) = rest.split_once('/').unwrap_or((rest, ""));
+        if more && tail.is_empty() {
+            return None;
+        }
+        id.parse().ok()
+    })
+}
+
+/// The match a FlipSight action is about: its `match_id`.
+fn flipsight_match_of(body: &[u8]) -> Option<i64> {
+    let body: serde_json::Value = serde_json::from_slice(body).ok()?;
+    let id = &body["match_id"];
+    id.as_i64().or_else(|| id.as_str()?.parse().ok())
 }
 
 /// A request or a response as it travels: a line of JSON, then the body.
@@ -84,6 +125,9 @@ struct Head {
     headers: Vec<(String, String)>,
     /// The client's address, for a request.
     peer: Option<SocketAddr>,
+    /// For a response whose body follows chunk by chunk, the subject it comes on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    stream: Option<String>,
 }
 
 fn encode(head: &Head, body: &[u8]) -> Bytes {
@@ -122,15 +166,18 @@ pub(crate) async fn to_owner(
     request: Request,
     next: Next,
 ) -> Response {
-    let owner = match match_of(request.uri().path()) {
-        Some(id) if !request.headers().contains_key(FORWARDED) => {
-            state.arena.remote_owner(id).await
-        }
-        _ => None,
-    };
-    let Some(node) = owner else {
+    if request.headers().contains_key(FORWARDED) || !state.arena.bus().is_shared() {
         return next.run(request).await;
+    }
+    let path = request.uri().path();
+    let flipsight = path == FLIPSIGHT_ACTIONS;
+    let owner = match match_of(path) {
+        Some(id) => state.arena.remote_owner(id).await,
+        None => None,
     };
+    if owner.is_none() && !flipsight {
+        return next.run(request).await;
+    }
     let peer = request
         .extensions()
         .get::<ConnectInfo<SocketAddr>>()
@@ -144,12 +191,24 @@ pub(crate) async fn to_owner(
         )
         .into_response();
     };
+    let owner = match owner {
+        Some(owner) => Some(owner),
+        None => match flipsight_match_of(&body) {
+            Some(id) => state.arena.remote_owner(id).await,
+            None => None,
+        },
+    };
+    let Some(node) = owner else {
+        let request = Request::from_parts(parts, axum::body::Body::from(body));
+        return next.run(request).await;
+    };
     let head = Head {
         method: Some(parts.method.to_string()),
         uri: Some(parts.uri.to_string()),
         status: None,
         headers: headers_of(&parts.headers),
         peer,
+        stream: None,
     };
     let wait = wait_of(parts.uri.query(), state.arena.config().max_wait_ms) + SLACK;
     let bus = state.arena.bus();
@@ -165,7 +224,14 @@ pub(crate) async fn to_owner(
     let Some((head, body)) = decode(&answer) else {
         return unavailable("its answer could not be read");
     };
-    let mut response = Response::new(axum::body::Body::from(body));
+    let body = match &head.stream {
+        Some(chunks) => match streamed(bus, chunks).await {
+            Ok(body) => body,
+            Err(error) => return unavailable(&error.to_string()),
+        },
+        None => axum::body::Body::from(body),
+    };
+    let mut response = Response::new(body);
     *response.status_mut() = head
         .status
         .and_then(|status| StatusCode::from_u16(status).ok())
@@ -179,6 +245,83 @@ pub(crate) async fn to_owner(
         }
     }
     response
+}
+
+/// The subject the asking server says `go` or `stop` on for a streamed body on `chunks`.
+fn control_of(chunks: &str) -> String {
+    format!("{chunks}.control")
+}
+
+/// Says `stop` to the owner of a streamed body when the body is dropped: its client hung up,
+/// or it ended.
+struct StopOnDrop {
+    bus: std::sync::Arc<dyn arbiter_bus::Bus>,
+    control: String,
+}
+
+impl Drop for StopOnDrop {
+    fn drop(&mut self) {
+        let (bus, control) = (self.bus.clone(), std::mem::take(&mut self.control));
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(async move {
+                let _ = bus.publish(control, Bytes::from_static(b"stop")).await;
+            });
+        }
+    }
+}
+
+/// The body the owner streams on `chunks`: subscribed to before saying `go`, so that no
+/// chunk is missed.
+async fn streamed(
+    bus: std::sync::Arc<dyn arbiter_bus::Bus>,
+    chunks: &str,
+) -> Result<axum::body::Body, arbiter_bus::BusError> {
+    let frames = bus.subscribe(chunks.to_owned()).await?;
+    let control = control_of(chunks);
+    bus.publish(control.clone(), Bytes::from_static(b"go"))
+        .await?;
+    let guard = StopOnDrop { bus, control };
+    let body = futures::stream::unfold((frames, guard), |(mut frames, guard)| async move {
+        // An empty message ends the body; so do silence and a bus that went away.
+        match tokio::time::timeout(STREAM_IDLE, frames.next()).await {
+            Ok(Some(message)) if !message.payload.is_empty() => Some((
+                Ok::<_, std::convert::Infallible>(message.payload),
+                (frames, guard),
+            )),
+            _ => None,
+        }
+    });
+    Ok(axum::body::Body::from_stream(body))
+}
+
+/// Sends a streamed `body` on `chunks` once the asking server says `go`, until it ends or
+/// the asking server says `stop`.
+async fn stream_out(
+    bus: std::sync::Arc<dyn arbiter_bus::Bus>,
+    chunks: String,
+    mut control: arbiter_bus::Subscription,
+    body: axum::body::Body,
+) {
+    use futures::StreamExt as _;
+    let go = tokio::time::timeout(SLACK, control.next()).await;
+    if !matches!(go, Ok(Some(message)) if &message.payload[..] == b"go") {
+        return;
+    }
+    let mut data = body.into_data_stream();
+    loop {
+        let chunk = tokio::select! {
+            chunk = data.next() => chunk,
+            _ = control.next() => None,
+        };
+        let Some(Ok(chunk)) = chunk else { break };
+        if chunk.is_empty() {
+            continue;
+        }
+        if bus.publish(chunks.clone(), chunk).await.is_err() {
+            return;
+        }
+    }
+    let _ = bus.publish(chunks, Bytes::new()).await;
 }
 
 /// Answers the requests other servers forward to this one through `router`, for as long as
@@ -195,6 +338,7 @@ pub(crate) async fn answer_forwarded(router: Router, arena: Arena) {
             return;
         }
     };
+    let streams = std::sync::Arc::new(StreamNames::new(arena.node_id()));
     tokio::spawn(async move {
         loop {
             let message = tokio::select! {
@@ -202,21 +346,12 @@ pub(crate) async fn answer_forwarded(router: Router, arena: Arena) {
                 () = arena.stopped() => None,
             };
             let Some(message) = message else { break };
-            let (router, bus) = (router.clone(), bus.clone());
+            let (router, bus, streams) = (router.clone(), bus.clone(), streams.clone());
             tokio::spawn(async move {
                 let Some(reply) = message.reply else { return };
                 let answer = match decode(&message.payload) {
-                    Some((head, body)) => answer(router, head, body).await,
-                    None => encode(
-                        &Head {
-                            method: None,
-                            uri: None,
-                            status: Some(400),
-                            headers: Vec::new(),
-                            peer: None,
-                        },
-                        b"",
-                    ),
+                    Some((head, body)) => answer(router, &bus, &streams, head, body).await,
+                    None => encode(&Head::response(400), b""),
                 };
                 if let Err(error) = bus.publish(reply, answer).await {
                     tracing::warn!(%error, "cannot answer a forwarded request");
@@ -226,8 +361,55 @@ pub(crate) async fn answer_forwarded(router: Router, arena: Arena) {
     });
 }
 
-/// Runs one forwarded request through `router` and encodes its response.
-async fn answer(router: Router, head: Head, body: Bytes) -> Bytes {
+/// Names the subjects this server streams bodies on: unique to this run of the server, so
+/// that a subject of a server's earlier run is never reused.
+struct StreamNames {
+    prefix: String,
+    next: std::sync::atomic::AtomicU64,
+}
+
+impl StreamNames {
+    fn new(node: &str) -> StreamNames {
+        use std::hash::{BuildHasher as _, Hasher as _};
+        // Randomly keyed by the standard library: a different number on every run.
+        let run = std::collections::hash_map::RandomState::new()
+            .build_hasher()
+            .finish();
+        StreamNames {
+            prefix: format!("arbiter.node.{node}.body.{run:x}"),
+            next: std::sync::atomic::AtomicU64::new(0),
+        }
+    }
+
+    fn next(&self) -> String {
+        let n = self.next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        format!("{}.{n}", self.prefix)
+    }
+}
+
+impl Head {
+    /// The head of a response with `status` and nothing else.
+    fn response(status: u16) -> Head {
+        Head {
+            method: None,
+            uri: None,
+            status: Some(status),
+            headers: Vec::new(),
+            peer: None,
+            stream: None,
+        }
+    }
+}
+
+/// Runs one forwarded request through `router` and encodes its response; a body whose length
+/// is not known yet is streamed on a subject of its own, named in the head.
+async fn answer(
+    router: Router,
+    bus: &std::sync::Arc<dyn arbiter_bus::Bus>,
+    streams: &StreamNames,
+    head: Head,
+    body: Bytes,
+) -> Bytes {
     let mut request = Request::new(axum::body::Body::from(body));
     *request.method_mut() = head
         .method
@@ -259,19 +441,23 @@ async fn answer(router: Router, head: Head, body: Bytes) -> Bytes {
         Err(never) => match never {},
     };
     let (parts, body) = response.into_parts();
+    let mut head = Head::response(parts.status.as_u16());
+    head.headers = headers_of(&parts.headers);
+    if axum::body::HttpBody::size_hint(&body).exact().is_none() {
+        let chunks = streams.next();
+        return match bus.subscribe(control_of(&chunks)).await {
+            Ok(control) => {
+                tokio::spawn(stream_out(bus.clone(), chunks.clone(), control, body));
+                head.stream = Some(chunks);
+                encode(&head, b"")
+            }
+            Err(_) => encode(&Head::response(503), b""),
+        };
+    }
     let body = axum::body::to_bytes(body, usize::MAX)
         .await
         .unwrap_or_default();
-    encode(
-        &Head {
-            method: None,
-            uri: None,
-            status: Some(parts.status.as_u16()),
-            headers: headers_of(&parts.headers),
-            peer: None,
-        },
-        &body,
-    )
+    encode(&head, &body)
 }
 
 #[cfg(test)]
@@ -289,10 +475,34 @@ mod tests {
             ("/api/v1/tables", None),
             ("/api/v1/bots/12", None),
             ("/api/v1/matches/abc/moves", None),
-            ("/matches/12", None),
+            ("/api/matches/12/events/stream", Some(12)),
+            ("/matches/12", Some(12)),
+            ("/matches/12/claim", Some(12)),
+            ("/tables/4/join", Some(4)),
+            ("/tables/4", None),
+            ("/api/bot/game/stream/9", Some(9)),
+            ("/api/bot/game/9/move/e2e4", Some(9)),
+            ("/game/export/9", Some(9)),
+            ("/api/challenge/9/accept", Some(9)),
+            ("/api/challenge/9", None),
+            ("/api/matches", None),
+            ("/bots/12", None),
         ];
         for (path, expected) in cases {
             assert_eq!(match_of(path), expected, "{path}");
+        }
+    }
+
+    #[test]
+    fn a_flipsight_action_names_its_match_in_the_body() {
+        let cases: [(&[u8], Option<i64>); 4] = [
+            (br#"{"action":"agent_move","match_id":5}"#, Some(5)),
+            (br#"{"action":"agent_accept","match_id":"6"}"#, Some(6)),
+            (br#"{"action":"agent_poll"}"#, None),
+            (b"not json", None),
+        ];
+        for (body, expected) in cases {
+            assert_eq!(flipsight_match_of(body), expected);
         }
     }
 
@@ -322,6 +532,7 @@ mod tests {
             status: None,
             headers: vec![("authorization".to_owned(), "Bearer t".to_owned())],
             peer: Some(SocketAddr::from(([10, 0, 0, 1], 4000))),
+            stream: None,
         };
         let body = b"{\"move\":\n19}";
         let (decoded, decoded_body) = decode(&encode(&head, body)).expect("decoded");

@@ -66,6 +66,40 @@ fn json(text: &str) -> Result<Value, StoreError> {
 }
 
 impl PostgresStore {
+    /// Every rating (`bot` is `None`) or one bot's, by bot and then mode.
+    fn read_ratings(&self, bot: Option<i64>) -> StoreFuture<'_, Vec<RatingRecord>> {
+        Box::pin(async move {
+            let rows = match bot {
+                None => sqlx::query(
+                    "SELECT bot_id, mode, rating, updated_ms FROM ratings ORDER BY bot_id, mode",
+                )
+                .fetch_all(&self.pool)
+                .await,
+                Some(bot) => {
+                    sqlx::query(
+                        "SELECT bot_id, mode, rating, updated_ms FROM ratings WHERE bot_id = $1
+                      ORDER BY mode",
+                    )
+                    .bind(bot)
+                    .fetch_all(&self.pool)
+                    .await
+                }
+            }
+            .map_err(unavailable)?;
+            rows.iter()
+                .map(|row| {
+                    let text: String = row.try_get("rating").map_err(corrupt_field)?;
+                    Ok(RatingRecord {
+                        bot: row.try_get("bot_id").map_err(corrupt_field)?,
+                        mode: row.try_get("mode").map_err(corrupt_field)?,
+                        rating: json(&text)?,
+                        updated_ms: row.try_get("updated_ms").map_err(corrupt_field)?,
+                    })
+                })
+                .collect()
+        })
+    }
+
     /// Connects to the database at `url` (`postgres://user@host:port/database`, with any of
     /// libpq's parameters sqlx reads, such as `options=-c search_path=…`) and applies pending
     /// migrations.
@@ -467,6 +501,22 @@ impl Store for PostgresStore {
         })
     }
 
+    fn open_matches_of(&self, bot: i64) -> StoreFuture<'_, Vec<i64>> {
+        Box::pin(async move {
+            // Walks the bot's index of participants.
+            sqlx::query_scalar(
+                "SELECT DISTINCT p.match_id FROM match_participants p
+                   JOIN matches m ON m.id = p.match_id
+                  WHERE p.bot_id = $1 AND m.status IN ('pending', 'running')
+                  ORDER BY p.match_id",
+            )
+            .bind(bot)
+            .fetch_all(&self.pool)
+            .await
+            .map_err(unavailable)
+        })
+    }
+
     fn matches_after(&self, after: i64, limit: u32) -> StoreFuture<'_, Vec<MatchRecord>> {
         Box::pin(async move {
             let rows = sqlx::query(concat!(
@@ -698,25 +748,11 @@ impl Store for PostgresStore {
     }
 
     fn ratings(&self) -> StoreFuture<'_, Vec<RatingRecord>> {
-        Box::pin(async move {
-            let rows = sqlx::query(
-                "SELECT bot_id, mode, rating, updated_ms FROM ratings ORDER BY bot_id, mode",
-            )
-            .fetch_all(&self.pool)
-            .await
-            .map_err(unavailable)?;
-            rows.iter()
-                .map(|row| {
-                    let text: String = row.try_get("rating").map_err(corrupt_field)?;
-                    Ok(RatingRecord {
-                        bot: row.try_get("bot_id").map_err(corrupt_field)?,
-                        mode: row.try_get("mode").map_err(corrupt_field)?,
-                        rating: json(&text)?,
-                        updated_ms: row.try_get("updated_ms").map_err(corrupt_field)?,
-                    })
-                })
-                .collect()
-        })
+        self.read_ratings(None)
+    }
+
+    fn ratings_of(&self, bot: i64) -> StoreFuture<'_, Vec<RatingRecord>> {
+        self.read_ratings(Some(bot))
     }
 
     fn closed_matches(&self, bot: Option<i64>, limit: u32) -> StoreFuture<'_, Vec<MatchRecord>> {

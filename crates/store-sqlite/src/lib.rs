@@ -366,6 +366,42 @@ fn corrupt_field(error: sqlx::Error) -> StoreError {
 }
 
 impl SqliteStore {
+    /// Every rating (`bot` is `None`) or one bot's, by bot and then mode.
+    fn read_ratings(&self, bot: Option<i64>) -> StoreFuture<'_, Vec<RatingRecord>> {
+        Box::pin(async move {
+            let rows = match bot {
+                None => sqlx::query(
+                    "SELECT bot_id, mode, rating, updated_ms FROM ratings ORDER BY bot_id, mode",
+                )
+                .fetch_all(&self.reader)
+                .await,
+                Some(bot) => {
+                    sqlx::query(
+                        "SELECT bot_id, mode, rating, updated_ms FROM ratings WHERE bot_id = $1
+                      ORDER BY mode",
+                    )
+                    .bind(bot)
+                    .fetch_all(&self.reader)
+                    .await
+                }
+            }
+            .map_err(unavailable)?;
+            rows.iter()
+                .map(|row| {
+                    let field = |e: sqlx::Error| StoreError::Corrupt(e.to_string());
+                    let text: String = row.try_get("rating").map_err(field)?;
+                    Ok(RatingRecord {
+                        bot: row.try_get("bot_id").map_err(field)?,
+                        mode: row.try_get("mode").map_err(field)?,
+                        rating: serde_json::from_str(&text)
+                            .map_err(|e| StoreError::Corrupt(e.to_string()))?,
+                        updated_ms: row.try_get("updated_ms").map_err(field)?,
+                    })
+                })
+                .collect()
+        })
+    }
+
     /// Opens the database file, creating it and applying pending migrations as needed.
     pub async fn open(path: &Path) -> Result<SqliteStore, StoreError> {
         let options = SqliteConnectOptions::from_str("sqlite://")
@@ -532,6 +568,22 @@ impl Store for SqliteStore {
         })
     }
 
+    fn open_matches_of(&self, bot: i64) -> StoreFuture<'_, Vec<i64>> {
+        Box::pin(async move {
+            // Walks the bot's index of participants.
+            sqlx::query_scalar(
+                "SELECT DISTINCT p.match_id FROM match_participants p
+                   JOIN matches m ON m.id = p.match_id
+                  WHERE p.bot_id = $1 AND m.status IN ('pending', 'running')
+                  ORDER BY p.match_id",
+            )
+            .bind(bot)
+            .fetch_all(&self.reader)
+            .await
+            .map_err(unavailable)
+        })
+    }
+
     fn matches_after(&self, after: i64, limit: u32) -> StoreFuture<'_, Vec<MatchRecord>> {
         Box::pin(async move {
             let rows = sqlx::query(concat!(
@@ -616,27 +668,11 @@ impl Store for SqliteStore {
     }
 
     fn ratings(&self) -> StoreFuture<'_, Vec<RatingRecord>> {
-        Box::pin(async move {
-            let rows = sqlx::query(
-                "SELECT bot_id, mode, rating, updated_ms FROM ratings ORDER BY bot_id, mode",
-            )
-            .fetch_all(&self.reader)
-            .await
-            .map_err(unavailable)?;
-            rows.iter()
-                .map(|row| {
-                    let field = |e: sqlx::Error| StoreError::Corrupt(e.to_string());
-                    let text: String = row.try_get("rating").map_err(field)?;
-                    Ok(RatingRecord {
-                        bot: row.try_get("bot_id").map_err(field)?,
-                        mode: row.try_get("mode").map_err(field)?,
-                        rating: serde_json::from_str(&text)
-                            .map_err(|e| StoreError::Corrupt(e.to_string()))?,
-                        updated_ms: row.try_get("updated_ms").map_err(field)?,
-                    })
-                })
-                .collect()
-        })
+        self.read_ratings(None)
+    }
+
+    fn ratings_of(&self, bot: i64) -> StoreFuture<'_, Vec<RatingRecord>> {
+        self.read_ratings(Some(bot))
     }
 
     fn closed_matches(&self, bot: Option<i64>, limit: u32) -> StoreFuture<'_, Vec<MatchRecord>> {

@@ -237,6 +237,14 @@ async fn ratings_are_kept_per_bot_and_mode(store: &dyn Store) {
             rating(2, "board:main", 1510.5),
         ]
     );
+    assert_eq!(
+        store.ratings_of(1).await.expect("ratings"),
+        vec![
+            rating(1, "board:inverse", 1500.0),
+            rating(1, "board:main", 1477.25),
+        ]
+    );
+    assert!(store.ratings_of(3).await.expect("ratings").is_empty());
 }
 
 async fn closed_matches_come_newest_first(store: &dyn Store) {
@@ -289,6 +297,15 @@ async fn matches_of_more_participants_round_trip(store: &dyn Store) {
         Some(&three),
         "participants in order in a list of matches too"
     );
+
+    assert_eq!(
+        store.open_matches_of(5).await.expect("open"),
+        vec![11],
+        "found by its third participant"
+    );
+    let of_one = store.open_matches_of(1).await.expect("open");
+    assert!(of_one.contains(&11) && !of_one.contains(&8), "{of_one:?}");
+    assert!(store.open_matches_of(6).await.expect("open").is_empty());
 
     let closed = |bot, limit| store.closed_matches(bot, limit);
     assert_eq!(

@@ -439,6 +439,19 @@ pub trait Store: Send + Sync + 'static {
     /// The matches that are pending or running.
     fn open_matches(&self) -> StoreFuture<'_, Vec<MatchRecord>>;
 
+    /// The ids of the pending or running matches `bot` takes part in, in order. By default
+    /// the open matches filtered; a store with an index by bot walks it instead.
+    fn open_matches_of(&self, bot: BotId) -> StoreFuture<'_, Vec<MatchId>> {
+        Box::pin(async move {
+            let open = self.open_matches().await?;
+            Ok(open
+                .iter()
+                .filter(|m| m.participants.contains(&bot))
+                .map(|m| m.id)
+                .collect())
+        })
+    }
+
     /// Matches of every status with ids above `after`, in the order of their ids, at most
     /// `limit`: every match, a page at a time.
     fn matches_after(&self, after: MatchId, limit: u32) -> StoreFuture<'_, Vec<MatchRecord>>;
@@ -460,6 +473,17 @@ pub trait Store: Send + Sync + 'static {
 
     /// Every rating, by bot and then mode.
     fn ratings(&self) -> StoreFuture<'_, Vec<RatingRecord>>;
+
+    /// One bot's ratings, by mode. By default every rating filtered; a store with an index
+    /// by bot walks it instead.
+    fn ratings_of(&self, bot: BotId) -> StoreFuture<'_, Vec<RatingRecord>> {
+        Box::pin(async move {
+            let mut all = self.ratings().await?;
+            all.retain(|record| record.bot == bot);
+            Ok(all)
+        })
+    }
+
     /// The closed matches (finished, aborted, rejected, expired), newest first: all of them,
     /// or those `bot` took part in as any of their participants; at most `limit`.
     fn closed_matches(&self, bot: Option<BotId>, limit: u32) -> StoreFuture<'_, Vec<MatchRecord>>;

@@ -243,8 +243,22 @@ impl Matches {
 
     /// The challenges and matches a bot is in that are still open.
     pub(crate) async fn open_matches_of(&self, bot: BotId) -> Vec<MatchSnapshot> {
+        let mut ids = self.registry.open_of(bot);
+        // Among servers sharing the store, the bot's other matches run elsewhere: the store
+        // knows them, and a snapshot of one is read from it.
+        if self.context.config.bus.is_shared() {
+            match self.context.store.open_matches_of(bot).await {
+                Ok(stored) => {
+                    let local = ids.clone();
+                    ids.extend(stored.into_iter().filter(|id| !local.contains(id)));
+                }
+                Err(error) => {
+                    tracing::warn!(bot, %error, "cannot list the bot's matches on other servers");
+                }
+            }
+        }
         let mut out = Vec::new();
-        for id in self.registry.open_of(bot) {
+        for id in ids {
             if let Ok(snapshot) = self.snapshot(id, Reader::SPECTATOR, false).await {
                 out.push(snapshot);
             }

@@ -268,12 +268,16 @@ impl TestApp {
         body["turns"].as_array().cloned().unwrap_or_default()
     }
 
-    /// Plays the first legal move of each pending decision of `token` in match `id`.
+    /// Plays the first legal move (or action) of each pending decision of `token` in match
+    /// `id`.
     pub(crate) async fn play_first_moves(&self, id: i64, token: &str) -> Vec<Value> {
         let mut replies = Vec::new();
         for turn in self.turns(id, token).await {
-            let mv = turn["request"]["legal_moves"]
+            // Othello's requests list `legal_moves`; every game's list `legal_actions`.
+            let request = &turn["request"];
+            let mv = request["legal_moves"]
                 .get(0)
+                .or_else(|| request["legal_actions"].get(0))
                 .cloned()
                 .unwrap_or(json!(-1));
             let body = json!({"leg": turn["leg"], "revision": turn["revision"], "move": mv});
