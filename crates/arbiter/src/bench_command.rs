@@ -4,7 +4,10 @@
 //! the request rate of a trivial endpoint on the same server as the ceiling, and the
 //! server's memory per idle stream. With `--dialect lichess` the bots play chess through the
 //! Lichess dialect instead ([`lichess`]), and the latency is to the opponent's `gameState`
-//! line.
+//! line. With `--nodes 2` (on `--postgres` and `--nats`), two server processes share the store
+//! and the bus, and each pair's bots connect to different servers: every match runs on its
+//! challenger's server, the other bot's moves are forwarded to it and its turn lines relayed
+//! back, and the report adds the share of moves that crossed and the latency of each way.
 
 mod lichess;
 
@@ -53,6 +56,13 @@ pub(crate) struct BenchArgs {
     /// schema dropped afterwards, rather than on an SQLite file.
     #[arg(long)]
     postgres: Option<String>,
+    /// Server processes sharing the store and the bus (more than one needs `--postgres` and
+    /// `--nats`); each pair's bots connect to different ones. Native dialect only.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(1..=8))]
+    nodes: u8,
+    /// The NATS server the servers talk through, with `--nodes` above 1.
+    #[arg(long)]
+    nats: Option<String>,
     /// Flushes timed to measure the raw `fdatasync` latency of the database's disk, printed
     /// beside the latencies (0 to skip).
     #[arg(long, default_value_t = 500)]
@@ -101,6 +111,15 @@ impl Server {
     /// Starts a server on a fresh SQLite database in a new folder under `parent` (default:
     /// the system's temporary folder), or on the PostgreSQL `database` address.
     pub(crate) fn start(parent: Option<&Path>, database: Option<&str>) -> anyhow::Result<Server> {
+        Server::start_with(parent, database, &[])
+    }
+
+    /// Like [`Server::start`], with more of `serve`'s options.
+    pub(crate) fn start_with(
+        parent: Option<&Path>,
+        database: Option<&str>,
+        options: &[String],
+    ) -> anyhow::Result<Server> {
         let dir = match parent {
             Some(parent) => tempfile::tempdir_in(parent)
                 .with_context(|| format!("making a folder in {}", parent.display()))?,
@@ -113,6 +132,7 @@ impl Server {
         let mut child = Command::new(std::env::current_exe()?)
             .args(["serve", "--listen", "127.0.0.1:0", "--database"])
             .arg(database)
+            .args(options)
             .env("ARBITER_ADMIN_TOKEN", ADMIN)
             .env(
                 "RUST_LOG",
@@ -190,6 +210,12 @@ struct Stats {
     first_error: std::sync::OnceLock<String>,
     /// Each latency sample with the second of the measurement it was taken in.
     latencies_us: Mutex<Vec<(u64, u32)>>,
+    /// With several servers: moves posted to a server other than the match's, and the
+    /// latencies of each way across (a forwarded move's line, sent where the match runs; a
+    /// relayed line, sent to the other server).
+    crossed: AtomicU64,
+    forwarded_us: Mutex<Vec<u32>>,
+    relayed_us: Mutex<Vec<u32>>,
     /// When each move was posted, sharded by match.
     sent: Vec<Mutex<SentMoves>>,
 }
@@ -215,12 +241,23 @@ impl Stats {
             .remove(&key))
     }
 
-    /// Notes, while measuring, the latency of a move posted at `sent` whose line arrived now.
-    fn record(&self, sent: Instant) -> anyhow::Result<()> {
+    /// Notes, while measuring, the latency of a move posted at `sent` whose line arrived now,
+    /// and which way it crossed between servers, if it did.
+    fn record(&self, sent: Instant, crossed: Option<Crossing>) -> anyhow::Result<()> {
         if !self.measuring.load(Ordering::Relaxed) {
             return Ok(());
         }
         let us = u32::try_from(sent.elapsed().as_micros()).unwrap_or(u32::MAX);
+        let way = match crossed {
+            Some(Crossing::Forwarded) => Some(&self.forwarded_us),
+            Some(Crossing::Relayed) => Some(&self.relayed_us),
+            None => None,
+        };
+        if let Some(way) = way {
+            way.lock()
+                .map_err(|_| anyhow::anyhow!("poisoned"))?
+                .push(us);
+        }
         let second = self
             .measuring_from
             .get()
@@ -275,6 +312,21 @@ impl Pacer {
 struct Bot {
     token: String,
     finished: Notify,
+    /// The address of the server it connects to.
+    address: String,
+    /// With several servers, how its opponent's moves reach it: the challenger's matches run
+    /// on its own server, where the opponent's moves are forwarded; the opponent's lines are
+    /// relayed to it.
+    crossing: Option<Crossing>,
+}
+
+/// How a move crosses between servers on its way to the opponent's line.
+#[derive(Clone, Copy)]
+enum Crossing {
+    /// Posted to the other server, forwarded to the match's.
+    Forwarded,
+    /// Posted to the match's server, its line relayed to the other.
+    Relayed,
 }
 
 /// One keep-alive HTTP/1.1 connection, written by hand: the bots make tens of thousands of
@@ -402,15 +454,18 @@ fn number_after(line: &[u8], key: &[u8]) -> Option<i64> {
 /// to measure. Reading never waits for a POST, so a line's latency is the server's alone and
 /// not the time this bot spent on its other leg.
 async fn run_bot(
-    address: String,
     bot: Arc<Bot>,
     stats: Arc<Stats>,
     pacer: Option<Arc<Pacer>>,
 ) -> anyhow::Result<()> {
-    let mut listener = Connection::open(&address, &bot.token).await?;
+    let address = &bot.address;
+    let mut listener = Connection::open(address, &bot.token).await?;
     let mut posters = Vec::with_capacity(2);
+    // The opponent of a bot whose lines are relayed is the challenger, on the match's
+    // server: this bot's moves are the ones forwarded.
+    let crosses = matches!(bot.crossing, Some(Crossing::Relayed));
     for _ in 0..2 {
-        posters.push(spawn_poster(&address, &bot.token, &stats, pacer.as_ref()).await?);
+        posters.push(spawn_poster(address, &bot.token, &stats, pacer.as_ref(), crosses).await?);
     }
     let (status, _) = listener.send("GET", "/api/v1/stream", "").await?;
     if status != 200 {
@@ -438,7 +493,7 @@ async fn run_bot(
                 continue;
             };
             if let Some(sent) = stats.take_sent((id, leg, revision))? {
-                stats.record(sent)?;
+                stats.record(sent, bot.crossing)?;
             }
             if stats.stop.load(Ordering::Relaxed) {
                 continue;
@@ -472,22 +527,25 @@ async fn spawn_poster(
     token: &str,
     stats: &Arc<Stats>,
     pacer: Option<&Arc<Pacer>>,
+    crosses: bool,
 ) -> anyhow::Result<mpsc::UnboundedSender<Decision>> {
     let connection = Connection::open(address, token).await?;
     let (decisions, queue) = mpsc::unbounded_channel();
     spawn_reporting(
         stats,
-        post_moves(connection, queue, stats.clone(), pacer.cloned()),
+        post_moves(connection, queue, stats.clone(), pacer.cloned(), crosses),
     );
     Ok(decisions)
 }
 
-/// Posts one leg's (or one Lichess bot's) moves on its own connection, one at a time.
+/// Posts one leg's (or one Lichess bot's) moves on its own connection, one at a time; a
+/// poster that `crosses` posts to a server other than the match's.
 async fn post_moves(
     mut connection: Connection,
     mut queue: mpsc::UnboundedReceiver<Decision>,
     stats: Arc<Stats>,
     pacer: Option<Arc<Pacer>>,
+    crosses: bool,
 ) -> anyhow::Result<()> {
     while let Some(Decision { key, path, body }) = queue.recv().await {
         if let Some(pacer) = &pacer {
@@ -502,6 +560,9 @@ async fn post_moves(
         if status == 200 {
             if stats.measuring.load(Ordering::Relaxed) {
                 stats.moves.fetch_add(1, Ordering::Relaxed);
+                if crosses {
+                    stats.crossed.fetch_add(1, Ordering::Relaxed);
+                }
             }
         } else {
             stats.refused.fetch_add(1, Ordering::Relaxed);
@@ -544,10 +605,10 @@ async fn register_many(
     .await
 }
 
-/// Plays matches between `a` and `b` until told to stop.
+/// Plays matches between `a` and `b` until told to stop: `a` challenges on its server, `b`
+/// accepts on its own.
 async fn run_pair(
     client: reqwest::Client,
-    base: String,
     a: Arc<Bot>,
     b: Arc<Bot>,
     b_name: String,
@@ -556,7 +617,7 @@ async fn run_pair(
     while !stats.stop.load(Ordering::Relaxed) {
         let (status, created) = post(
             &client,
-            format!("{base}/challenges"),
+            format!("http://{}/api/v1/challenges", a.address),
             &a.token,
             json!({"opponent": b_name}).to_string(),
         )
@@ -568,7 +629,7 @@ async fn run_pair(
         let finished = a.finished.notified();
         let (status, body) = post(
             &client,
-            format!("{base}/challenges/{id}/accept"),
+            format!("http://{}/api/v1/challenges/{id}/accept", b.address),
             &b.token,
             "{}".to_owned(),
         )
@@ -615,34 +676,82 @@ pub(crate) fn p99_by_second(samples: &[(u64, u32)]) -> Vec<u32> {
 pub(crate) async fn run(args: BenchArgs) -> anyhow::Result<()> {
     // Thousands of simulated bots hold three sockets each.
     let _ = crate::open_files::raise_limit();
+    let nodes = usize::from(args.nodes);
+    if nodes > 1 && (args.postgres.is_none() || args.nats.is_none()) {
+        bail!("--nodes above 1 needs --postgres and --nats: the servers share both");
+    }
+    if nodes > 1 && args.dialect != Dialect::Native {
+        bail!("--nodes above 1 runs the native dialect only");
+    }
     let postgres = match &args.postgres {
         Some(url) => {
             Some(arbiter_store_postgres::testing::TestDatabase::create_at(url, "bench").await)
         }
         None => None,
     };
-    let server = Server::start(
-        args.database_dir.as_deref(),
-        postgres.as_ref().map(|database| database.url()),
-    )?;
-    let result = bench(&args, server).await;
+    let mut servers = Vec::with_capacity(nodes);
+    for node in 0..nodes {
+        let mut options = Vec::new();
+        if let (true, Some(nats)) = (nodes > 1, &args.nats) {
+            options.extend(["--nats".to_owned(), nats.clone()]);
+            options.extend(["--node-id".to_owned(), format!("bench-{node}")]);
+        }
+        servers.push(Server::start_with(
+            args.database_dir.as_deref(),
+            postgres.as_ref().map(|database| database.url()),
+            &options,
+        )?);
+    }
+    let result = bench(&args, &servers).await;
+    drop(servers);
     if let Some(database) = postgres {
         database.drop_schema().await;
     }
     result
 }
 
-async fn bench(args: &BenchArgs, server: Server) -> anyhow::Result<()> {
-    let base = server.base.clone();
-    let address = base
+/// `host:port` of a server's native API address.
+fn address_of(server: &Server) -> String {
+    server
+        .base
         .trim_start_matches("http://")
         .trim_end_matches("/api/v1")
-        .to_owned();
+        .to_owned()
+}
+
+/// Waits until `token` works on `server`: a bot registered on one server is announced to the
+/// others, which read it from the store.
+async fn until_known(client: &reqwest::Client, server: &Server, token: &str) -> anyhow::Result<()> {
+    for _ in 0..200 {
+        let known = client
+            .get(format!("{}/bots/me", server.base))
+            .bearer_auth(token)
+            .send()
+            .await?
+            .status()
+            == 200;
+        if known {
+            return Ok(());
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    bail!(
+        "{} never learnt of the bots registered elsewhere",
+        server.base
+    )
+}
+
+async fn bench(args: &BenchArgs, servers: &[Server]) -> anyhow::Result<()> {
+    let server = &servers[0];
+    let base = server.base.clone();
+    let address = address_of(server);
     let client = arbiter_http_client::builder()
         .tcp_nodelay(true)
         .pool_max_idle_per_host(usize::MAX)
         .build()?;
-    println!("server: {base} (pid {})", server.child.id());
+    for server in servers {
+        println!("server: {} (pid {})", server.base, server.child.id());
+    }
 
     let variants: &[&str] = match args.dialect {
         Dialect::Native => &[],
@@ -660,19 +769,36 @@ async fn bench(args: &BenchArgs, server: Server) -> anyhow::Result<()> {
     let mut tasks = Vec::new();
     match args.dialect {
         Dialect::Native => {
+            if let (Some(last), true) = (tokens.last(), servers.len() > 1) {
+                for other in &servers[1..] {
+                    until_known(&client, other, last).await?;
+                }
+            }
+            // Pair p's challenger connects to server p, its opponent to the next one.
+            let several = servers.len() > 1;
             let bots: Vec<Arc<Bot>> = tokens
                 .into_iter()
-                .map(|token| {
+                .enumerate()
+                .map(|(i, token)| {
+                    let (pair, challenged) = (i / 2, i % 2 == 1);
+                    let node = (pair + usize::from(challenged)) % servers.len();
+                    let crossing = match (several, challenged) {
+                        (false, _) => None,
+                        (true, false) => Some(Crossing::Forwarded),
+                        (true, true) => Some(Crossing::Relayed),
+                    };
                     Arc::new(Bot {
                         token,
                         finished: Notify::new(),
+                        address: address_of(&servers[node]),
+                        crossing,
                     })
                 })
                 .collect();
             for bot in &bots {
                 tasks.push(spawn_reporting(
                     &stats,
-                    run_bot(address.clone(), bot.clone(), stats.clone(), pacer.clone()),
+                    run_bot(bot.clone(), stats.clone(), pacer.clone()),
                 ));
             }
             tokio::time::sleep(Duration::from_millis(500)).await;
@@ -682,7 +808,6 @@ async fn bench(args: &BenchArgs, server: Server) -> anyhow::Result<()> {
                     &stats,
                     run_pair(
                         client.clone(),
-                        base.clone(),
                         a,
                         b,
                         format!("bench-{}", 2 * pair + 1),
@@ -714,7 +839,8 @@ async fn bench(args: &BenchArgs, server: Server) -> anyhow::Result<()> {
         );
     }
     tokio::time::sleep(Duration::from_secs(3)).await;
-    let cpu_before = server.cpu_seconds();
+    let cpu_of = || -> Option<f64> { servers.iter().map(Server::cpu_seconds).sum() };
+    let cpu_before = cpu_of();
     let own_cpu_before = cpu_seconds_of("self");
     let started = Instant::now();
     let _ = stats.measuring_from.set(started);
@@ -722,14 +848,14 @@ async fn bench(args: &BenchArgs, server: Server) -> anyhow::Result<()> {
     tokio::time::sleep(Duration::from_secs(args.seconds)).await;
     stats.measuring.store(false, Ordering::Relaxed);
     let elapsed = started.elapsed().as_secs_f64();
-    let cpu_used = server
-        .cpu_seconds()
+    let cpu_used = cpu_of()
         .zip(cpu_before)
         .map(|(after, before)| after - before);
     let own_cpu_used = cpu_seconds_of("self")
         .zip(own_cpu_before)
         .map(|(after, before)| after - before);
     let moves = stats.moves.load(Ordering::Relaxed);
+    let crossed = stats.crossed.load(Ordering::Relaxed);
     let games = stats.games.load(Ordering::Relaxed);
     stats.stop.store(true, Ordering::Relaxed);
     for task in &tasks {
@@ -775,7 +901,12 @@ async fn bench(args: &BenchArgs, server: Server) -> anyhow::Result<()> {
 
     println!();
     match args.dialect {
-        Dialect::Native => println!("paired matches at once   {}", args.matches),
+        Dialect::Native => println!(
+            "paired matches at once   {} on {} server{}",
+            args.matches,
+            servers.len(),
+            if servers.len() > 1 { "s" } else { "" }
+        ),
         Dialect::Lichess => {
             println!(
                 "Lichess games at once    {} (chess, {} moves each: {})",
@@ -798,7 +929,7 @@ async fn bench(args: &BenchArgs, server: Server) -> anyhow::Result<()> {
     );
     if let Some(cpu) = cpu_used {
         println!(
-            "server CPU               {:.2} cores ({:.1} µs per move)",
+            "servers' CPU             {:.2} cores ({:.1} µs per move)",
             cpu / elapsed,
             cpu * 1e6 / moves.max(1) as f64
         );
@@ -819,6 +950,28 @@ async fn bench(args: &BenchArgs, server: Server) -> anyhow::Result<()> {
         percentile(&latencies, 1.0),
         latencies.len()
     );
+    if servers.len() > 1 {
+        println!(
+            "moves across servers     {crossed} ({:.0} %)",
+            crossed as f64 * 100.0 / moves.max(1) as f64
+        );
+        for (way, samples) in [
+            ("forwarded move -> line ", &stats.forwarded_us),
+            ("move -> relayed line   ", &stats.relayed_us),
+        ] {
+            let mut samples = samples
+                .lock()
+                .map_err(|_| anyhow::anyhow!("poisoned"))?
+                .clone();
+            samples.sort_unstable();
+            println!(
+                "{way}  p50 {:.2} ms, p99 {:.2} ms ({} samples)",
+                percentile(&samples, 0.5),
+                percentile(&samples, 0.99),
+                samples.len()
+            );
+        }
+    }
     if !p99_by_second.is_empty() {
         println!(
             "p99 of each second:      best {:.2} ms, median {:.2} ms, worst {:.2} ms",

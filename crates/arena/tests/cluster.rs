@@ -10,11 +10,9 @@ use std::net::{IpAddr, Ipv4Addr};
 use std::sync::Arc;
 
 use arbiter_arena::{
-    Announcement, ArenaError, BotProfile, BotStream, Decision, MatchSnapshot, StreamEvent,
-};
-use arbiter_arena::{
-    Arena, ArenaConfig, Bot, ChallengeRequest, Format, Games, ManualClock, MatchStatus, Reader,
-    TimeControl,
+    Announcement, Arena, ArenaConfig, ArenaError, Bot, BotProfile, BotStream, ChallengeRequest,
+    Clock as _, Decision, Format, Games, ManualClock, MatchSnapshot, MatchStatus, Reader,
+    StreamEvent, TimeControl,
 };
 use arbiter_bus::LocalBus;
 use arbiter_store::Store;
@@ -387,15 +385,22 @@ async fn stream_elsewhere(first: Arc<dyn Store>, second: Arc<dyn Store>) {
     let (next, _) = next_decision(&mut plain).await;
     assert!(next.revision > decision.revision || next.leg > decision.leg);
 
-    // A bot whose last stream on b closes stays present for the usual grace, then goes.
+    // A bot whose last stream on b closes stays present for the usual grace, then goes. The
+    // clock moves a second at a time, a heartbeat's worth, so that b's roll calls keep
+    // renewing what a knows of the stream still open.
     drop(plain);
+    let closed_at = clock.now_ms();
     assert!(
         until(async || {
-            clock.advance(ArenaConfig::default().presence_ms + 1_000);
+            clock.advance(1_000);
             !a.is_online(players[0].id)
         })
         .await,
         "a notices the stream closed"
+    );
+    assert!(
+        clock.now_ms() - closed_at > ArenaConfig::default().presence_ms,
+        "after the grace"
     );
     assert!(a.is_online(players[1].id), "hugo still streams on b");
     a.shutdown().await;

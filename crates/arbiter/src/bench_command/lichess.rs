@@ -62,8 +62,8 @@ pub(super) async fn run_pair(
     let [white, black] = &tokens;
     let mut white_stream = Connection::open(&address, white).await?;
     let mut black_stream = Connection::open(&address, black).await?;
-    let white_moves = spawn_poster(&address, white, &stats, pacer.as_ref()).await?;
-    let black_moves = spawn_poster(&address, black, &stats, pacer.as_ref()).await?;
+    let white_moves = spawn_poster(&address, white, &stats, pacer.as_ref(), false).await?;
+    let black_moves = spawn_poster(&address, black, &stats, pacer.as_ref(), false).await?;
     // A clock far longer than any run: the bots never think, and a stall of the machine must
     // not end a game on time.
     let challenge = json!({
@@ -151,7 +151,7 @@ async fn follow_game(
                 if let Some(sent) = stats.take_sent(key)?
                     && find(line, br#""type":"gameFull""#).is_none()
                 {
-                    stats.record(sent)?;
+                    stats.record(sent, None)?;
                 }
             }
             let game_status = text_after(line, br#""status":""#).unwrap_or_default();
