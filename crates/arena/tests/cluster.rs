@@ -1,27 +1,27 @@
 //! Two servers sharing one store and a bus: each match runs on the server that holds its
 //! lease, and when that server stops, the other takes its matches over at its next heartbeat,
 //! resumed from the store with nothing lost and the downtime charged to no clock; a bot
-//! registered or changed on one server is known as it now is on the other; one server at a
-//! time offers auto-matched games. Runs on two
-//! handles to one SQLite file, and on PostgreSQL where `ARBITER_TEST_POSTGRES_URL` names a
-//! server; the bus is an in-process one both arenas share.
+//! registered or changed on one server is known as it now is on the other; a bot streaming on
+//! one server hears its match on the other; results rated on both count; one server at a time
+//! offers auto-matched games. Runs on two handles to one SQLite file, and on PostgreSQL where
+//! `ARBITER_TEST_POSTGRES_URL` names a server; the bus is an in-process one both arenas share.
 
 use std::net::{IpAddr, Ipv4Addr};
 use std::sync::Arc;
 
 use arbiter_arena::{
-    Announcement, Arena, ArenaConfig, ArenaError, Bot, BotProfile, BotStream, ChallengeRequest,
-    Clock as _, Decision, Format, Games, ManualClock, MatchSnapshot, MatchStatus, Reader,
-    StreamEvent, TimeControl,
+    Announcement, Arena, ArenaConfig, ArenaError, BotProfile, BotStream, Clock as _, Decision,
+    Games, ManualClock, MatchSnapshot, MatchStatus, Reader, StreamEvent,
 };
 use arbiter_bus::LocalBus;
 use arbiter_store::Store;
 use arbiter_store_postgres::PostgresStore;
 use arbiter_store_postgres::testing::TestDatabase;
 use arbiter_store_sqlite::SqliteStore;
-use serde_json::Value;
 
-const T0: i64 = 1_795_900_000_000;
+mod support;
+
+use support::{T0, challenge_accepted, goofspiel, play};
 
 async fn node(name: &str, store: Arc<dyn Store>, clock: Arc<ManualClock>, bus: &LocalBus) -> Arena {
     Arena::start(
@@ -42,48 +42,6 @@ async fn node(name: &str, store: Arc<dyn Store>, clock: Arc<ManualClock>, bus: &
     .expect("the arena starts")
 }
 
-/// Plays up to `actions` first legal actions on `arena`; returns how many it played.
-async fn play(
-    arena: &Arena,
-    clock: &ManualClock,
-    players: &[Bot],
-    id: i64,
-    actions: usize,
-) -> usize {
-    let mut played = 0;
-    while played < actions {
-        let mut acted = false;
-        for bot in players {
-            let page = arena.turns(bot, id, 0).await.expect("turns");
-            let Some(turn) = page.turns.first() else {
-                continue;
-            };
-            let request: Value = serde_json::from_str(&turn.request).expect("json");
-            clock.advance(1_000);
-            let leg = u8::try_from(turn.leg).expect("leg");
-            arena
-                .submit(
-                    bot,
-                    id,
-                    leg,
-                    turn.revision,
-                    request["legal_actions"][0].clone(),
-                )
-                .await
-                .expect("a legal action");
-            played += 1;
-            acted = true;
-            if played == actions {
-                break;
-            }
-        }
-        if !acted {
-            break;
-        }
-    }
-    played
-}
-
 /// Lets the arenas' tasks run until `done` holds, a bounded number of times: the clock does
 /// not move meanwhile.
 async fn until<F: AsyncFn() -> bool>(done: F) -> bool {
@@ -94,6 +52,33 @@ async fn until<F: AsyncFn() -> bool>(done: F) -> bool {
         tokio::time::sleep(std::time::Duration::from_millis(10)).await;
     }
     false
+}
+
+/// Two tests of `check`: on two handles to one SQLite file, and on two connections to a fresh
+/// schema of the PostgreSQL server `ARBITER_TEST_POSTGRES_URL` names (skipped without it).
+macro_rules! on_both_stores {
+    ($check:ident, $sqlite:ident, $postgres:ident, $schema:literal) => {
+        #[tokio::test]
+        async fn $sqlite() {
+            let dir = tempfile::tempdir().expect("temp dir");
+            let path = dir.path().join("shared.sqlite");
+            let first = SqliteStore::open(&path).await.expect("store");
+            let second = SqliteStore::open(&path).await.expect("store");
+            $check(Arc::new(first), Arc::new(second)).await;
+        }
+
+        #[tokio::test]
+        async fn $postgres() {
+            let Some(database) = TestDatabase::create($schema).await else {
+                return;
+            };
+            let connect = || PostgresStore::connect(database.url());
+            let first = connect().await.expect("connect");
+            let second = connect().await.expect("connect");
+            $check(Arc::new(first), Arc::new(second)).await;
+            database.drop_schema().await;
+        }
+    };
 }
 
 async fn hand_over(first: Arc<dyn Store>, second: Arc<dyn Store>) {
@@ -110,27 +95,7 @@ async fn hand_over(first: Arc<dyn Store>, second: Arc<dyn Store>) {
                 .0,
         );
     }
-    let request = ChallengeRequest {
-        opponent: players[1].name.clone(),
-        game: "goofspiel".to_owned(),
-        variant: None,
-        format: Format::Single,
-        time_control: TimeControl {
-            initial_ms: 60_000,
-            increment_ms: 0,
-            per_turn_ms: None,
-        },
-        rated: false,
-        auto: false,
-        opening: Default::default(),
-        client_seed: None,
-    };
-    let id = a
-        .challenge(&players[0], request)
-        .await
-        .expect("challenge")
-        .id;
-    a.accept(&players[1], id, None).await.expect("accept");
+    let id = challenge_accepted(&a, &players, goofspiel(&players[1], 60_000, false)).await;
     assert_eq!(play(&a, &clock, &players, id, 4).await, 4);
 
     // The second server starts while the first runs the match: it leaves the match alone.
@@ -338,23 +303,8 @@ async fn stream_elsewhere(first: Arc<dyn Store>, second: Arc<dyn Store>) {
         until(async || a.is_online(players[0].id) && a.is_online(players[1].id)).await,
         "a counts bots streaming on b as present"
     );
-    let request = ChallengeRequest {
-        opponent: players[1].name.clone(),
-        game: "goofspiel".to_owned(),
-        variant: None,
-        format: Format::Single,
-        time_control: TimeControl {
-            initial_ms: 60_000,
-            increment_ms: 0,
-            per_turn_ms: None,
-        },
-        rated: false,
-        auto: false,
-        opening: Default::default(),
-        client_seed: None,
-    };
     let id = a
-        .challenge(&players[0], request)
+        .challenge(&players[0], goofspiel(&players[1], 60_000, false))
         .await
         .expect("challenge")
         .id;
@@ -407,26 +357,12 @@ async fn stream_elsewhere(first: Arc<dyn Store>, second: Arc<dyn Store>) {
     b.shutdown().await;
 }
 
-#[tokio::test]
-async fn a_bot_streams_from_one_server_while_its_match_runs_on_another_on_sqlite() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let path = dir.path().join("shared.sqlite");
-    let first = SqliteStore::open(&path).await.expect("store");
-    let second = SqliteStore::open(&path).await.expect("store");
-    stream_elsewhere(Arc::new(first), Arc::new(second)).await;
-}
-
-#[tokio::test]
-async fn a_bot_streams_from_one_server_while_its_match_runs_on_another_on_postgres() {
-    let Some(database) = TestDatabase::create("relayed_streams").await else {
-        return;
-    };
-    let connect = || PostgresStore::connect(database.url());
-    let first = connect().await.expect("connect");
-    let second = connect().await.expect("connect");
-    stream_elsewhere(Arc::new(first), Arc::new(second)).await;
-    database.drop_schema().await;
-}
+on_both_stores!(
+    stream_elsewhere,
+    a_bot_streams_from_one_server_while_its_match_runs_on_another_on_sqlite,
+    a_bot_streams_from_one_server_while_its_match_runs_on_another_on_postgres,
+    "relayed_streams"
+);
 
 /// One bot finishes a rated match on each server: both results count in its rating, on
 /// both servers, since each server reads the ratings again under the mode's rating duty.
@@ -450,38 +386,12 @@ async fn rate_on_both(first: Arc<dyn Store>, second: Arc<dyn Store>) {
         assert!(until(async || b.authenticate(&token).is_ok()).await);
         bots.push(bot);
     }
-    let rated = |opponent: &Bot| ChallengeRequest {
-        opponent: opponent.name.clone(),
-        game: "goofspiel".to_owned(),
-        variant: None,
-        format: Format::Single,
-        time_control: TimeControl {
-            initial_ms: 600_000,
-            increment_ms: 0,
-            per_turn_ms: None,
-        },
-        rated: true,
-        auto: false,
-        opening: Default::default(),
-        client_seed: None,
-    };
-    // Ines plays Jack on a and Kurt on b.
-    let on_a = a
-        .challenge(&bots[0], rated(&bots[1]))
-        .await
-        .expect("challenge")
-        .id;
-    a.accept(&bots[1], on_a, None).await.expect("accept");
-    let on_b = b
-        .challenge(&bots[0], rated(&bots[2]))
-        .await
-        .expect("challenge")
-        .id;
-    b.accept(&bots[2], on_b, None).await.expect("accept");
     let pairs = [
         vec![bots[0].clone(), bots[1].clone()],
         vec![bots[0].clone(), bots[2].clone()],
     ];
+    let on_a = challenge_accepted(&a, &pairs[0], goofspiel(&bots[1], 600_000, true)).await;
+    let on_b = challenge_accepted(&b, &pairs[1], goofspiel(&bots[2], 600_000, true)).await;
     play(&a, &clock, &pairs[0], on_a, usize::MAX).await;
     play(&b, &clock, &pairs[1], on_b, usize::MAX).await;
     for (server, id) in [(&a, on_a), (&b, on_b)] {
@@ -503,86 +413,27 @@ async fn rate_on_both(first: Arc<dyn Store>, second: Arc<dyn Store>) {
     b.shutdown().await;
 }
 
-#[tokio::test]
-async fn results_rated_on_two_servers_both_count_on_sqlite() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let path = dir.path().join("shared.sqlite");
-    let first = SqliteStore::open(&path).await.expect("store");
-    let second = SqliteStore::open(&path).await.expect("store");
-    rate_on_both(Arc::new(first), Arc::new(second)).await;
-}
-
-#[tokio::test]
-async fn results_rated_on_two_servers_both_count_on_postgres() {
-    let Some(database) = TestDatabase::create("shared_ratings").await else {
-        return;
-    };
-    let connect = || PostgresStore::connect(database.url());
-    let first = connect().await.expect("connect");
-    let second = connect().await.expect("connect");
-    rate_on_both(Arc::new(first), Arc::new(second)).await;
-    database.drop_schema().await;
-}
-
-#[tokio::test]
-async fn one_server_at_a_time_offers_auto_matched_games_on_sqlite() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let path = dir.path().join("shared.sqlite");
-    let first = SqliteStore::open(&path).await.expect("store");
-    let second = SqliteStore::open(&path).await.expect("store");
-    match_once(Arc::new(first), Arc::new(second)).await;
-}
-
-#[tokio::test]
-async fn one_server_at_a_time_offers_auto_matched_games_on_postgres() {
-    let Some(database) = TestDatabase::create("automatch").await else {
-        return;
-    };
-    let connect = || PostgresStore::connect(database.url());
-    let first = connect().await.expect("connect");
-    let second = connect().await.expect("connect");
-    match_once(Arc::new(first), Arc::new(second)).await;
-    database.drop_schema().await;
-}
-
-#[tokio::test]
-async fn changes_to_bots_and_accounts_reach_every_server_on_sqlite() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let path = dir.path().join("shared.sqlite");
-    let first = SqliteStore::open(&path).await.expect("store");
-    let second = SqliteStore::open(&path).await.expect("store");
-    share_bots(Arc::new(first), Arc::new(second)).await;
-}
-
-#[tokio::test]
-async fn changes_to_bots_and_accounts_reach_every_server_on_postgres() {
-    let Some(database) = TestDatabase::create("shared_bots").await else {
-        return;
-    };
-    let connect = || PostgresStore::connect(database.url());
-    let first = connect().await.expect("connect");
-    let second = connect().await.expect("connect");
-    share_bots(Arc::new(first), Arc::new(second)).await;
-    database.drop_schema().await;
-}
-
-#[tokio::test]
-async fn a_stopping_server_hands_its_matches_to_another_on_sqlite() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let path = dir.path().join("shared.sqlite");
-    let first = SqliteStore::open(&path).await.expect("store");
-    let second = SqliteStore::open(&path).await.expect("store");
-    hand_over(Arc::new(first), Arc::new(second)).await;
-}
-
-#[tokio::test]
-async fn a_stopping_server_hands_its_matches_to_another_on_postgres() {
-    let Some(database) = TestDatabase::create("takeover").await else {
-        return;
-    };
-    let connect = || PostgresStore::connect(database.url());
-    let first = connect().await.expect("connect");
-    let second = connect().await.expect("connect");
-    hand_over(Arc::new(first), Arc::new(second)).await;
-    database.drop_schema().await;
-}
+on_both_stores!(
+    rate_on_both,
+    results_rated_on_two_servers_both_count_on_sqlite,
+    results_rated_on_two_servers_both_count_on_postgres,
+    "shared_ratings"
+);
+on_both_stores!(
+    match_once,
+    one_server_at_a_time_offers_auto_matched_games_on_sqlite,
+    one_server_at_a_time_offers_auto_matched_games_on_postgres,
+    "automatch"
+);
+on_both_stores!(
+    share_bots,
+    changes_to_bots_and_accounts_reach_every_server_on_sqlite,
+    changes_to_bots_and_accounts_reach_every_server_on_postgres,
+    "shared_bots"
+);
+on_both_stores!(
+    hand_over,
+    a_stopping_server_hands_its_matches_to_another_on_sqlite,
+    a_stopping_server_hands_its_matches_to_another_on_postgres,
+    "takeover"
+);

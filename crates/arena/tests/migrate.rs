@@ -7,16 +7,16 @@ use std::net::{IpAddr, Ipv4Addr};
 use std::sync::Arc;
 
 use arbiter_arena::{
-    Arena, ArenaConfig, Bot, ChallengeRequest, Clock, Format, Games, ManualClock, MatchStatus,
-    Reader, TimeControl, Verdict,
+    Arena, ArenaConfig, Bot, Clock, Games, ManualClock, MatchStatus, Reader, Verdict,
 };
 use arbiter_store::copy::copy;
 use arbiter_store_postgres::PostgresStore;
 use arbiter_store_postgres::testing::TestDatabase;
 use arbiter_store_sqlite::SqliteStore;
-use serde_json::Value;
 
-const T0: i64 = 1_795_900_000_000;
+mod support;
+
+use support::{T0, challenge_accepted, goofspiel, play};
 
 async fn start(store: Arc<dyn arbiter_store::Store>, clock: Arc<ManualClock>) -> Arena {
     Arena::start(
@@ -31,71 +31,7 @@ async fn start(store: Arc<dyn arbiter_store::Store>, clock: Arc<ManualClock>) ->
 }
 
 async fn challenge(arena: &Arena, players: &[Bot; 2]) -> i64 {
-    let request = ChallengeRequest {
-        opponent: players[1].name.clone(),
-        game: "goofspiel".to_owned(),
-        variant: None,
-        format: Format::Single,
-        time_control: TimeControl {
-            initial_ms: 60_000,
-            increment_ms: 0,
-            per_turn_ms: None,
-        },
-        rated: false,
-        auto: false,
-        opening: Default::default(),
-        client_seed: None,
-    };
-    let id = arena
-        .challenge(&players[0], request)
-        .await
-        .expect("challenge")
-        .id;
-    arena.accept(&players[1], id, None).await.expect("accept");
-    id
-}
-
-/// Plays up to `actions` of the players' first legal actions, a second apart; returns how
-/// many it played.
-async fn play(
-    arena: &Arena,
-    clock: &ManualClock,
-    players: &[Bot; 2],
-    id: i64,
-    actions: usize,
-) -> usize {
-    let mut played = 0;
-    while played < actions {
-        let mut acted = false;
-        for bot in players {
-            let page = arena.turns(bot, id, 0).await.expect("turns");
-            let Some(turn) = page.turns.first() else {
-                continue;
-            };
-            let request: Value = serde_json::from_str(&turn.request).expect("json");
-            let action = request["legal_actions"][0].clone();
-            clock.advance(1_000);
-            arena
-                .submit(
-                    bot,
-                    id,
-                    u8::try_from(turn.leg).expect("leg"),
-                    turn.revision,
-                    action,
-                )
-                .await
-                .expect("a legal action");
-            played += 1;
-            acted = true;
-            if played == actions {
-                break;
-            }
-        }
-        if !acted {
-            break;
-        }
-    }
-    played
+    challenge_accepted(arena, players, goofspiel(&players[1], 60_000, false)).await
 }
 
 #[tokio::test]
