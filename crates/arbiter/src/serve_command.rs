@@ -23,8 +23,9 @@ pub(crate) struct ServeArgs {
     #[arg(long, env = "ARBITER_DATABASE", default_value = "arbiter.db")]
     database: Database,
     /// The NATS server(s) through which servers sharing one PostgreSQL database tell each
-    /// other what changed (`nats://host:4222`, several separated by commas). Without it the
-    /// server is alone with its database.
+    /// other what changed (`nats://host:4222`, several separated by commas; a user and
+    /// password, `nats://user:password@host:4222`, or a token where the NATS server asks for
+    /// one). Without it the server is alone with its database.
     #[arg(long, env = "ARBITER_NATS")]
     nats: Option<String>,
     /// This server's name among servers sharing one PostgreSQL database, each its own (the
@@ -229,7 +230,9 @@ pub(crate) async fn run(args: ServeArgs) -> anyhow::Result<()> {
         Some(url) => Arc::new(
             arbiter_bus_nats::NatsBus::connect(url, &node_id)
                 .await
-                .with_context(|| format!("connecting to NATS at {url}"))?,
+                .with_context(|| {
+                    format!("connecting to NATS at {}", arbiter_bus_nats::shown(url))
+                })?,
         ),
         None => Arc::new(arbiter_bus::LocalBus::new()),
     };

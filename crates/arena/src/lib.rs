@@ -259,12 +259,10 @@ impl Arena {
     /// for a match this server runs, and for a closed or unknown match, which any server
     /// answers from the store.
     pub async fn remote_owner(&self, id: MatchId) -> Option<String> {
-        if !self.context.config.bus.is_shared() || self.matches.runs(id) {
+        if !self.context.config.bus.is_shared() {
             return None;
         }
-        let lease = self.context.store.lease(id).await.ok()??;
-        (lease.node != self.context.config.node_id && lease.expires_ms > self.now())
-            .then_some(lease.node)
+        self.matches.remote_owner(id).await
     }
 
     /// Records how long a request forwarded to the server running its match took, there and

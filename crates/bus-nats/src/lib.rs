@@ -23,9 +23,25 @@ fn unavailable(error: impl std::fmt::Display) -> BusError {
     BusError::Unavailable(error.to_string())
 }
 
+/// NATS addresses (several separated by commas) without the credentials any of them carries
+/// (`nats://user:password@host` or `nats://token@host`), for logs and messages.
+pub fn shown(urls: &str) -> String {
+    urls.split(',')
+        .map(|url| {
+            let (scheme, rest) = url.trim().split_once("://").unwrap_or(("nats", url));
+            match rest.rsplit_once('@') {
+                Some((_, host)) => format!("{scheme}://***@{host}"),
+                None => format!("{scheme}://{rest}"),
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
 impl NatsBus {
     /// Connects to the NATS server at `url` (`nats://host:4222`, several separated by
-    /// commas), naming the connection after `node` for the server's monitoring.
+    /// commas, each with a user and password or a token before the host where the server asks
+    /// for one), naming the connection after `node` for the server's monitoring.
     pub async fn connect(url: &str, node: &str) -> Result<NatsBus, BusError> {
         let client = async_nats::ConnectOptions::new()
             .name(format!("arbiter {node}"))
@@ -38,7 +54,9 @@ impl NatsBus {
         // With retries on, connect returns at once: make sure the server is there now.
         tokio::time::timeout(Duration::from_secs(5), client.flush())
             .await
-            .map_err(|_| BusError::Unavailable(format!("no NATS server answers at {url}")))?
+            .map_err(|_| {
+                BusError::Unavailable(format!("no NATS server answers at {}", shown(url)))
+            })?
             .map_err(unavailable)?;
         Ok(NatsBus { client })
     }
@@ -123,5 +141,20 @@ mod tests {
             .await
             .expect_err("cannot connect");
         assert!(matches!(error, BusError::Unavailable(_)), "{error}");
+    }
+
+    #[test]
+    fn credentials_never_show() {
+        let cases = [
+            ("nats://127.0.0.1:4222", "nats://127.0.0.1:4222"),
+            ("nats://arbiter:s3cret@nats:4222", "nats://***@nats:4222"),
+            (
+                "nats://t0ken@a:4222, tls://u:p@b:4222",
+                "nats://***@a:4222,tls://***@b:4222",
+            ),
+        ];
+        for (url, shown_as) in cases {
+            assert_eq!(shown(url), shown_as);
+        }
     }
 }

@@ -14,6 +14,7 @@ mod registry;
 mod streams;
 mod tables;
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use arbiter_fair::ServerSeed;
@@ -85,7 +86,14 @@ pub(crate) struct Matches {
     /// Held while leases are renewed, matches taken over or leases released, so that a
     /// heartbeat's renewal never lands after the release of a server that is stopping.
     leases: tokio::sync::Mutex<()>,
+    /// The servers other matches were last seen to run on, each until a moment no later than
+    /// its lease's expiry: every request about such a match would otherwise read its lease.
+    owners: std::sync::Mutex<HashMap<MatchId, (String, i64)>>,
 }
+
+/// How long a server trusts what it read of another server's lease before reading it again:
+/// short, since a stopping server lets its leases go at once.
+const OWNER_TRUSTED_MS: i64 = 1_000;
 
 impl Matches {
     /// The service.
@@ -112,7 +120,39 @@ impl Matches {
             registry,
             actors,
             leases: tokio::sync::Mutex::new(()),
+            owners: std::sync::Mutex::new(HashMap::new()),
         }
+    }
+
+    /// The other server running match `id`, if one does: read from its lease in the store,
+    /// and trusted for up to [`OWNER_TRUSTED_MS`] (never past the lease's expiry).
+    pub(crate) async fn remote_owner(&self, id: MatchId) -> Option<String> {
+        if self.runs(id) {
+            return None;
+        }
+        let now = self.now();
+        let lock = || {
+            self.owners
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+        };
+        if let Some((node, until)) = lock().get(&id)
+            && *until > now
+        {
+            return Some(node.clone());
+        }
+        let lease = self.context.store.lease(id).await.ok()??;
+        if lease.node == self.context.config.node_id || lease.expires_ms <= now {
+            return None;
+        }
+        let mut owners = lock();
+        // Forget what can no longer be trusted before the table grows.
+        if owners.len() >= 4_096 {
+            owners.retain(|_, (_, until)| *until > now);
+        }
+        let until = lease.expires_ms.min(now + OWNER_TRUSTED_MS);
+        owners.insert(id, (lease.node.clone(), until));
+        Some(lease.node)
     }
 
     fn now(&self) -> i64 {
