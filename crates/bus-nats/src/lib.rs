@@ -6,9 +6,11 @@
 
 use std::time::Duration;
 
-use arbiter_bus::{Bus, BusError, BusFuture, Bytes, Message, SUBSCRIPTION_QUEUE, Subscription};
+use std::future::Future;
+use std::pin::Pin;
+
+use arbiter_bus::{Bus, BusError, BusFuture, Bytes, Message, MessageSource, Subscription};
 use futures::StreamExt;
-use tokio::sync::mpsc;
 
 /// The environment variable that names the NATS server tests use (`nats://127.0.0.1:4222`).
 pub const URL_VARIABLE: &str = "ARBITER_TEST_NATS_URL";
@@ -62,6 +64,22 @@ impl NatsBus {
     }
 }
 
+/// A NATS subscription read as the bus's messages; dropping it unsubscribes.
+struct Heard(async_nats::Subscriber);
+
+impl MessageSource for Heard {
+    fn next_message(&mut self) -> Pin<Box<dyn Future<Output = Option<Message>> + Send + '_>> {
+        Box::pin(async move {
+            let message = self.0.next().await?;
+            Some(Message {
+                subject: message.subject.to_string(),
+                payload: message.payload,
+                reply: message.reply.map(|reply| reply.to_string()),
+            })
+        })
+    }
+}
+
 impl Bus for NatsBus {
     fn publish(&self, subject: String, payload: Bytes) -> BusFuture<'_, ()> {
         Box::pin(async move {
@@ -74,25 +92,11 @@ impl Bus for NatsBus {
 
     fn subscribe(&self, pattern: String) -> BusFuture<'_, Subscription> {
         Box::pin(async move {
-            let mut subscriber = self.client.subscribe(pattern).await.map_err(unavailable)?;
+            let subscriber = self.client.subscribe(pattern).await.map_err(unavailable)?;
             // The subscription is registered once the server has seen it: a publication
             // made after this returns is heard.
             self.client.flush().await.map_err(unavailable)?;
-            let (sender, receiver) = mpsc::channel(SUBSCRIPTION_QUEUE);
-            tokio::spawn(async move {
-                while let Some(message) = subscriber.next().await {
-                    let message = Message {
-                        subject: message.subject.to_string(),
-                        payload: message.payload,
-                        reply: message.reply.map(|reply| reply.to_string()),
-                    };
-                    if sender.send(message).await.is_err() {
-                        break;
-                    }
-                }
-                // Dropping the subscriber unsubscribes.
-            });
-            Ok(Subscription::new(receiver))
+            Ok(Subscription::from_source(Heard(subscriber)))
         })
     }
 

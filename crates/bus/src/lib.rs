@@ -52,18 +52,46 @@ pub type BusFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, BusError>> + S
 
 /// The messages a subscription hears, in the order they were published.
 pub struct Subscription {
-    receiver: mpsc::Receiver<Message>,
+    source: Source,
+}
+
+/// Where a subscription's messages come from.
+enum Source {
+    Channel(mpsc::Receiver<Message>),
+    /// Read straight from the implementation's own subscription, with no task in between:
+    /// every message crossing servers saves a wake-up.
+    Polled(Box<dyn MessageSource>),
+}
+
+/// A source of messages a bus implementation reads from its own subscription; dropping it
+/// unsubscribes.
+pub trait MessageSource: Send {
+    /// The next message, or `None` once the subscription has ended.
+    fn next_message(&mut self) -> Pin<Box<dyn Future<Output = Option<Message>> + Send + '_>>;
 }
 
 impl Subscription {
     /// A subscription fed through `receiver`, for bus implementations.
     pub fn new(receiver: mpsc::Receiver<Message>) -> Subscription {
-        Subscription { receiver }
+        Subscription {
+            source: Source::Channel(receiver),
+        }
+    }
+
+    /// A subscription read from `source`, for bus implementations with subscriptions of
+    /// their own.
+    pub fn from_source(source: impl MessageSource + 'static) -> Subscription {
+        Subscription {
+            source: Source::Polled(Box::new(source)),
+        }
     }
 
     /// The next message, or `None` once the bus has closed the subscription.
     pub async fn next(&mut self) -> Option<Message> {
-        self.receiver.recv().await
+        match &mut self.source {
+            Source::Channel(receiver) => receiver.recv().await,
+            Source::Polled(source) => source.next_message().await,
+        }
     }
 }
 
