@@ -12,6 +12,14 @@ use tokio::sync::watch;
 use crate::ids::Ids;
 use crate::{ArenaConfig, ArenaError, Clock};
 
+/// How long a server holds a lock of [`Context::exclusively`] unless it lets it go sooner: the
+/// lock of a server that died lapses after this.
+const EXCLUSIVE_HOLD_MS: i64 = 5_000;
+
+/// How many times a server asks for a lock another holds, 10 ms apart, before it gives up: a
+/// little longer than a dead server's hold takes to lapse.
+const EXCLUSIVE_ATTEMPTS: u32 = 600;
+
 /// The arena's surroundings, shared by its services and match actors.
 pub(crate) struct Context {
     pub(crate) config: ArenaConfig,
@@ -73,6 +81,46 @@ impl Context {
         self.games
             .get(game)
             .ok_or_else(|| ArenaError::UnsupportedVariant(format!("unknown game {game:?}")))
+    }
+
+    /// Runs `work` while this server alone, among those sharing the store, holds the lock
+    /// `name` (a duty in the store, held for at most [`EXCLUSIVE_HOLD_MS`] and let go after):
+    /// what `work` reads from the store and writes back cannot be changed meanwhile by another
+    /// server doing the same. A server alone with its store runs it at once. Waits a while
+    /// for another server that holds the lock, then gives up as unavailable.
+    pub(crate) async fn exclusively<T>(
+        &self,
+        name: &str,
+        work: impl AsyncFnOnce() -> Result<T, ArenaError>,
+    ) -> Result<T, ArenaError> {
+        if !self.config.bus.is_shared() {
+            return work().await;
+        }
+        let node = &self.config.node_id;
+        let mut held = false;
+        for _ in 0..EXCLUSIVE_ATTEMPTS {
+            let now = self.now();
+            if self
+                .store
+                .hold_duty(name, node, now, now + EXCLUSIVE_HOLD_MS)
+                .await?
+            {
+                held = true;
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+        if !held {
+            return Err(ArenaError::Unavailable(format!(
+                "another server has held {name} for too long; try again"
+            )));
+        }
+        let result = work().await;
+        let now = self.now();
+        if let Err(error) = self.store.hold_duty(name, node, now, now).await {
+            tracing::warn!(lock = name, %error, "cannot let a lock go; it lapses soon");
+        }
+        result
     }
 
     /// Whether the arena has begun to stop.

@@ -493,6 +493,7 @@ impl Directory {
             // its streams, presence and environment report carry over.
             if let Some(entry) = inner.by_id.get_mut(&old.record.id) {
                 entry.streams = streams;
+                entry.remote_stream = old.remote_stream;
                 entry.heard_ms = old.heard_ms;
                 entry.environment = old.environment;
             }
@@ -613,6 +614,18 @@ impl Directory {
             },
             PresenceKind::Offline => Presence::Offline { since_ms: until },
         }
+    }
+
+    /// The bots this server heard from at `since_ms` or later, each with the last time.
+    pub(crate) fn heard_since(&self, since_ms: i64) -> Vec<(BotId, i64)> {
+        self.lock()
+            .by_id
+            .values()
+            .filter_map(|entry| {
+                let heard = entry.heard_ms.filter(|&heard| heard >= since_ms)?;
+                Some((entry.record.id, heard))
+            })
+            .collect()
     }
 
     /// Notes a new stream; refuses beyond `max` open streams.

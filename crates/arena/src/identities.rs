@@ -32,6 +32,13 @@ pub(crate) struct Identities {
     /// Recent match openings through doors that limit them, by address.
     openings: AddressQuota,
     admin_hash: Option<String>,
+    /// Up to when this server has recorded its sightings of bots in the store.
+    sightings_recorded_ms: std::sync::atomic::AtomicI64,
+}
+
+/// The lock a server holds while it changes a bot's record (see [`Context::exclusively`]).
+fn bot_lock(id: BotId) -> String {
+    format!("bot:{id}")
 }
 
 impl Identities {
@@ -66,6 +73,7 @@ impl Identities {
             open_registrations,
             openings,
             admin_hash: admin_token.filter(|t| !t.is_empty()).map(token::hash),
+            sightings_recorded_ms: std::sync::atomic::AtomicI64::new(i64::MIN),
         }
     }
 
@@ -131,23 +139,70 @@ impl Identities {
         Ok(())
     }
 
-    /// Deletes the anonymous bots idle since before `before_ms`.
+    /// Deletes the anonymous bots idle since before `before_ms`. Among servers sharing the
+    /// store, a bot idle here may have been seen by another: each is read again from the
+    /// store, where every server records its sightings, before it goes.
     pub(crate) async fn expire_anonymous(&self, before_ms: i64) {
         for id in self.directory.idle_anonymous(before_ms) {
-            if let Some(mut record) = self.directory.record(id) {
-                record.deleted = true;
-                if self
-                    .context
-                    .writer
-                    .write(vec![Write::PutBot(record.clone())])
-                    .await
-                    .is_ok()
-                {
+            let expired = self
+                .context
+                .exclusively(&bot_lock(id), async || {
+                    let mut record = self.current_record(id).await?;
+                    if record.deleted || record.last_seen_ms.max(record.created_ms) >= before_ms {
+                        return Ok(false);
+                    }
+                    record.deleted = true;
+                    self.context
+                        .writer
+                        .write(vec![Write::PutBot(record.clone())])
+                        .await?;
                     self.directory.put(record);
-                    crate::cluster::announce_bot(&self.context, id).await;
-                }
+                    Ok(true)
+                })
+                .await;
+            match expired {
+                Ok(true) => crate::cluster::announce_bot(&self.context, id).await,
+                Ok(false) => {}
+                Err(error) => tracing::warn!(bot = id, %error, "cannot expire an idle bot"),
             }
         }
+    }
+
+    /// Records in the store when this server last heard from each bot it heard from since
+    /// it last did (at `now_ms`), so that the others, and this one after a restart, know.
+    pub(crate) async fn record_sightings(&self, now_ms: i64) {
+        use std::sync::atomic::Ordering;
+        let since_ms = self.sightings_recorded_ms.swap(now_ms, Ordering::Relaxed);
+        let writes: Vec<Write> = self
+            .directory
+            .heard_since(since_ms)
+            .into_iter()
+            .map(|(bot, at_ms)| Write::BotSeen { bot, at_ms })
+            .collect();
+        if !writes.is_empty() && self.context.writer.write(writes).await.is_err() {
+            tracing::warn!("cannot record when bots were last seen; the next sweep will");
+        }
+    }
+
+    /// A bot's record as it stands: as this server knows it, or, among servers sharing the
+    /// store, as stored (another server may have changed it a moment ago), with the later of
+    /// the two sightings.
+    async fn current_record(&self, id: BotId) -> Result<BotRecord, ArenaError> {
+        let local = self
+            .directory
+            .record(id)
+            .ok_or_else(|| ArenaError::BotNotFound(id.to_string()))?;
+        if !self.context.config.bus.is_shared() {
+            return Ok(local);
+        }
+        let mut stored = self
+            .context
+            .store
+            .bot(id)
+            .await?
+            .ok_or_else(|| ArenaError::BotNotFound(id.to_string()))?;
+        stored.last_seen_ms = stored.last_seen_ms.max(local.last_seen_ms);
+        Ok(stored)
     }
 
     /// The bot a bearer token belongs to; also marks it as seen.
@@ -452,19 +507,23 @@ impl Identities {
         mut with: Vec<Write>,
         change: impl FnOnce(&mut BotRecord),
     ) -> Result<Bot, ArenaError> {
-        let mut record = self
-            .directory
-            .record(id)
-            .ok_or_else(|| ArenaError::BotNotFound(id.to_string()))?;
-        if record.kind == BotKind::House {
-            return Err(ArenaError::InvalidRequest(
-                "house bots cannot be changed".to_owned(),
-            ));
-        }
-        change(&mut record);
-        with.push(Write::PutBot(record.clone()));
-        self.context.writer.write(with).await?;
-        self.directory.put(record);
+        // Changed from the record as stored, under the bot's lock: a change another server
+        // made a moment ago is never overwritten with this server's older copy.
+        self.context
+            .exclusively(&bot_lock(id), async || {
+                let mut record = self.current_record(id).await?;
+                if record.kind == BotKind::House {
+                    return Err(ArenaError::InvalidRequest(
+                        "house bots cannot be changed".to_owned(),
+                    ));
+                }
+                change(&mut record);
+                with.push(Write::PutBot(record.clone()));
+                self.context.writer.write(with).await?;
+                self.directory.put(record);
+                Ok(())
+            })
+            .await?;
         crate::cluster::announce_bot(&self.context, id).await;
         self.directory
             .get(id)

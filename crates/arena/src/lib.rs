@@ -308,7 +308,8 @@ impl Arena {
                 }
             },
         );
-        // Expire idle anonymous bots and retire long-closed matches, once a minute.
+        // Record sightings, expire idle anonymous bots and retire long-closed matches, once a
+        // minute.
         self.every(60_000, |arena, now| async move { arena.sweep(now).await });
     }
 
@@ -355,6 +356,7 @@ impl Arena {
     }
 
     async fn sweep(&self, now: i64) {
+        self.identities.record_sightings(now).await;
         if self.holds_duty("sweep", now).await {
             self.identities
                 .expire_anonymous(now - self.context.config.anonymous_idle_ms)

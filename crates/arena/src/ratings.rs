@@ -58,19 +58,6 @@ fn in_games(mode: &str, games: &[&str]) -> bool {
         .is_some_and(|(game, _)| games.contains(&game))
 }
 
-/// The store duty a server holds while it rates a result of `mode`.
-fn duty_of(mode: &str) -> String {
-    format!("rating:{mode}")
-}
-
-/// How long a server holds a mode's rating duty unless it lets it go sooner: the duty of a
-/// server that died lapses after this.
-const HOLD_MS: i64 = 5_000;
-
-/// How many times a server asks for a duty another holds, 10 ms apart, before it gives up:
-/// a little longer than a dead server's hold takes to lapse.
-const HOLD_ATTEMPTS: u32 = 600;
-
 /// The ratings, by bot and game mode.
 pub(crate) struct Ratings {
     /// For the game modes there are.
@@ -81,12 +68,10 @@ pub(crate) struct Ratings {
     table: tokio::sync::Mutex<HashMap<(BotId, String), Rating>>,
 }
 
-/// A rated result about to be stored: the writes, and what to keep once they are durable.
+/// A rated result about to be stored: the writes, and the change as the result shows it.
 pub(crate) struct Change {
     pub(crate) writes: Vec<Write>,
     pub(crate) summary: RatingChange,
-    kept: Vec<(BotId, Rating)>,
-    mode: String,
 }
 
 impl Ratings {
@@ -162,62 +147,54 @@ impl Ratings {
     ) -> Result<(), ArenaError> {
         let mut table = self.table.lock().await;
         let shared = self.context.config.bus.is_shared();
-        if shared {
-            self.hold(mode).await?;
-            for &bot in bots {
-                if let Err(error) = self.read_into(&mut table, bot).await {
-                    self.release(mode).await;
-                    return Err(error);
+        let rated = self
+            .context
+            .exclusively(&format!("rating:{mode}"), async || {
+                if shared {
+                    // Another server may have rated these bots since: read them again.
+                    for &bot in bots {
+                        self.read_into(&mut table, bot).await?;
+                    }
                 }
-            }
-        }
-        let current: Vec<Rating> = bots
-            .iter()
-            .map(|&bot| {
-                table
-                    .get(&(bot, mode.to_owned()))
-                    .cloned()
-                    .unwrap_or_else(|| Rating::new(&self.config))
-            })
-            .collect();
-        let after = rate_ranked(
-            &current,
-            &ranking.places(bots.len()),
-            ranking.teams.as_deref(),
-            &self.config,
-        );
-        let writes = bots
-            .iter()
-            .zip(&after)
-            .map(|(&bot, rating)| {
-                Write::PutRating(RatingRecord {
-                    bot,
+                let current: Vec<Rating> = bots
+                    .iter()
+                    .map(|&bot| {
+                        table
+                            .get(&(bot, mode.to_owned()))
+                            .cloned()
+                            .unwrap_or_else(|| Rating::new(&self.config))
+                    })
+                    .collect();
+                let after = rate_ranked(
+                    &current,
+                    &ranking.places(bots.len()),
+                    ranking.teams.as_deref(),
+                    &self.config,
+                );
+                let writes = bots
+                    .iter()
+                    .zip(&after)
+                    .map(|(&bot, rating)| {
+                        Write::PutRating(RatingRecord {
+                            bot,
+                            mode: mode.to_owned(),
+                            rating: json!(rating),
+                            updated_ms: now_ms,
+                        })
+                    })
+                    .collect();
+                let summary = RatingChange {
                     mode: mode.to_owned(),
-                    rating: json!(rating),
-                    updated_ms: now_ms,
-                })
+                    rating_before: current.iter().map(|r| round(r.rating)).collect(),
+                    rating_after: after.iter().map(|r| round(r.rating)).collect(),
+                };
+                let kept: Vec<(BotId, Rating)> = bots.iter().copied().zip(after).collect();
+                store(Change { writes, summary }).await?;
+                Ok(kept)
             })
-            .collect();
-        let summary = RatingChange {
-            mode: mode.to_owned(),
-            rating_before: current.iter().map(|r| round(r.rating)).collect(),
-            rating_after: after.iter().map(|r| round(r.rating)).collect(),
-        };
-        let change = Change {
-            writes,
-            summary,
-            kept: bots.iter().copied().zip(after).collect(),
-            mode: mode.to_owned(),
-        };
-        let kept = change.kept.clone();
-        let mode_key = change.mode.clone();
-        let stored = store(change).await;
-        if shared {
-            self.release(mode).await;
-        }
-        stored?;
-        for (bot, rating) in kept {
-            table.insert((bot, mode_key.clone()), rating);
+            .await?;
+        for (bot, rating) in rated {
+            table.insert((bot, mode.to_owned()), rating);
         }
         drop(table);
         if shared {
@@ -226,36 +203,6 @@ impl Ratings {
             }
         }
         Ok(())
-    }
-
-    /// Takes `mode`'s rating duty, waiting a while for another server that holds it.
-    async fn hold(&self, mode: &str) -> Result<(), ArenaError> {
-        let (duty, node) = (duty_of(mode), &self.context.config.node_id);
-        for _ in 0..HOLD_ATTEMPTS {
-            let now = self.context.now();
-            let until = now + HOLD_MS;
-            if self
-                .context
-                .store
-                .hold_duty(&duty, node, now, until)
-                .await?
-            {
-                return Ok(());
-            }
-            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
-        }
-        Err(ArenaError::Unavailable(format!(
-            "another server has been rating {mode} for too long; try again"
-        )))
-    }
-
-    /// Lets `mode`'s rating duty go at once (it would lapse anyway).
-    async fn release(&self, mode: &str) {
-        let now = self.context.now();
-        let (duty, node) = (duty_of(mode), &self.context.config.node_id);
-        if let Err(error) = self.context.store.hold_duty(&duty, node, now, now).await {
-            tracing::warn!(mode, %error, "cannot let the rating duty go; it lapses soon");
-        }
     }
 
     /// Reads `bot`'s ratings again from the store into `table`.

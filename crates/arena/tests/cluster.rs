@@ -210,6 +210,93 @@ async fn share_bots(first: Arc<dyn Store>, second: Arc<dyn Store>) {
     b.shutdown().await;
 }
 
+/// Servers that did not hear each other (their announcements lost) still never undo each
+/// other's changes to a bot: a server changes a bot as stored, under the bot's lock. A third
+/// server started afterwards sees both changes.
+async fn no_change_lost(first: Arc<dyn Store>, second: Arc<dyn Store>) {
+    let clock = Arc::new(ManualClock::new(T0));
+    let store = first.clone();
+    let a = node("a", first, clock.clone(), &LocalBus::shared()).await;
+    let (bot, _) = a
+        .register_bot(
+            "lena",
+            BotProfile {
+                supported_variants: vec!["goofspiel".to_owned()],
+                ..BotProfile::default()
+            },
+        )
+        .await
+        .expect("registered");
+    // b starts knowing the bot, then hears nothing more from a.
+    let b = node("b", second, clock.clone(), &LocalBus::shared()).await;
+    let (_, token) = a.rotate_token(bot.id).await.expect("rotated");
+    b.set_concurrency(bot.id, Some(3))
+        .await
+        .expect("changed on b");
+    let c = node("c", store, clock.clone(), &LocalBus::shared()).await;
+    let seen = c
+        .authenticate(&token)
+        .expect("the token a gave out still works");
+    assert_eq!(
+        seen.profile.concurrency,
+        Some(3),
+        "and b's change holds too"
+    );
+    for server in [a, b, c] {
+        server.shutdown().await;
+    }
+}
+
+/// An anonymous bot seen only on b is not expired by a, which sweeps: every server records
+/// its sightings in the store, and the sweeping server reads them before a bot goes.
+async fn sightings_count_everywhere(first: Arc<dyn Store>, second: Arc<dyn Store>) {
+    let clock = Arc::new(ManualClock::new(T0));
+    let bus = LocalBus::shared();
+    let store = first.clone();
+    // a starts first and takes the sweeping duty at once.
+    let a = node("a", first, clock.clone(), &bus).await;
+    let b = node("b", second, clock.clone(), &bus).await;
+    let ip = IpAddr::V4(Ipv4Addr::LOCALHOST);
+    let (bot, token) = a.mint_anonymous(ip, Some("moth"), None).await.expect("bot");
+    assert!(until(async || b.authenticate(&token).is_ok()).await);
+    let hour = 3_600_000;
+    // Time passes in steps shorter than a's hold on the duty, which it renews at each sweep.
+    let pass = async |ms: i64| {
+        for _ in 0..ms / 240_000 {
+            clock.advance(240_000);
+            tokio::time::sleep(std::time::Duration::from_millis(2)).await;
+        }
+    };
+    pass(23 * hour).await;
+    b.authenticate(&token).expect("seen on b");
+    // b's next sweep records the sighting.
+    pass(240_000).await;
+    let recorded = async || {
+        store
+            .bot(bot.id)
+            .await
+            .expect("bot")
+            .is_some_and(|record| record.last_seen_ms >= T0 + 23 * hour)
+    };
+    assert!(until(recorded).await, "b recorded the sighting");
+    // A day after the mint, a sweeps: the bot was seen an hour ago, on b.
+    pass(2 * hour).await;
+    let stored = store.bot(bot.id).await.expect("bot").expect("there");
+    assert!(!stored.deleted, "a bot seen elsewhere is kept");
+    // Idle everywhere for a day, it goes.
+    pass(24 * hour).await;
+    let gone = async || {
+        store
+            .bot(bot.id)
+            .await
+            .expect("bot")
+            .is_some_and(|record| record.deleted)
+    };
+    assert!(until(gone).await, "an idle bot expires");
+    a.shutdown().await;
+    b.shutdown().await;
+}
+
 /// Two idle bots with auto-matching on, online on both servers: one game is offered them,
 /// not one per server.
 async fn match_once(first: Arc<dyn Store>, second: Arc<dyn Store>) {
@@ -430,6 +517,18 @@ on_both_stores!(
     changes_to_bots_and_accounts_reach_every_server_on_sqlite,
     changes_to_bots_and_accounts_reach_every_server_on_postgres,
     "shared_bots"
+);
+on_both_stores!(
+    no_change_lost,
+    servers_unheard_by_each_other_lose_no_change_to_a_bot_on_sqlite,
+    servers_unheard_by_each_other_lose_no_change_to_a_bot_on_postgres,
+    "unheard"
+);
+on_both_stores!(
+    sightings_count_everywhere,
+    an_anonymous_bot_seen_on_one_server_is_kept_by_the_one_that_sweeps_on_sqlite,
+    an_anonymous_bot_seen_on_one_server_is_kept_by_the_one_that_sweeps_on_postgres,
+    "sightings"
 );
 on_both_stores!(
     hand_over,

@@ -217,6 +217,15 @@ async fn apply(conn: &mut PgConnection, writes: &[Write]) -> Result<(), sqlx::Er
                 events.payload.push(event.payload.get());
             }
             Write::Heartbeat(ms) => heartbeat = heartbeat.max(Some(*ms)),
+            Write::BotSeen { bot, at_ms } => {
+                sqlx::query(
+                    "UPDATE bots SET last_seen_ms = GREATEST(last_seen_ms, $2) WHERE id = $1",
+                )
+                .bind(bot)
+                .bind(at_ms)
+                .execute(&mut *conn)
+                .await?;
+            }
             Write::PutRating(r) => {
                 sqlx::query(
                     "INSERT INTO ratings (bot_id, mode, rating, updated_ms) VALUES ($1, $2, $3, $4)

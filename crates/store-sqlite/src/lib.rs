@@ -199,6 +199,13 @@ fn batch_query(writes: &[Write]) -> QueryBuilder<Sqlite> {
             }
             Write::AppendEvent(event) => events.push(&**event),
             Write::Heartbeat(ms) => heartbeat = heartbeat.max(Some(*ms)),
+            Write::BotSeen { bot, at_ms } => {
+                query.push("UPDATE bots SET last_seen_ms = max(last_seen_ms, ");
+                query.push_bind(*at_ms);
+                query.push(") WHERE id = ");
+                query.push_bind(*bot);
+                query.push(";\n");
+            }
             Write::PutRating(r) => {
                 query.push("INSERT INTO ratings (bot_id, mode, rating, updated_ms) VALUES (");
                 query

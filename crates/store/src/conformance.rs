@@ -214,6 +214,21 @@ async fn round_trips(store: &dyn Store) {
     assert!(bots.contains(&renamed));
     assert_eq!(store.match_by_id(7).await.expect("match"), Some(finished));
     assert_eq!(store.last_heartbeat().await.expect("heartbeat"), Some(43));
+
+    // A sighting moves only `last_seen_ms`, and only forward; one of no bot is nothing.
+    let seen = |bot, at_ms| Write::BotSeen { bot, at_ms };
+    store
+        .write_batch(&[seen(2, 500), seen(2, 300), seen(99, 700)])
+        .await
+        .expect("batch");
+    assert_eq!(
+        store.bot(2).await.expect("bot"),
+        Some(BotRecord {
+            last_seen_ms: 500,
+            ..renamed
+        })
+    );
+    assert_eq!(store.bot(99).await.expect("bot"), None);
 }
 
 async fn ratings_are_kept_per_bot_and_mode(store: &dyn Store) {

@@ -127,7 +127,8 @@ impl Summer {
                     .into_bytes(),
             ),
             // A copy writes nothing else.
-            Write::DeleteSession(_)
+            Write::BotSeen { .. }
+            | Write::DeleteSession(_)
             | Write::DeleteSessionsOf { .. }
             | Write::DeleteAccount(_)
             | Write::PutLease(_)

@@ -275,6 +275,15 @@ pub struct NoteRecord {
 pub enum Write {
     /// Insert a bot, or replace the bot with the same id.
     PutBot(BotRecord),
+    /// Note that a bot was seen at this time: its `last_seen_ms` becomes the later of the two
+    /// (nothing happens to a bot that is not there). Servers sharing a store record what each
+    /// has seen this way, without rewriting the rest of the bot.
+    BotSeen {
+        /// The bot.
+        bot: BotId,
+        /// When it was seen, milliseconds since the Unix epoch.
+        at_ms: i64,
+    },
     /// Insert a match with its participants, or replace the match with the same id (its
     /// participants, which never change, may be left as stored).
     PutMatch(MatchRecord),
