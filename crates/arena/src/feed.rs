@@ -1,5 +1,5 @@
 //! Per-bot feeds: the events each open stream of a bot receives, on this server and, through
-//! the relay, on the other servers sharing the store (see [`crate::relay`]).
+//! the relay, on the other servers sharing the store.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -103,8 +103,8 @@ pub struct MatchSummary {
     pub id: MatchId,
     /// Its status.
     pub status: MatchStatus,
-    /// Its game. Not read back from a serialised form: the reader names the game it has
-    /// registered (see [`crate::relay`]).
+    /// Its game. Not read back from a serialised form: a server reading one that another
+    /// server sent names the game as it registered it.
     #[serde(skip_deserializing)]
     pub game: &'static str,
     /// Its variant.
@@ -240,8 +240,8 @@ pub struct MatchSnapshot {
     pub id: MatchId,
     /// Its status.
     pub status: MatchStatus,
-    /// Its game. Not read back from a serialised form: the reader names the game it has
-    /// registered (see [`crate::relay`]).
+    /// Its game. Not read back from a serialised form: a server reading one that another
+    /// server sent names the game as it registered it.
     #[serde(skip_deserializing)]
     pub game: &'static str,
     /// Its variant.
@@ -285,8 +285,8 @@ pub struct MatchSnapshot {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub you: Option<Vec<usize>>,
     /// The reader's pending decisions, for a reader with a seat. Not read back from a
-    /// serialised snapshot: the rest of it is read through a buffer, which cannot keep a
-    /// decision's request as the exact text it was (see [`crate::relay`]).
+    /// serialised snapshot, which is read through a buffer that cannot keep a decision's
+    /// request as the exact text it was: a server relaying a snapshot sends them beside it.
     #[serde(skip_serializing_if = "Option::is_none", skip_deserializing)]
     pub turns: Option<Vec<Decision>>,
 }
