@@ -1,5 +1,6 @@
-//! Two real servers sharing PostgreSQL and NATS: bots connected to different servers play one
-//! match; the server that runs it is killed with SIGKILL, and the other takes the match over
+//! Two real servers sharing PostgreSQL and NATS: a token rotated on one is refused by the other
+//! within a second; bots connected to different servers play one match, the one streaming on
+//! the server that does not run it hearing of it; the server that runs it is killed with SIGKILL, and the other takes the match over
 //! once its lease lapses, with every acknowledged move kept and no event twice. Skips without
 //! `ARBITER_TEST_POSTGRES_URL` and `ARBITER_TEST_NATS_URL`.
 
@@ -10,6 +11,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use arbiter_store_postgres::testing::TestDatabase;
+use futures::StreamExt as _;
 use serde_json::{Value, json};
 use support::{ADMIN, Server, call, start_with};
 
@@ -103,6 +105,54 @@ async fn a_killed_servers_match_goes_on_on_the_other_with_nothing_lost() {
     }
     assert!(known, "b knows the bots a registered");
 
+    // A token rotated on a is refused by b within a second.
+    let url = format!("{}/admin/bots", a.base);
+    let (_, gamma) = call(
+        &client,
+        reqwest::Method::POST,
+        url,
+        ADMIN,
+        json!({"name": "Gamma"}),
+    )
+    .await;
+    let old = gamma["token"].as_str().expect("token").to_owned();
+    let on_b = async |token: &str| {
+        let url = format!("{}/bots/me", b.base);
+        call(&client, reqwest::Method::GET, url, token, Value::Null)
+            .await
+            .0
+    };
+    let mut tries = 0;
+    while on_b(&old).await != 200 && tries < 100 {
+        tries += 1;
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let url = format!("{}/admin/bots/Gamma/rotate-token", a.base);
+    let (status, rotated) = call(&client, reqwest::Method::POST, url, ADMIN, json!({})).await;
+    assert_eq!(status, 200, "{rotated}");
+    let rotated_at = Instant::now();
+    while on_b(&old).await != 401 {
+        assert!(
+            rotated_at.elapsed() < Duration::from_secs(1),
+            "b refuses the old token within a second"
+        );
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    eprintln!(
+        "b refused the rotated token {} ms after the rotation",
+        rotated_at.elapsed().as_millis()
+    );
+
+    // Beta's event stream is on b; its match will run on a.
+    let stream = client
+        .get(format!("{}/stream", b.base))
+        .bearer_auth(&beta)
+        .send()
+        .await
+        .expect("stream");
+    assert_eq!(stream.status(), 200);
+    let mut stream = stream.bytes_stream();
+
     // Alpha challenges on a, which runs the match; Beta accepts and plays through b.
     let url = format!("{}/challenges", a.base);
     let (status, created) = call(
@@ -118,6 +168,18 @@ async fn a_killed_servers_match_goes_on_on_the_other_with_nothing_lost() {
     let url = format!("{}/challenges/{id}/accept", b.base);
     let (status, body) = call(&client, reqwest::Method::POST, url, &beta, json!({})).await;
     assert_eq!(status, 200, "accepted through b: {body}");
+    // Beta's turns in the match a runs reach its stream on b.
+    let mut seen = String::new();
+    let turn = format!("{{\"type\":\"turn\",\"match_id\":{id},");
+    while !seen.contains(&turn) {
+        let chunk = tokio::time::timeout(Duration::from_secs(5), stream.next())
+            .await
+            .expect("the stream on b hears of the match on a")
+            .expect("open")
+            .expect("read");
+        seen.push_str(&String::from_utf8_lossy(&chunk));
+    }
+    drop(stream);
     let acknowledged = Arc::new(Mutex::new(Vec::new()));
     let players = [
         tokio::spawn(play(
