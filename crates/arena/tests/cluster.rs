@@ -42,6 +42,14 @@ async fn node(name: &str, store: Arc<dyn Store>, clock: Arc<ManualClock>, bus: &
     .expect("the arena starts")
 }
 
+/// A bot's profile that plays Goofspiel.
+fn goofspiel_player() -> BotProfile {
+    BotProfile {
+        supported_variants: vec!["goofspiel".to_owned()],
+        ..BotProfile::default()
+    }
+}
+
 /// Lets the arenas' tasks run until `done` holds, a bounded number of times: the clock does
 /// not move meanwhile.
 async fn until<F: AsyncFn() -> bool>(done: F) -> bool {
@@ -168,13 +176,7 @@ async fn share_bots(first: Arc<dyn Store>, second: Arc<dyn Store>) {
     let a = node("a", first, clock.clone(), &bus).await;
     let b = node("b", second, clock.clone(), &bus).await;
     let (bot, old) = a
-        .register_bot(
-            "carol",
-            BotProfile {
-                supported_variants: vec!["goofspiel".to_owned()],
-                ..BotProfile::default()
-            },
-        )
+        .register_bot("carol", goofspiel_player())
         .await
         .expect("registered");
     assert!(
@@ -218,13 +220,7 @@ async fn no_change_lost(first: Arc<dyn Store>, second: Arc<dyn Store>) {
     let store = first.clone();
     let a = node("a", first, clock.clone(), &LocalBus::shared()).await;
     let (bot, _) = a
-        .register_bot(
-            "lena",
-            BotProfile {
-                supported_variants: vec!["goofspiel".to_owned()],
-                ..BotProfile::default()
-            },
-        )
+        .register_bot("lena", goofspiel_player())
         .await
         .expect("registered");
     // b starts knowing the bot, then hears nothing more from a.
@@ -308,13 +304,7 @@ async fn match_once(first: Arc<dyn Store>, second: Arc<dyn Store>) {
     let mut tokens = Vec::new();
     for name in ["dora", "emil"] {
         let (_, token) = a
-            .register_bot(
-                name,
-                BotProfile {
-                    supported_variants: vec!["goofspiel".to_owned()],
-                    ..BotProfile::default()
-                },
-            )
+            .register_bot(name, goofspiel_player())
             .await
             .expect("registered");
         tokens.push(token);
@@ -372,13 +362,7 @@ async fn stream_elsewhere(first: Arc<dyn Store>, second: Arc<dyn Store>) {
     let mut players = Vec::new();
     for name in ["gina", "hugo"] {
         let (bot, token) = a
-            .register_bot(
-                name,
-                BotProfile {
-                    supported_variants: vec!["goofspiel".to_owned()],
-                    ..BotProfile::default()
-                },
-            )
+            .register_bot(name, goofspiel_player())
             .await
             .expect("registered");
         assert!(until(async || b.authenticate(&token).is_ok()).await);
@@ -461,13 +445,7 @@ async fn rate_on_both(first: Arc<dyn Store>, second: Arc<dyn Store>) {
     let mut bots = Vec::new();
     for name in ["ines", "jack", "kurt"] {
         let (bot, token) = a
-            .register_bot(
-                name,
-                BotProfile {
-                    supported_variants: vec!["goofspiel".to_owned()],
-                    ..BotProfile::default()
-                },
-            )
+            .register_bot(name, goofspiel_player())
             .await
             .expect("registered");
         assert!(until(async || b.authenticate(&token).is_ok()).await);
