@@ -52,6 +52,7 @@ pub use accounts::{Account, PASSWORD_MIN, SESSION_MS};
 pub use arbiter_plugin::{
     Family, Format, Games, HouseLevel, Language, Mode, Opening, Silence, TemplateWording, Wording,
 };
+pub use arbiter_rating::RatingSystem;
 pub use arbiter_store::{BotKind, MatchStatus, NoteRecord};
 pub use clock::{Clock, ManualClock, SystemClock, utc_datetime};
 pub use config::{ArenaConfig, TimeControl};
@@ -572,7 +573,7 @@ impl Arena {
     /// Creates a challenge from `from` to `request.opponent` and every bot named in `more`:
     /// a match with one seat each, which starts once each of them has accepted (any refusal
     /// or expiry cancels it). A rated match of more than two rates every participant by its
-    /// place (see [`arbiter_rating::rate_ranked`]).
+    /// place, in the mode's system (see [`arbiter_rating::rate_match`]).
     pub async fn challenge_several(
         &self,
         from: &Bot,
@@ -828,8 +829,14 @@ impl Arena {
         self.ratings.standings(game, variant).await
     }
 
-    /// The leaderboard of a game mode as the API shows it: `{"mode", "entries"}`, each entry
-    /// a rating with its `bot` and `rank`.
+    /// How a game mode's results are rated: by Weng-Lin where its variant seats more than
+    /// two, by Glicko-2 otherwise.
+    pub fn rating_system(&self, mode: Mode) -> RatingSystem {
+        self.ratings.system(&mode.to_string())
+    }
+
+    /// The leaderboard of a game mode as the API shows it: `{"mode", "system", "entries"}`,
+    /// each entry a rating with its `bot` and `rank`.
     pub async fn leaderboard(&self, game: &str, variant: &str) -> Result<Value, ArenaError> {
         self.ratings.leaderboard(game, variant).await
     }

@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use arbiter_rating::{Rating, RatingConfig, rate_ranked};
+use arbiter_rating::{Rating, RatingConfig, RatingSystem, rate_match};
 use arbiter_store::{BotId, RatingRecord, Write};
 use serde_json::{Value, json};
 
@@ -101,12 +101,25 @@ impl Ratings {
         }
     }
 
-    /// A rating as the API shows it.
+    /// How the results of `mode` (`game:variant`) are rated: by Weng-Lin where its variant
+    /// seats more than two, else by Glicko-2.
+    pub(crate) fn system(&self, mode: &str) -> RatingSystem {
+        let games = &self.context.games;
+        let max_seats = games
+            .mode_of_key(mode)
+            .ok()
+            .and_then(|mode| games.get(mode.game)?.variant(mode.variant))
+            .map_or(2, |variant| usize::from(variant.max_seats));
+        RatingSystem::for_seats(max_seats)
+    }
+
+    /// A rating as the API shows it: a Glicko-2 rating with its volatility, a Weng-Lin one
+    /// without (it has none).
     pub(crate) fn view(&self, rating: &Rating) -> Value {
-        json!({
+        let mut view = json!({
+            "system": rating.system.name(),
             "rating": round(rating.rating),
             "deviation": round(rating.deviation),
-            "volatility": (rating.volatility * 1e6).round() / 1e6,
             "games": rating.games,
             "wins": rating.wins,
             "losses": rating.losses,
@@ -119,7 +132,11 @@ impl Ratings {
                 "games": rating.official_progress(&self.config),
                 "needed": self.config.provisional_games,
             },
-        })
+        });
+        if rating.system == RatingSystem::Glicko2 {
+            view["volatility"] = json!((rating.volatility * 1e6).round() / 1e6);
+        }
+        view
     }
 
     /// Whether `rating` is still provisional.
@@ -145,6 +162,7 @@ impl Ratings {
         now_ms: i64,
         store: impl AsyncFnOnce(Change) -> Result<(), ArenaError>,
     ) -> Result<(), ArenaError> {
+        let system = self.system(mode);
         let mut table = self.table.lock().await;
         let shared = self.context.config.bus.is_shared();
         let rated = self
@@ -162,10 +180,11 @@ impl Ratings {
                         table
                             .get(&(bot, mode.to_owned()))
                             .cloned()
-                            .unwrap_or_else(|| Rating::new(&self.config))
+                            .unwrap_or_else(|| Rating::new_in(system, &self.config))
                     })
                     .collect();
-                let after = rate_ranked(
+                let after = rate_match(
+                    system,
                     &current,
                     &ranking.places(bots.len()),
                     ranking.teams.as_deref(),
@@ -295,8 +314,8 @@ impl Ratings {
             .collect())
     }
 
-    /// The leaderboard of a game mode as the API shows it: `{"mode", "entries"}`, each entry
-    /// a rating with its `bot` and `rank`.
+    /// The leaderboard of a game mode as the API shows it: `{"mode", "system", "entries"}`,
+    /// each entry a rating with its `bot` and `rank`.
     pub(crate) async fn leaderboard(&self, game: &str, variant: &str) -> Result<Value, ArenaError> {
         let entries: Vec<Value> = self
             .standings(game, variant)
@@ -310,7 +329,9 @@ impl Ratings {
                 entry
             })
             .collect();
-        Ok(json!({"mode": format!("{game}:{variant}"), "entries": entries}))
+        let mode = format!("{game}:{variant}");
+        let system = self.system(&mode).name();
+        Ok(json!({"mode": mode, "system": system, "entries": entries}))
     }
 
     /// Every bot's record summed over the modes of `games`, for the bots rated in any of

@@ -1,17 +1,54 @@
-//! Ratings: Glicko-2 for two-sided and ranked results of any number of sides, one rating per
-//! bot and game mode, with the record a bot's profile shows (games, wins, losses, draws,
-//! highest rating, streaks) and the provisional period before a rating counts as official.
+//! Ratings: one rating per bot and game mode, with the record a bot's profile shows (games,
+//! wins, losses, draws, highest rating, streaks) and the provisional period before a rating
+//! counts as official.
 //!
-//! The arithmetic is the `skillratings` crate's Glicko-2; this crate fixes the constants, turns
-//! a match result into a rating change, and keeps the record. A paired match is one result, and
-//! each result is rated at once (a rating period of one game), as live servers do. A result of
-//! more than two sides is rated as the pairwise results it implies, in one rating period (see
-//! [`rate_ranked`]). It does no I/O: the arena decides which matches count and stores what this
-//! returns.
+//! Two systems rate results ([`RatingSystem`]): Glicko-2 for the modes of two seats, and
+//! Weng-Lin (the Bradley-Terry model behind OpenSkill) for modes that seat more than two and
+//! for team results, where pairwise Glicko-2 would count one game as many. Both show a rating
+//! on the same scale, starting at 1200. The arithmetic is the `skillratings` crate's; this
+//! crate fixes the constants, turns a match result into a rating change, and keeps the record.
+//! A paired match is one result, and each result is rated at once (a rating period of one
+//! game), as live servers do (see [`rate_match`]). It does no I/O: the arena decides which
+//! matches count and stores what this returns.
 
 use serde::{Deserialize, Serialize};
 use skillratings::Outcomes;
 use skillratings::glicko2::{Glicko2Config, Glicko2Rating, glicko2, glicko2_rating_period};
+
+mod weng_lin;
+
+/// How the results of a game mode are rated.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RatingSystem {
+    /// Glicko-2: rating, deviation and volatility, from pairwise results.
+    #[default]
+    Glicko2,
+    /// Weng-Lin's Bradley-Terry model (OpenSkill): a skill and its uncertainty, from the
+    /// places of any number of players or teams in one game.
+    WengLin,
+}
+
+impl RatingSystem {
+    /// The system of a mode played by at most `max_seats` seats: Glicko-2 for two, Weng-Lin
+    /// for more, whatever the number of a particular match (a mode keeps one system, so that
+    /// its leaderboard compares like with like).
+    pub fn for_seats(max_seats: usize) -> RatingSystem {
+        if max_seats > 2 {
+            RatingSystem::WengLin
+        } else {
+            RatingSystem::Glicko2
+        }
+    }
+
+    /// Its name as the API and the pages show it: `glicko2` or `weng-lin`.
+    pub fn name(self) -> &'static str {
+        match self {
+            RatingSystem::Glicko2 => "glicko2",
+            RatingSystem::WengLin => "weng-lin",
+        }
+    }
+}
 
 /// The constants of the rating system.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -26,6 +63,10 @@ pub struct RatingConfig {
     pub initial_volatility: f64,
     /// Rated games before a rating is official rather than provisional.
     pub provisional_games: u32,
+    /// Rating points per unit of Weng-Lin skill, whose new player stands at 25 ± 25/3 and
+    /// whose β (25/6) is the difference that wins about two games in three. A Weng-Lin skill
+    /// `μ` shows as `initial_rating + (μ − 25) × skill_points`.
+    pub skill_points: f64,
 }
 
 impl Default for RatingConfig {
@@ -37,6 +78,9 @@ impl Default for RatingConfig {
             initial_deviation: 300.0,
             initial_volatility: 0.06,
             provisional_games: 50,
+            // β is then 120 points, the Elo difference that wins about two games in three,
+            // so that differences read alike in both systems.
+            skill_points: 28.8,
         }
     }
 }
@@ -87,10 +131,19 @@ pub struct Rating {
     pub streak: i32,
     /// The longest run of wins.
     pub best_streak: u32,
+    /// The system that computed it (Glicko-2 where a stored rating does not say).
+    #[serde(default, skip_serializing_if = "RatingSystem::is_glicko2")]
+    pub system: RatingSystem,
+}
+
+impl RatingSystem {
+    fn is_glicko2(&self) -> bool {
+        *self == RatingSystem::Glicko2
+    }
 }
 
 impl Rating {
-    /// A new bot's rating.
+    /// A new bot's Glicko-2 rating.
     pub fn new(config: &RatingConfig) -> Rating {
         Rating {
             rating: config.initial_rating,
@@ -103,6 +156,34 @@ impl Rating {
             high: config.initial_rating,
             streak: 0,
             best_streak: 0,
+            system: RatingSystem::Glicko2,
+        }
+    }
+
+    /// A new bot's rating in `system`.
+    pub fn new_in(system: RatingSystem, config: &RatingConfig) -> Rating {
+        match system {
+            RatingSystem::Glicko2 => Rating::new(config),
+            RatingSystem::WengLin => Rating {
+                deviation: weng_lin::INITIAL_UNCERTAINTY * config.skill_points,
+                system,
+                ..Rating::new(config)
+            },
+        }
+    }
+
+    /// This rating carried into `system`, for a mode whose system changed: the rating and the
+    /// record stay, and the deviation stays as the uncertainty, never above a new rating's.
+    pub fn in_system(&self, system: RatingSystem, config: &RatingConfig) -> Rating {
+        if self.system == system {
+            return self.clone();
+        }
+        let fresh = Rating::new_in(system, config);
+        Rating {
+            deviation: self.deviation.min(fresh.deviation),
+            volatility: fresh.volatility,
+            system,
+            ..self.clone()
         }
     }
 
@@ -126,10 +207,16 @@ impl Rating {
 
     /// This rating after one more game with `outcome` whose new Glicko-2 values are `after`.
     fn after(&self, after: Glicko2Rating, outcome: Outcome) -> Rating {
-        let mut next = self.clone();
-        next.rating = after.rating;
-        next.deviation = after.deviation;
+        let mut next = self.recorded(after.rating, after.deviation, outcome);
         next.volatility = after.volatility;
+        next
+    }
+
+    /// This rating after one more game with `outcome`, now `rating` with `deviation`.
+    fn recorded(&self, rating: f64, deviation: f64, outcome: Outcome) -> Rating {
+        let mut next = self.clone();
+        next.rating = rating;
+        next.deviation = deviation;
         next.games += 1;
         match outcome {
             Outcome::Win => {
@@ -195,44 +282,50 @@ pub fn rate_period(
     next
 }
 
-/// Every side's rating after one match of any number of sides, from the sides' ranks (1 is
-/// first; equal ranks tie) and, in a team game, their teams.
+/// Every side's rating after one match of any number of sides in a mode rated by `system`,
+/// from the sides' ranks (1 is first; equal ranks tie) and, in a team game, their teams. A
+/// rating kept by another system is first carried into this one ([`Rating::in_system`]).
+/// Ranks or teams of another length than `sides` count as missing: every side ranked alike, no
+/// teams.
+///
+/// The record counts the match once: a win for a side ranked first alone (or only with
+/// teammates), a draw for one sharing first place with an opponent, and a loss otherwise.
+pub fn rate_match(
+    system: RatingSystem,
+    sides: &[Rating],
+    ranks: &[u8],
+    teams: Option<&[Option<u8>]>,
+    config: &RatingConfig,
+) -> Vec<Rating> {
+    let sides: Vec<Rating> = sides
+        .iter()
+        .map(|side| side.in_system(system, config))
+        .collect();
+    let places = Places::new(sides.len(), ranks, teams);
+    match system {
+        RatingSystem::Glicko2 => rate_ranked_glicko(&sides, &places, config),
+        RatingSystem::WengLin => weng_lin::rate(&sides, &places, config),
+    }
+}
+
+/// Every side's Glicko-2 rating after one match of any number of sides (see [`rate_match`]).
 ///
 /// Each side is rated, in one rating period, against every side not on its team, as a win
 /// over those ranked below it, a draw with those ranked alike and a loss to those ranked above,
 /// all measured against the ratings as they stood before the match; teammates are never rated
-/// against each other. The record counts the match once: a win for a side ranked first alone
-/// (or only with teammates), a draw for one sharing first place with an opponent, and a loss
-/// otherwise. Two sides without teams are rated exactly as [`rate`] rates them. Ranks or teams
-/// of another length than `sides` count as missing: every side ranked alike, no teams.
+/// against each other. Two sides without teams are rated exactly as [`rate`] rates them.
 pub fn rate_ranked(
     sides: &[Rating],
     ranks: &[u8],
     teams: Option<&[Option<u8>]>,
     config: &RatingConfig,
 ) -> Vec<Rating> {
-    let rank = |i: usize| {
-        if ranks.len() == sides.len() {
-            ranks[i]
-        } else {
-            1
-        }
-    };
-    let team = |i: usize| {
-        teams
-            .filter(|teams| teams.len() == sides.len())
-            .and_then(|teams| teams[i])
-    };
-    let opponents = |i: usize| {
-        (0..sides.len()).filter(move |&j| j != i && (team(i).is_none() || team(i) != team(j)))
-    };
-    let versus = |i: usize, j: usize| match rank(i).cmp(&rank(j)) {
-        std::cmp::Ordering::Less => Outcome::Win,
-        std::cmp::Ordering::Equal => Outcome::Draw,
-        std::cmp::Ordering::Greater => Outcome::Loss,
-    };
-    if let ([first, second], None) = (sides, teams) {
-        let (a, b) = rate(first, second, versus(0, 1), config);
+    rate_match(RatingSystem::Glicko2, sides, ranks, teams, config)
+}
+
+fn rate_ranked_glicko(sides: &[Rating], places: &Places<'_>, config: &RatingConfig) -> Vec<Rating> {
+    if let ([first, second], None) = (sides, places.teams) {
+        let (a, b) = rate(first, second, places.versus(0, 1), config);
         return vec![a, b];
     }
     let glicko_config = Glicko2Config {
@@ -241,23 +334,72 @@ pub fn rate_ranked(
     };
     (0..sides.len())
         .map(|i| {
-            let results: Vec<(Glicko2Rating, Outcomes)> = opponents(i)
-                .map(|j| (sides[j].glicko(), outcomes(versus(i, j))))
+            let results: Vec<(Glicko2Rating, Outcomes)> = places
+                .opponents(i)
+                .map(|j| (sides[j].glicko(), outcomes(places.versus(i, j))))
                 .collect();
             if results.is_empty() {
                 return sides[i].clone();
             }
             let after = glicko2_rating_period(&sides[i].glicko(), &results, &glicko_config);
-            let record = if rank(i) != 1 {
-                Outcome::Loss
-            } else if opponents(i).any(|j| rank(j) == 1) {
-                Outcome::Draw
-            } else {
-                Outcome::Win
-            };
-            sides[i].after(after, record)
+            sides[i].after(after, places.record(i))
         })
         .collect()
+}
+
+/// Where each side of one match finished: its rank and its team.
+struct Places<'a> {
+    count: usize,
+    ranks: Option<&'a [u8]>,
+    teams: Option<&'a [Option<u8>]>,
+}
+
+impl<'a> Places<'a> {
+    fn new(count: usize, ranks: &'a [u8], teams: Option<&'a [Option<u8>]>) -> Places<'a> {
+        Places {
+            count,
+            ranks: Some(ranks).filter(|ranks| ranks.len() == count),
+            teams: teams.filter(|teams| teams.len() == count),
+        }
+    }
+
+    fn rank(&self, i: usize) -> u8 {
+        self.ranks.map_or(1, |ranks| ranks[i])
+    }
+
+    fn team(&self, i: usize) -> Option<u8> {
+        self.teams.and_then(|teams| teams[i])
+    }
+
+    /// Whether sides `i` and `j` play on one team.
+    fn teammates(&self, i: usize, j: usize) -> bool {
+        i == j || self.team(i).is_some_and(|team| self.team(j) == Some(team))
+    }
+
+    /// The sides `i` played against: every side not on its team.
+    fn opponents(&self, i: usize) -> impl Iterator<Item = usize> + '_ {
+        (0..self.count).filter(move |&j| !self.teammates(i, j))
+    }
+
+    /// How side `i` did against side `j`.
+    fn versus(&self, i: usize, j: usize) -> Outcome {
+        match self.rank(i).cmp(&self.rank(j)) {
+            std::cmp::Ordering::Less => Outcome::Win,
+            std::cmp::Ordering::Equal => Outcome::Draw,
+            std::cmp::Ordering::Greater => Outcome::Loss,
+        }
+    }
+
+    /// How the match counts in side `i`'s record.
+    fn record(&self, i: usize) -> Outcome {
+        if self.rank(i) != 1 {
+            Outcome::Loss
+        } else if self.opponents(i).any(|j| self.rank(j) == 1) {
+            Outcome::Draw
+        } else {
+            Outcome::Win
+        }
+    }
 }
 
 fn outcomes(outcome: Outcome) -> Outcomes {

@@ -196,3 +196,248 @@ fn teammates_are_never_rated_against_each_other() {
     let one_team = rate_ranked(&sides[..2], &[1, 1], Some(&[Some(0), Some(0)]), &config);
     assert_eq!(one_team, [new.clone(), new]);
 }
+
+/// A Weng-Lin rating from a skill and an uncertainty in Weng-Lin's own units.
+fn skill(mu: f64, sigma: f64) -> Rating {
+    let config = RatingConfig::default();
+    let (rating, deviation) = weng_lin::shown(
+        skillratings::weng_lin::WengLinRating {
+            rating: mu,
+            uncertainty: sigma,
+        },
+        &config,
+    );
+    Rating {
+        rating,
+        deviation,
+        ..Rating::new_in(RatingSystem::WengLin, &config)
+    }
+}
+
+/// `rating`'s skill and uncertainty in Weng-Lin's own units.
+fn units(rating: &Rating) -> (f64, f64) {
+    let skill = weng_lin::skill(rating, &RatingConfig::default());
+    (skill.rating, skill.uncertainty)
+}
+
+#[test]
+fn modes_of_more_than_two_seats_are_rated_by_weng_lin() {
+    let table = [
+        (2, RatingSystem::Glicko2),
+        (3, RatingSystem::WengLin),
+        (4, RatingSystem::WengLin),
+        (8, RatingSystem::WengLin),
+    ];
+    for (seats, system) in table {
+        assert_eq!(RatingSystem::for_seats(seats), system, "{seats} seats");
+    }
+    let config = RatingConfig::default();
+    let new = Rating::new_in(RatingSystem::WengLin, &config);
+    assert_eq!(units(&new), (25.0, 25.0 / 3.0));
+    assert_eq!(new.rating, config.initial_rating);
+}
+
+#[test]
+fn a_team_result_matches_the_published_weng_lin_figures() {
+    // skillratings' `test_weng_multi_team_two`: two teams of three, the first team wins.
+    let first = [skill(25.0, 25.0 / 3.0), skill(30.0, 1.2), skill(21.0, 6.5)];
+    let second = [skill(25.0, 25.0 / 3.0), skill(41.0, 1.4), skill(19.2, 4.3)];
+    let sides: Vec<Rating> = first.iter().chain(&second).cloned().collect();
+    let teams = [Some(0), Some(0), Some(0), Some(1), Some(1), Some(1)];
+    let after = rate_match(
+        RatingSystem::WengLin,
+        &sides,
+        &[1, 1, 1, 2, 2, 2],
+        Some(&teams),
+        &RatingConfig::default(),
+    );
+    let published = [
+        (27.904_443_970_057_24, 8.138_803_466_450_47),
+        (30.060_226_550_163_108, 1.199_425_779_255_630_7),
+        (22.767_063_711_382_825, 6.408_113_466_768_933),
+        (22.095_556_029_942_76, 8.160_155_338_979_159),
+        (40.918_024_973_389_1, 1.399_187_149_975_365_4),
+        (18.426_674_366_308_44, 4.276_389_807_576_043),
+    ];
+    for (i, (mu, sigma)) in published.into_iter().enumerate() {
+        let (got_mu, got_sigma) = units(&after[i]);
+        assert!((got_mu - mu).abs() < 1e-9, "side {i}: {got_mu} ≠ {mu}");
+        assert!(
+            (got_sigma - sigma).abs() < 1e-9,
+            "side {i}: {got_sigma} ≠ {sigma}"
+        );
+    }
+    let records: Vec<(u32, u32)> = after.iter().map(|r| (r.wins, r.losses)).collect();
+    assert_eq!(records, [(1, 0), (1, 0), (1, 0), (0, 1), (0, 1), (0, 1)]);
+}
+
+#[test]
+fn a_team_result_of_three_teams_matches_the_published_figures() {
+    // skillratings' example for `weng_lin_multi_team`: three teams of three placed 2, 1, 3.
+    let sides = [
+        skill(25.0, 25.0 / 3.0),
+        skill(30.0, 1.2),
+        skill(21.0, 6.5),
+        skill(25.0, 25.0 / 3.0),
+        skill(41.0, 1.4),
+        skill(19.2, 4.3),
+        skill(25.0, 25.0 / 3.0),
+        skill(29.4, 1.6),
+        skill(17.2, 2.1),
+    ];
+    let teams = [0, 0, 0, 1, 1, 1, 2, 2, 2].map(Some);
+    let after = rate_match(
+        RatingSystem::WengLin,
+        &sides,
+        &[2, 2, 2, 1, 1, 1, 3, 3, 3],
+        Some(&teams),
+        &RatingConfig::default(),
+    );
+    let published = [
+        25.38, 30.01, 21.23, 27.96, 41.08, 19.99, 21.66, 29.28, 16.99,
+    ];
+    for (i, mu) in published.into_iter().enumerate() {
+        let (got, _) = units(&after[i]);
+        assert!(
+            ((got * 100.0).round() / 100.0 - mu).abs() < 1e-9,
+            "side {i}: {got}"
+        );
+    }
+}
+
+/// Weng and Lin's Algorithm 1 (the Bradley-Terry model, every pair compared) for players
+/// alone, written out from the paper's formulas, with β = 25/6 and κ = 10⁻⁶.
+fn bradley_terry_by_hand(players: &[(f64, f64)], ranks: &[u8]) -> Vec<(f64, f64)> {
+    let beta: f64 = 25.0 / 6.0;
+    players
+        .iter()
+        .enumerate()
+        .map(|(i, &(mu_i, sigma_i))| {
+            let (mut omega, mut delta) = (0.0, 0.0);
+            for (q, &(mu_q, sigma_q)) in players.iter().enumerate() {
+                if q == i {
+                    continue;
+                }
+                let c = (sigma_i * sigma_i + sigma_q * sigma_q + 2.0 * beta * beta).sqrt();
+                let p = (mu_i / c).exp() / ((mu_i / c).exp() + (mu_q / c).exp());
+                let s = match ranks[i].cmp(&ranks[q]) {
+                    std::cmp::Ordering::Less => 1.0,
+                    std::cmp::Ordering::Equal => 0.5,
+                    std::cmp::Ordering::Greater => 0.0,
+                };
+                let gamma = sigma_i / c;
+                omega += sigma_i * sigma_i / c * (s - p);
+                delta += gamma * sigma_i * sigma_i / (c * c) * p * (1.0 - p);
+            }
+            let mu = mu_i + omega;
+            let sigma = sigma_i * f64::max(1.0 - delta, 1e-6).sqrt();
+            (mu, sigma)
+        })
+        .collect()
+}
+
+#[test]
+fn a_six_player_result_matches_the_papers_formulas() {
+    let players = [
+        (25.0, 25.0 / 3.0),
+        (31.5, 4.0),
+        (20.0, 7.5),
+        (28.0, 2.5),
+        (25.0, 25.0 / 3.0),
+        (18.0, 6.0),
+    ];
+    // A tie for third place.
+    let ranks = [4, 1, 3, 2, 3, 6];
+    let sides: Vec<Rating> = players
+        .iter()
+        .map(|&(mu, sigma)| skill(mu, sigma))
+        .collect();
+    let after = rate_match(
+        RatingSystem::WengLin,
+        &sides,
+        &ranks,
+        None,
+        &RatingConfig::default(),
+    );
+    let expected = bradley_terry_by_hand(&players, &ranks);
+    for (i, (mu, sigma)) in expected.into_iter().enumerate() {
+        let (got_mu, got_sigma) = units(&after[i]);
+        assert!((got_mu - mu).abs() < 1e-9, "player {i}: {got_mu} ≠ {mu}");
+        assert!(
+            (got_sigma - sigma).abs() < 1e-9,
+            "player {i}: {got_sigma} ≠ {sigma}"
+        );
+    }
+    // The winner gains, the last loses, and everyone is surer than before.
+    assert!(after[1].rating > sides[1].rating && after[5].rating < sides[5].rating);
+    assert!(
+        after
+            .iter()
+            .zip(&sides)
+            .all(|(a, s)| a.deviation < s.deviation)
+    );
+    let wins: Vec<u32> = after.iter().map(|r| r.wins).collect();
+    assert_eq!(wins, [0, 1, 0, 0, 0, 0]);
+}
+
+#[test]
+fn a_glicko_rating_carries_into_weng_lin_with_its_record() {
+    let config = RatingConfig::default();
+    let (old, _) = rate(
+        &rating(1650.0, 120.0),
+        &rating(1500.0, 80.0),
+        Outcome::Win,
+        &config,
+    );
+    let carried = old.in_system(RatingSystem::WengLin, &config);
+    assert_eq!(carried.system, RatingSystem::WengLin);
+    assert_eq!(
+        (carried.rating, carried.games, carried.wins),
+        (old.rating, 1, 1)
+    );
+    assert_eq!(carried.deviation, old.deviation);
+    // A deviation wider than a new Weng-Lin rating's is narrowed to it.
+    let unsure = rating(1200.0, 350.0).in_system(RatingSystem::WengLin, &config);
+    assert_eq!(units(&unsure).1, 25.0 / 3.0);
+    // A match rates a stored Glicko-2 rating in the mode's system.
+    let after = rate_match(
+        RatingSystem::WengLin,
+        &[old.clone(), Rating::new(&config), Rating::new(&config)],
+        &[1, 2, 3],
+        None,
+        &config,
+    );
+    assert!(after.iter().all(|r| r.system == RatingSystem::WengLin));
+    assert_eq!(after[0].games, 2);
+}
+
+#[test]
+fn a_stored_rating_names_its_system_only_when_it_is_not_glicko2() {
+    let config = RatingConfig::default();
+    let glicko = serde_json::to_value(Rating::new(&config)).expect("serialize");
+    assert!(glicko.get("system").is_none(), "{glicko}");
+    let weng_lin =
+        serde_json::to_value(Rating::new_in(RatingSystem::WengLin, &config)).expect("serialize");
+    assert_eq!(weng_lin["system"], "weng-lin");
+    let back: Rating = serde_json::from_value(weng_lin).expect("parse");
+    assert_eq!(back.system, RatingSystem::WengLin);
+}
+
+fn any_skill() -> impl Strategy<Value = Rating> {
+    (10.0..40.0f64, 0.5..8.4f64).prop_map(|(mu, sigma)| skill(mu, sigma))
+}
+
+proptest! {
+    #[test]
+    fn in_weng_lin_the_first_never_loses_and_the_last_never_gains(
+        sides in proptest::collection::vec(any_skill(), 3..=8),
+    ) {
+        let config = RatingConfig::default();
+        let ranks: Vec<u8> = (1..=sides.len() as u8).collect();
+        let after = rate_match(RatingSystem::WengLin, &sides, &ranks, None, &config);
+        let last = sides.len() - 1;
+        prop_assert!(after[0].rating >= sides[0].rating);
+        prop_assert!(after[last].rating <= sides[last].rating);
+        prop_assert!(after.iter().all(|r| r.rating.is_finite() && r.deviation > 0.0));
+    }
+}

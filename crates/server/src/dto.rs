@@ -144,8 +144,8 @@ pub struct BotView {
     pub disabled: bool,
     /// Whether the arena offers it games when it is online and idle (registered bots).
     pub auto_match: bool,
-    /// Its ratings by game mode (`game:variant`, …), in a single bot's profile: rating,
-    /// deviation, volatility, games, wins, losses, draws, highest rating, streaks, and whether
+    /// Its ratings by game mode (`game:variant`, …), in a single bot's profile: the rating
+    /// system, rating, deviation, volatility (Glicko-2 only), games, wins, losses, draws, highest rating, streaks, and whether
     /// it is still provisional with its progress towards an official rating.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<Object>)]

@@ -173,9 +173,12 @@ pub(crate) async fn bot_profile(
 
 /// Every rated bot in a game mode, best first.
 ///
-/// Each entry has the bot, its rank, rating, deviation, volatility, games, wins, losses, draws,
-/// highest rating, current and best streak, and whether the rating is still provisional (fewer
-/// than 50 rated games) with its progress towards an official one.
+/// The answer names the mode and its rating `system`: `glicko2` for modes of two seats,
+/// `weng-lin` (OpenSkill's model, one rating from the places of every player of a game) for
+/// modes that seat more. Each entry has the bot, its rank, its `system`, rating, deviation,
+/// volatility (Glicko-2 only), games, wins, losses, draws, highest rating, current and best
+/// streak, and whether the rating is still provisional (fewer than 50 rated games) with its
+/// progress towards an official one.
 #[utoipa::path(get, path = "/api/v1/leaderboard", tag = BOTS, params(LeaderboardQuery),
     responses((status = 200, description = "The mode and its entries, best first"), (status = 400, body = ErrorBody, description = "`invalid_request`: no such game or variant; or a query that does not parse")))]
 pub(crate) async fn leaderboard(

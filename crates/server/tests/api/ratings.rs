@@ -41,12 +41,15 @@ async fn a_finished_rated_match_moves_both_ratings_once_and_for_good() {
 
     let board = app.get("/leaderboard", None).await.expect(200);
     assert_eq!(board["mode"], "othello:std");
+    assert_eq!(board["system"], "glicko2", "two seats: {board}");
     let entries = board["entries"].as_array().expect("entries");
     assert_eq!(entries.len(), 2, "{board}");
     assert_eq!(entries[0]["rank"], 1);
     assert!(entries[0]["rating"].as_f64() >= entries[1]["rating"].as_f64());
     for entry in entries {
         assert_eq!(entry["games"], 1, "{entry}");
+        assert_eq!(entry["system"], "glicko2", "{entry}");
+        assert!(entry["volatility"].is_f64(), "{entry}");
         assert_eq!(entry["provisional"], true);
         assert_eq!(
             entry["official_progress"],
@@ -236,4 +239,13 @@ async fn a_rated_match_of_three_rates_everyone_by_place() {
     let entries = board["entries"].as_array().expect("entries");
     assert_eq!(entries.len(), 3, "{board}");
     assert!(entries.iter().all(|e| e["games"] == 1), "{board}");
+    // Goofspiel seats up to four, so its modes are rated by Weng-Lin: a new rating's
+    // uncertainty is 25/3 skill units of 28.8 points, and one game narrows everyone's.
+    assert_eq!(board["system"], "weng-lin", "{board}");
+    for entry in entries {
+        assert_eq!(entry["system"], "weng-lin", "{entry}");
+        assert!(entry.get("volatility").is_none(), "{entry}");
+        let deviation = entry["deviation"].as_f64().expect("deviation");
+        assert!(deviation > 200.0 && deviation < 240.0, "{entry}");
+    }
 }

@@ -515,8 +515,18 @@ async fn the_home_page_and_leaderboards_list_matches_and_ratings() {
     );
     assert!(beta < alpha, "the winner ranks first");
     assert!(!board.html.contains("No rated game"), "{}", board.html);
+    assert!(board.html.contains("Rated by Glicko-2"), "{}", board.html);
     let anti = browser.get("/leaderboard?variant=anti").await;
     assert!(anti.html.contains("No rated game has been played"));
+    // A mode that seats more than two says it is rated by Weng-Lin.
+    let goofspiel = browser
+        .get("/leaderboard?game=goofspiel&variant=short")
+        .await;
+    assert!(
+        goofspiel.html.contains("Rated by Weng-Lin"),
+        "{}",
+        goofspiel.html
+    );
     assert_eq!(
         browser.get("/leaderboard?variant=chess").await.status,
         StatusCode::NOT_FOUND

@@ -1,6 +1,6 @@
 //! The leaderboards: one tab per mode, the standings of the one shown.
 
-use arbiter_arena::Mode;
+use arbiter_arena::{Mode, RatingSystem};
 use askama::Template;
 use axum::extract::{Query, State};
 use axum::response::Html;
@@ -19,6 +19,8 @@ struct LeaderboardPage {
     page: Page,
     /// The mode shown.
     mode: Mode,
+    /// How its results are rated.
+    system: RatingSystem,
     variants: Vec<VariantChoice>,
     standings: Vec<Standing>,
 }
@@ -26,6 +28,11 @@ struct LeaderboardPage {
 impl LeaderboardPage {
     fn shows(&self, choice: &VariantChoice) -> bool {
         self.mode.game == choice.game && self.mode.variant == choice.variant
+    }
+
+    /// Whether the mode is rated by Weng-Lin rather than Glicko-2.
+    fn weng_lin(&self) -> bool {
+        self.system == RatingSystem::WengLin
     }
 }
 
@@ -61,6 +68,7 @@ pub(crate) async fn leaderboard(
         .collect();
     render(&LeaderboardPage {
         page: page(&visitor, "Leaderboard"),
+        system: state.arena.rating_system(mode),
         mode,
         variants: VariantChoice::all(games),
         standings,
