@@ -5,6 +5,7 @@ mod bot_command;
 mod bots_command;
 mod database;
 mod games;
+mod match_command;
 mod migrate_command;
 mod open_files;
 mod perft_command;
@@ -47,6 +48,9 @@ enum Command {
     BenchWatch(watch_bench_command::WatchBenchArgs),
     /// Connect an engine to a server and play the bot's matches (token from ARBITER_TOKEN).
     Bot(Box<bot_command::BotArgs>),
+    /// Play local engines against each other with no server: mirrored openings, the Elo
+    /// difference with its interval, an optional SPRT, or a round robin of several engines.
+    Match(Box<match_command::MatchArgs>),
     /// Simulate many games between bots for balance: win rates per player count.
     Selfplay(selfplay_command::SelfplayArgs),
     /// Make the list of balanced 8-move openings XOT games start from (printed).
@@ -82,6 +86,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Bots(args) => runtime()?.block_on(bots_command::run(args)),
         Command::Migrate(args) => runtime()?.block_on(migrate_command::run(args)),
         Command::Bench(args) => runtime()?.block_on(bench_command::run(args)),
+        Command::Match(args) => runtime()?.block_on(match_command::run(*args)),
         Command::BenchWatch(args) => runtime()?.block_on(watch_bench_command::run(args)),
         Command::Verify(args) => {
             let code = runtime()?.block_on(verify_command::run(args))?;

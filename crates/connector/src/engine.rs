@@ -376,6 +376,18 @@ impl LegEngine {
         }
     }
 
+    /// The game is over but the engine plays on: an idle Gomocup brain or UCI engine goes back
+    /// to its pool, to be told of the next game when it is asked about it, and any other
+    /// engine keeps its process.
+    pub(crate) async fn between_games(&mut self) {
+        if let Some(brain) = &mut self.gomocup {
+            brain.retire().await;
+        }
+        if let Some(engine) = &mut self.uci {
+            engine.retire().await;
+        }
+    }
+
     /// Stops every process, spares included; an idle Gomocup brain or UCI engine is kept for a
     /// later leg.
     pub(crate) async fn stop(&mut self) {

@@ -24,6 +24,7 @@ mod engine;
 mod environment;
 mod games;
 mod leg;
+mod player;
 mod process;
 mod session;
 
@@ -34,6 +35,7 @@ pub use engine::find_edax_eval;
 pub use engine::uci::{UciOption, UciOptionError};
 pub use environment::detect_cpu_name;
 pub use games::{CHESS, GOMOKU, GameChoice, Games, GamesError, OTHELLO};
+pub use player::{EnginePlayer, PlayerAnswer, PlayerError};
 
 /// The environment variable holding the bot's token.
 pub const TOKEN_VARIABLE: &str = "ARBITER_TOKEN";

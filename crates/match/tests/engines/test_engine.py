@@ -1,0 +1,23 @@
+"""A test engine for `arbiter match`: plays the first legal action of any request.
+
+Othello requests (FlipSight's) are answered {"move": square}, -1 to pass; requests of the
+generic protocol {"action": ...}. With `--crash-on N` it exits without answering the first
+request of game N, as a crashing engine does.
+"""
+import json
+import sys
+
+crash_on = None
+if len(sys.argv) == 3 and sys.argv[1] == "--crash-on":
+    crash_on = int(sys.argv[2])
+
+for line in sys.stdin:
+    request = json.loads(line)
+    if crash_on is not None and request.get("match_id") == crash_on:
+        sys.exit(1)
+    if "legal_moves" in request:
+        legal = request["legal_moves"]
+        answer = {"move": legal[0] if legal else -1}
+    else:
+        answer = {"action": request["legal_actions"][0]}
+    print(json.dumps(answer), flush=True)

@@ -1,0 +1,187 @@
+//! Whole matches between real engine processes, through the connector's adapters.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+
+use arbiter_connector::EngineSpec;
+use arbiter_match::stats::{Score, Sprt, SprtVerdict};
+use arbiter_match::{Entrant, GameRecord, MatchOptions, Report, TimeControl, run};
+use arbiter_plugin::{Family, Opening};
+use tokio::sync::mpsc;
+
+const TEST_ENGINE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/engines/test_engine.py");
+const GREEDY_ENGINE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/engine.py");
+
+fn entrant(name: &str, command: String) -> Entrant {
+    Entrant {
+        name: name.to_owned(),
+        engine: EngineSpec::Json { command },
+    }
+}
+
+fn options(family: &'static Family, variant: &str, entrants: Vec<Entrant>) -> MatchOptions {
+    MatchOptions {
+        family,
+        variant: variant.to_owned(),
+        entrants,
+        games: 6,
+        concurrency: 2,
+        time_control: TimeControl {
+            base_ms: 60_000,
+            increment_ms: 0,
+        },
+        opening: Opening::Random,
+        seed: "test-seed".to_owned(),
+        sprt: None,
+    }
+}
+
+async fn play(options: MatchOptions) -> (Report, Vec<GameRecord>) {
+    let (sender, mut receiver) = mpsc::unbounded_channel();
+    let report = run(options, sender, Arc::new(AtomicBool::new(false)))
+        .await
+        .expect("the match is played");
+    let mut games = Vec::new();
+    while let Ok(update) = receiver.try_recv() {
+        games.push(update.game);
+    }
+    games.sort_by_key(|g| g.number);
+    (report, games)
+}
+
+#[tokio::test]
+async fn each_opening_is_played_in_both_colours() {
+    let entrants = vec![
+        entrant("first", format!("python3 {TEST_ENGINE}")),
+        entrant("greedy", format!("python3 {GREEDY_ENGINE}")),
+    ];
+    let (report, games) = play(options(&arbiter_othello_plugin::FAMILY, "std", entrants)).await;
+    assert_eq!(games.len(), 6);
+    assert_eq!(report.standing.games, 6);
+    let mut by_opening: HashMap<u32, Vec<&GameRecord>> = HashMap::new();
+    for game in &games {
+        assert_eq!(game.failed, None, "{game:?}");
+        by_opening.entry(game.opening).or_default().push(game);
+    }
+    assert_eq!(by_opening.len(), 3, "three openings, a pair each");
+    for pair in by_opening.values() {
+        let [a, b] = pair.as_slice() else {
+            panic!("not a pair: {pair:?}");
+        };
+        assert_eq!(a.config, b.config, "one opening");
+        assert_eq!(a.seed, b.seed);
+        assert_eq!(
+            a.seats,
+            [b.seats[1].clone(), b.seats[0].clone()],
+            "colours swapped"
+        );
+    }
+    let configs: std::collections::HashSet<String> =
+        games.iter().map(|g| g.config.to_string()).collect();
+    assert_eq!(configs.len(), 3, "the openings differ");
+    // The results add up, from the first engine's side.
+    let result = &report.standing.pairings[0];
+    assert_eq!(result.tally.games(), 6);
+    assert_eq!(result.pairs.pairs(), 3);
+    let first_points: f64 = games
+        .iter()
+        .map(|g| {
+            let seat = usize::from(g.seats[1] == "first");
+            match g.scores[seat] {
+                Score::Win => 1.0,
+                Score::Draw => 0.5,
+                Score::Loss => 0.0,
+            }
+        })
+        .sum();
+    assert_eq!(result.tally.points(), first_points);
+    // Every move but each game's first had its overhead measured.
+    let moves: usize = games.iter().map(|g| g.moves.len()).sum();
+    assert_eq!(report.overheads.len(), moves - games.len());
+}
+
+#[tokio::test]
+async fn the_same_seed_plays_the_same_games() {
+    let entrants = || {
+        vec![
+            entrant("first", format!("python3 {TEST_ENGINE}")),
+            entrant("greedy", format!("python3 {GREEDY_ENGINE}")),
+        ]
+    };
+    let (_, once) = play(options(&arbiter_othello_plugin::FAMILY, "std", entrants())).await;
+    let (_, again) = play(options(&arbiter_othello_plugin::FAMILY, "std", entrants())).await;
+    let moves = |games: &[GameRecord]| -> Vec<Vec<String>> {
+        games.iter().map(|g| g.moves.clone()).collect()
+    };
+    assert_eq!(moves(&once), moves(&again));
+}
+
+#[tokio::test]
+async fn a_crashing_engine_loses_its_game_and_the_match_goes_on() {
+    let entrants = vec![
+        entrant("steady", format!("python3 {TEST_ENGINE}")),
+        entrant("crashy", format!("python3 {TEST_ENGINE} --crash-on 3")),
+    ];
+    let mut options = options(&arbiter_othello_plugin::FAMILY, "std", entrants);
+    options.concurrency = 1;
+    let (report, games) = play(options).await;
+    assert_eq!(games.len(), 6, "every game is played");
+    for game in &games {
+        let crashed = game.number == 3;
+        assert_eq!(game.failed.is_some(), crashed, "{game:?}");
+        if crashed {
+            let seat = game.failed.expect("a seat");
+            assert_eq!(game.seats[seat], "crashy");
+            assert_eq!(game.scores[seat], Score::Loss);
+            assert_eq!(game.scores[1 - seat], Score::Win);
+            assert!(game.reason.contains("exited"), "{}", game.reason);
+        } else {
+            assert!(game.moves.len() > 20, "{game:?}");
+        }
+    }
+    assert!(!report.stopped_early);
+}
+
+#[tokio::test]
+async fn a_simultaneous_game_is_played_through_the_generic_protocol() {
+    let entrants = vec![
+        entrant("one", format!("python3 {TEST_ENGINE}")),
+        Entrant {
+            name: "practice".to_owned(),
+            engine: EngineSpec::Practice,
+        },
+    ];
+    let mut options = options(&arbiter_goofspiel::FAMILY, "short", entrants);
+    options.games = 2;
+    let (report, games) = play(options).await;
+    assert_eq!(games.len(), 2);
+    for game in &games {
+        assert_eq!(game.failed, None, "{game:?}");
+        // Five rounds of two bids.
+        assert_eq!(game.moves.len(), 10, "{game:?}");
+    }
+    assert_eq!(report.standing.pairings[0].tally.games(), 2);
+}
+
+#[tokio::test]
+async fn the_sprt_stops_the_match_at_the_bound_it_crosses() {
+    let entrants = vec![
+        entrant("greedy", format!("python3 {GREEDY_ENGINE}")),
+        entrant("first", format!("python3 {TEST_ENGINE}")),
+    ];
+    let mut options = options(&arbiter_othello_plugin::FAMILY, "std", entrants);
+    options.games = 400;
+    // The greedy engine is some 100 Elo stronger: a test of 0 against 40 decides soon.
+    let sprt = Sprt::new(0.0, 40.0, 0.05, 0.05).expect("a test");
+    options.sprt = Some(sprt);
+    let (report, games) = play(options).await;
+    let standing = &report.standing;
+    assert!(report.stopped_early, "{standing:?}");
+    assert_eq!(standing.verdict, Some(SprtVerdict::H1), "{standing:?}");
+    assert!(standing.games < 400 && games.len() as u64 == standing.games);
+    // The verdict is the bound the pairs' ratio crosses.
+    let llr = sprt.llr(&standing.pairings[0].pairs);
+    assert_eq!(standing.llr, Some(llr));
+    assert!(llr >= sprt.bounds().1, "{llr}");
+}
