@@ -811,6 +811,13 @@ impl Arena {
         self.matches.open_tables(limit).await
     }
 
+    /// The lobby's revision on this server: it moves whenever a match opens (a table or a
+    /// challenge), a table gains a seat, or a match starts or ends, so that lists of open
+    /// tables and live matches know when to be read again. Wait on it with `changed()`.
+    pub fn lobby_changes(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.matches.lobby()
+    }
+
     // ----- streams -----
 
     /// Opens an event stream for a bot; the first events re-send its pending challenges and

@@ -608,6 +608,33 @@ pub struct TurnsQuery {
     pub format: OutputFormat,
 }
 
+/// Query of the event stream.
+#[derive(Debug, Default, Deserialize, IntoParams)]
+#[serde(default)]
+#[into_params(parameter_in = Query)]
+pub struct StreamQuery {
+    /// Also follow the lobby: a `tables` line with every open table at once, and again
+    /// whenever the list changes.
+    pub lobby: bool,
+}
+
+/// Query of lists that can be narrowed to one game.
+#[derive(Debug, Default, Deserialize, IntoParams)]
+#[serde(default)]
+#[into_params(parameter_in = Query)]
+pub struct GameFilter {
+    /// Only this game's (every game's when left out).
+    #[param(value_type = Option<GameName>)]
+    pub game: Option<String>,
+}
+
+impl GameFilter {
+    /// Whether `game` passes the filter.
+    pub fn admits(&self, game: &str) -> bool {
+        self.game.as_deref().is_none_or(|wanted| wanted == game)
+    }
+}
+
 /// Query of the leaderboard.
 #[derive(Debug, Default, Deserialize, IntoParams)]
 #[serde(default)]

@@ -249,6 +249,7 @@ fn router(games: &Games) -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .routes(routes!(routes::create_challenge, routes::my_challenges))
         .routes(routes!(routes::challenge_house))
         .routes(routes!(routes::open_table, routes::list_tables))
+        .routes(routes!(routes::live_matches))
         .routes(routes!(routes::join_table))
         .routes(routes!(routes::accept))
         .routes(routes!(routes::reject))

@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 use crate::AppState;
 use crate::dto::{
     AnonymousRequest, AutoMatchRequest, BotView, ChallengeBody, DisableRequest, EnvironmentReport,
-    EventsQuery, FormatQuery, Health, LeaderboardQuery, MoveBody, NewBot, OutputFormat,
+    EventsQuery, FormatQuery, GameFilter, Health, LeaderboardQuery, MoveBody, NewBot, OutputFormat,
     RegisterRequest, SeedBody, TableBody, TalkState, TalkSwitch, TurnsQuery, VariantsRequest,
 };
 use crate::error::{ApiError, ApiResult, ErrorBody};
@@ -467,12 +467,49 @@ pub(crate) async fn open_table(
     Ok((StatusCode::CREATED, Json(table)).into_response())
 }
 
-/// The open tables with a free seat, newest first.
-#[utoipa::path(get, path = "/api/v1/tables", tag = MATCHES,
-    responses((status = 200, description = "The open tables, as match snapshots with `table: true`, `seats` and the `participants` seated so far")))]
-pub(crate) async fn list_tables(State(state): State<AppState>) -> Json<Value> {
-    Json(json!(state.arena.open_tables(100).await))
+/// The most open tables a list gives.
+pub(crate) const TABLES_LISTED: usize = 100;
+
+/// The open tables with a free seat, newest first, of every game or of `game`: the lobby.
+/// People (signed in or guests) and bots sit down at the same tables; a table starts once
+/// its last seat is taken. `GET /api/v1/stream?lobby=true` sends this list again whenever
+/// it changes.
+#[utoipa::path(get, path = "/api/v1/tables", tag = MATCHES, params(GameFilter),
+    responses((status = 200, description = "The open tables, as match snapshots with `table: true`, `seats`, `rated`, the clock and the `participants` seated so far")))]
+pub(crate) async fn list_tables(
+    State(state): State<AppState>,
+    ApiQuery(filter): ApiQuery<GameFilter>,
+) -> Json<Value> {
+    let tables: Vec<_> = state
+        .arena
+        .open_tables(TABLES_LISTED)
+        .await
+        .into_iter()
+        .filter(|table| filter.admits(table.game))
+        .collect();
+    Json(json!(tables))
 }
+
+/// The running matches of every game or of `game`, newest first, as spectators see them:
+/// what there is to watch.
+#[utoipa::path(get, path = "/api/v1/live", tag = MATCHES, params(GameFilter),
+    responses((status = 200, description = "Match snapshots of running matches, as a spectator reads them")))]
+pub(crate) async fn live_matches(
+    State(state): State<AppState>,
+    ApiQuery(filter): ApiQuery<GameFilter>,
+) -> Json<Value> {
+    let matches: Vec<_> = state
+        .arena
+        .running_matches(LIVE_LISTED)
+        .await
+        .into_iter()
+        .filter(|running| filter.admits(running.game))
+        .collect();
+    Json(json!(matches))
+}
+
+/// The most running matches a list gives.
+pub(crate) const LIVE_LISTED: usize = 200;
 
 /// Takes a seat at an open table; the match starts when the last seat is taken.
 #[utoipa::path(post, path = "/api/v1/tables/{id}/join", tag = MATCHES, security(("bearer" = [])), params(("id" = i64, Path)), request_body(content = SeedBody, description = "Optional: your client seed"),

@@ -27,7 +27,7 @@ use arbiter_arena::Arena;
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::routing::{get, post};
-use pages::{accounts, assets, bots, home, leaderboard, my_bots, play, tables};
+use pages::{accounts, assets, bots, home, leaderboard, my_bots, play, tables, watch};
 
 pub use error::status_of;
 pub use paths::bot_path;
@@ -133,6 +133,9 @@ pub fn router(arena: Arena) -> Router {
         .route("/matches/{id}/moves", post(matches::play))
         .route("/bots/{name}/play", post(play::play_bot))
         .route("/tables", get(tables::tables).post(tables::open_table))
+        .route("/tables/list", get(tables::table_list))
+        .route("/watch", get(watch::watch))
+        .route("/watch/list", get(watch::watch_list_fragment))
         .route("/tables/{id}/join", post(tables::join_table))
         .route("/tables/{id}/fill", post(tables::fill_table))
         .route("/static/style.css", get(assets::style))

@@ -143,6 +143,25 @@ async function refreshLive() {
     // The next round tries again.
   }
 }
+// Lists that change as matches open, fill and end (the open tables, the running matches):
+// fetched again every few seconds and swapped in when their signature changed.
+async function refreshList(id) {
+  const current = document.getElementById(id);
+  if (!current) return;
+  try {
+    const reply = await fetch(current.dataset.refresh);
+    if (!reply.ok) return;
+    const next = document.createElement("template");
+    next.innerHTML = await reply.text();
+    const fresh = next.content.getElementById(id);
+    if (fresh && fresh.dataset.signature !== current.dataset.signature) current.replaceWith(fresh);
+  } catch {
+    // The next round tries again.
+  }
+}
+for (const id of ["lobby", "watch"]) {
+  if (document.getElementById(id)) setInterval(() => refreshList(id), 3000);
+}
 if (document.getElementById("live")) {
   followMinis();
   setInterval(refreshLive, 15000);

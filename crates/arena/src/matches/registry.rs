@@ -35,6 +35,10 @@ pub(crate) struct Registry {
     open: Mutex<HashMap<BotId, HashMap<MatchId, MatchStatus>>>,
     /// Running variant matches against house bots.
     house_variants: Mutex<HashSet<MatchId>>,
+    /// The lobby's revision: it moves whenever a match is added, gains a participant or
+    /// changes status, so that whoever lists open tables or live matches knows when to look
+    /// again.
+    lobby: tokio::sync::watch::Sender<u64>,
 }
 
 impl Registry {
@@ -46,7 +50,17 @@ impl Registry {
             closed: Mutex::new(VecDeque::new()),
             open: Mutex::new(HashMap::new()),
             house_variants: Mutex::new(HashSet::new()),
+            lobby: tokio::sync::watch::Sender::new(0),
         }
+    }
+
+    /// The lobby's revision, to wait for its next change.
+    pub(crate) fn lobby(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.lobby.subscribe()
+    }
+
+    fn lobby_changed(&self) {
+        self.lobby.send_modify(|revision| *revision += 1);
     }
 
     /// Holds a new match's channels.
@@ -69,6 +83,7 @@ impl Registry {
                     closed: false,
                 },
             );
+        self.lobby_changed();
     }
 
     /// Forgets every match and gives back their command queues, for shutting down.
@@ -106,6 +121,7 @@ impl Registry {
                 open.entry(*bot).or_default().insert(id, status);
             }
         }
+        self.lobby_changed();
     }
 
     /// Called by a match actor whenever its status changes.
@@ -141,13 +157,16 @@ impl Registry {
                 self.retire_closed(now);
             }
         }
-        let mut house_variants = lock(&self.house_variants);
-        let default_variant = self.context.default_mode().map_or("", |mode| mode.variant);
-        if house && variant != default_variant && status == MatchStatus::Running {
-            house_variants.insert(id);
-        } else {
-            house_variants.remove(&id);
+        {
+            let mut house_variants = lock(&self.house_variants);
+            let default_variant = self.context.default_mode().map_or("", |mode| mode.variant);
+            if house && variant != default_variant && status == MatchStatus::Running {
+                house_variants.insert(id);
+            } else {
+                house_variants.remove(&id);
+            }
         }
+        self.lobby_changed();
     }
 
     /// Retires closed matches from memory, longest closed first, while there are more than

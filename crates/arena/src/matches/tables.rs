@@ -213,6 +213,11 @@ impl Matches {
             .await
     }
 
+    /// The lobby's revision (see [`Registry::lobby`]).
+    pub(crate) fn lobby(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.registry.lobby()
+    }
+
     /// The open tables with a free seat, newest first, at most `limit`.
     pub(crate) async fn open_tables(&self, limit: usize) -> Vec<MatchSnapshot> {
         let mut ids: Vec<MatchId> = self

@@ -124,7 +124,11 @@ async fn the_openapi_document_describes_the_api() {
                 "200", "400", "401", "403", "404", "408", "409", "413", "429", "503",
             ],
         ),
-        ("/api/v1/stream", "get", &["200", "401", "429", "503"]),
+        (
+            "/api/v1/stream",
+            "get",
+            &["200", "400", "401", "429", "503"],
+        ),
     ];
     for (path, method, statuses) in table {
         let responses = paths[path][method]["responses"].as_object().expect(path);

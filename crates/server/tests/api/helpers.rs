@@ -303,9 +303,14 @@ impl TestApp {
 
     /// Opens the bot's event stream.
     pub(crate) async fn stream(&self, token: &str) -> Lines {
+        self.stream_with(token, "").await
+    }
+
+    /// Opens the bot's event stream with `query` (`?lobby=true`).
+    pub(crate) async fn stream_with(&self, token: &str, query: &str) -> Lines {
         let response = self
             .client
-            .get(format!("{}/stream", self.base))
+            .get(format!("{}/stream{query}", self.base))
             .bearer_auth(token)
             .send()
             .await

@@ -247,3 +247,81 @@ async fn a_new_token_or_a_disabled_bot_ends_the_open_streams() {
         .expect(200);
     assert!(stream.ends().await, "a disabled bot's stream is closed");
 }
+
+#[tokio::test]
+async fn a_stream_following_the_lobby_hears_every_change_of_the_open_tables() {
+    let app = spawn_app().await;
+    let mut tokens = Vec::new();
+    for name in ["Alpha", "Beta", "Gamma", "Delta"] {
+        let body = json!({"name": name, "supported_variants": ["goofspiel"]});
+        let created = app.post("/admin/bots", Some(ADMIN), body).await.expect(201);
+        tokens.push(created["token"].as_str().expect("token").to_owned());
+    }
+    let mut lobby = app.stream_with(&tokens[0], "?lobby=true").await;
+    assert_eq!(lobby.next().await["type"], "hello");
+    assert_eq!(lobby.next_of("tables").await["tables"], json!([]));
+    // A stream that does not follow the lobby hears nothing of it.
+    let mut plain = app.stream(&tokens[3]).await;
+    assert_eq!(plain.next().await["type"], "hello");
+
+    let body = json!({"game": "goofspiel", "variant": "short", "seats": 3});
+    let table = app
+        .post("/tables", Some(&tokens[1]), body)
+        .await
+        .expect(201)["id"]
+        .as_i64()
+        .expect("id");
+    let seated = |line: &serde_json::Value| -> Vec<String> {
+        line["tables"][0]["participants"]
+            .as_array()
+            .expect("participants")
+            .iter()
+            .filter_map(|p| p["name"].as_str().map(str::to_owned))
+            .collect()
+    };
+    let opened = lobby.next_of("tables").await;
+    assert_eq!(opened["tables"][0]["id"], table, "{opened}");
+    assert_eq!(seated(&opened), ["Beta"]);
+    app.post(
+        &format!("/tables/{table}/join"),
+        Some(&tokens[2]),
+        json!({}),
+    )
+    .await
+    .expect(200);
+    assert_eq!(seated(&lobby.next_of("tables").await), ["Beta", "Gamma"]);
+
+    // The lobby in the API, of every game or of one.
+    let listed = |game: &str| {
+        let app = &app;
+        let game = game.to_owned();
+        async move { app.get(&format!("/tables{game}"), None).await.expect(200) }
+    };
+    assert_eq!(listed("").await.as_array().map(Vec::len), Some(1));
+    assert_eq!(
+        listed("?game=goofspiel").await.as_array().map(Vec::len),
+        Some(1)
+    );
+    assert_eq!(listed("?game=othello").await, json!([]));
+
+    // The last seat starts the match: the table leaves the lobby and the match is live.
+    app.post(
+        &format!("/tables/{table}/join"),
+        Some(&tokens[3]),
+        json!({}),
+    )
+    .await
+    .expect(200);
+    assert_eq!(lobby.next_of("tables").await["tables"], json!([]));
+    let live = app.get("/live?game=goofspiel", None).await.expect(200);
+    assert_eq!(live[0]["id"], table, "{live}");
+    assert_eq!(live[0]["status"], "running", "{live}");
+    assert_eq!(
+        app.get("/live?game=othello", None).await.expect(200),
+        json!([])
+    );
+    // Delta's own stream heard of its table and match, and of no lobby.
+    while !plain.nothing_pending().await {
+        assert_ne!(plain.next().await["type"], "tables");
+    }
+}

@@ -326,6 +326,26 @@ async fn a_guest_sits_down_at_a_table_a_bot_opened() {
         listing.html
     );
     assert!(listing.html.contains("Sit down"));
+    assert!(listing.html.contains("unrated"), "{}", listing.html);
+    // The list alone, which the page fetches again, says the same and tells its version.
+    let fragment = guest.get("/tables/list").await;
+    assert!(
+        fragment.html.contains("data-signature=\"") && fragment.html.contains("1/3"),
+        "{}",
+        fragment.html
+    );
+    assert!(
+        !fragment.html.contains("<html"),
+        "a fragment: {}",
+        fragment.html
+    );
+    let signature_of = |html: &str| {
+        html.split("data-signature=\"")
+            .nth(1)
+            .and_then(|rest| rest.split('"').next())
+            .map(str::to_owned)
+    };
+    let before = signature_of(&fragment.html);
     let csrf = hidden(&listing.html, "csrf").expect("a CSRF field");
     let forged = guest.post(&join, &[("csrf", "forged")]).await;
     assert_eq!(forged.status, StatusCode::FORBIDDEN);
@@ -356,6 +376,13 @@ async fn a_guest_sits_down_at_a_table_a_bot_opened() {
     );
     assert_eq!(seated["kind"], "human");
     assert_eq!(snapshot["status"], "pending", "one seat is still free");
+    let after = guest.get("/tables/list").await;
+    assert!(after.html.contains("2/3"), "{}", after.html);
+    assert_ne!(
+        signature_of(&after.html),
+        before,
+        "a seat taken changes the list"
+    );
 
     // The same guest cannot take a second seat.
     let again = guest.post(&join, &[("csrf", &csrf)]).await;
@@ -370,6 +397,34 @@ async fn a_guest_sits_down_at_a_table_a_bot_opened() {
     // Bob takes the last seat; the guest plays from the match page.
     app.post(&join, Some(&bob), json!({})).await.expect(200);
     assert_eq!(app.snapshot(id).await["status"], "running");
+    // The match leaves the lobby and is listed for spectators, under its game alone.
+    assert!(
+        !guest
+            .get("/tables/list")
+            .await
+            .html
+            .contains(&format!("#{id}"))
+    );
+    let watch = Browser::new(&app);
+    for (path, listed) in [
+        ("/watch", true),
+        ("/watch?game=goofspiel", true),
+        ("/watch?game=othello", false),
+        ("/watch/list?game=goofspiel", true),
+    ] {
+        let page = watch.get(path).await;
+        assert_eq!(page.status, StatusCode::OK, "{path}");
+        assert_eq!(
+            page.html.contains(&format!("href=\"/matches/{id}\"")),
+            listed,
+            "{path}: {}",
+            page.html
+        );
+    }
+    assert_eq!(
+        watch.get("/watch?game=nonesuch").await.status,
+        StatusCode::NOT_FOUND
+    );
     let page = guest.get(&format!("/matches/{id}")).await;
     assert!(page.html.contains("You play Seat"), "{}", page.html);
     assert_eq!(action_forms(&page.html, id).len(), 5, "{}", page.html);

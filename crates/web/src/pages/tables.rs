@@ -47,6 +47,8 @@ pub(crate) struct TableRow {
     pub(crate) names: Vec<String>,
     /// The clocks, as `5 min + 2 s`.
     pub(crate) clock: String,
+    /// Whether its result will be rated.
+    pub(crate) rated: bool,
     /// Whether the visitor already has a seat here.
     pub(crate) seated: bool,
     /// Whether the visitor opened the table and may start it now with house bots in its
@@ -67,6 +69,7 @@ impl TableRow {
             seats: table.table.map_or(seated.len(), |t| t.seats),
             names: seated.iter().map(|p| p.name.clone()).collect(),
             clock: clock_text(&table.time_control),
+            rated: table.rated,
             seated: you.is_some_and(|you| seated.iter().any(|p| p.id == you)),
             fillable: fillable_by(state, table, visitor),
         }
@@ -115,11 +118,42 @@ pub(crate) struct TableMode {
     pub(crate) label: String,
 }
 
+/// The open tables alone, which the tables page fetches again every few seconds.
+#[derive(Template)]
+#[template(path = "table_list.html")]
+struct TableList {
+    page: Page,
+    tables: Vec<TableRow>,
+    signature: String,
+}
+
+/// What tells one list of open tables from another: each table and its seats taken.
+fn signature(tables: &[TableRow]) -> String {
+    tables
+        .iter()
+        .map(|t| format!("{}:{}", t.id, t.taken))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The open tables as `visitor` sees them.
+async fn table_rows(state: &WebState, visitor: &Visitor) -> Vec<TableRow> {
+    state
+        .arena
+        .open_tables(TABLES_SHOWN)
+        .await
+        .iter()
+        .map(|table| TableRow::of(state, table, visitor))
+        .collect()
+}
+
 #[derive(Template)]
 #[template(path = "tables.html")]
 struct TablesPage {
     page: Page,
     tables: Vec<TableRow>,
+    /// See [`signature`].
+    signature: String,
     modes: Vec<TableMode>,
     /// The most seats any mode has, for the seat field's bound.
     max_seats: u8,
@@ -152,15 +186,10 @@ async fn tables_page(state: &WebState, visitor: &Visitor, message: Option<String
             })
         })
         .collect();
-    let tables = state
-        .arena
-        .open_tables(TABLES_SHOWN)
-        .await
-        .iter()
-        .map(|table| TableRow::of(state, table, visitor))
-        .collect();
+    let tables = table_rows(state, visitor).await;
     TablesPage {
         page: page(visitor, "Open tables"),
+        signature: signature(&tables),
         tables,
         modes,
         max_seats,
@@ -189,6 +218,20 @@ fn refusal(error: &ArenaError) -> (StatusCode, String) {
         other => other.to_string(),
     };
     (status_of(error), message)
+}
+
+/// `GET /tables/list`: the open tables alone, for the tables page to swap in when they change.
+pub(crate) async fn table_list(
+    State(state): State<WebState>,
+    visitor: Visitor,
+) -> Result<Response, WebError> {
+    let tables = table_rows(&state, &visitor).await;
+    let html = render(&TableList {
+        page: page(&visitor, "Open tables"),
+        signature: signature(&tables),
+        tables,
+    })?;
+    Ok(([(axum::http::header::CACHE_CONTROL, "no-store")], html).into_response())
 }
 
 /// `GET /tables`: the open tables with a free seat, and the form to open one.
