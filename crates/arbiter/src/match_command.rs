@@ -69,6 +69,10 @@ pub(crate) struct MatchArgs {
     /// Write every game as a JSON line to this file.
     #[arg(long)]
     output: Option<PathBuf>,
+    /// Write every game to this file in its game's record format: PGN for chess and Chess960,
+    /// GGF for Othello (standard and 10x10).
+    #[arg(long)]
+    records: Option<PathBuf>,
 }
 
 fn named(text: &str) -> Result<(String, String), String> {
@@ -196,14 +200,29 @@ pub(crate) async fn run(args: MatchArgs) -> anyhow::Result<()> {
         seed: seed.clone(),
         sprt: sprt(&args.sprt)?,
     };
-    let mut output = match &args.output {
+    let create = |path: &PathBuf| -> anyhow::Result<BufWriter<File>> {
+        Ok(BufWriter::new(File::create(path).with_context(|| {
+            format!("cannot create {}", path.display())
+        })?))
+    };
+    let mut output = args.output.as_ref().map(create).transpose()?;
+    let mut records = match &args.records {
         Some(path) => {
-            Some(BufWriter::new(File::create(path).with_context(|| {
-                format!("cannot create {}", path.display())
-            })?))
+            let Some(format) = family.record.filter(|f| f.supports(&options.variant)) else {
+                bail!(
+                    "{} {} has no record format here (PGN is chess's and Chess960's, GGF standard and 10x10 Othello's); --output writes every game as JSON lines",
+                    family.id(),
+                    options.variant
+                );
+            };
+            Some((format, create(path)?))
         }
         None => None,
     };
+    let date = arbiter_arena::utc_datetime(now_ms())
+        .get(..10)
+        .unwrap_or("????-??-??")
+        .to_owned();
     println!(
         "{} {}: {} games per pairing at {}+{} s, seed {seed}",
         family.id(),
@@ -230,6 +249,13 @@ pub(crate) async fn run(args: MatchArgs) -> anyhow::Result<()> {
             serde_json::to_writer(&mut *out, &update.game)?;
             out.write_all(b"\n")?;
         }
+        if let Some((format, out)) = records.as_mut()
+            && let Some(text) = update
+                .game
+                .in_format(*format, "arbiter match", &date, args.tc)
+        {
+            out.write_all(text.as_bytes())?;
+        }
         if let Some(seat) = update.game.failed {
             bar.println(format!(
                 "game {}: {} lost ({})",
@@ -244,8 +270,18 @@ pub(crate) async fn run(args: MatchArgs) -> anyhow::Result<()> {
     if let Some(mut out) = output {
         out.flush()?;
     }
+    if let Some((_, mut out)) = records {
+        out.flush()?;
+    }
     print!("{}", summary(&report, sprt_test.as_ref()));
     Ok(())
+}
+
+/// Now, in milliseconds since the Unix epoch, for the records' date.
+fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(0))
 }
 
 /// The live line: the first pairing's score as cutechess-cli writes it, and the test's ratio.

@@ -237,6 +237,7 @@ static NOTES: Family = Family {
     points: None,
     line: None,
     talk: None,
+    record: None,
 };
 
 /// An arena running the notes game, on a manual clock that never moves: nothing here waits

@@ -26,6 +26,7 @@ pub static FAMILY: Family = Family {
     points: None,
     line: Some(&crate::line::Line),
     talk: None,
+    record: Some(&crate::pgn::Pgn),
 };
 
 /// The variants, in the order people see them.

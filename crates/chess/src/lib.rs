@@ -22,6 +22,7 @@ mod family;
 mod game;
 pub mod house;
 mod line;
+mod pgn;
 pub mod san;
 pub mod standard;
 mod stored;

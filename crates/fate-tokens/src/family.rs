@@ -35,6 +35,7 @@ pub static FAMILY: Family = Family {
     points: None,
     line: None,
     talk: Some(&crate::talk::Talk),
+    record: None,
 };
 
 /// The variants: the rulebook's game, and the same game on short durations for bots.

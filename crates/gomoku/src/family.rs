@@ -26,6 +26,7 @@ pub static FAMILY: Family = Family {
     points: Some(&crate::points::Points),
     line: Some(&crate::line::Line),
     talk: None,
+    record: None,
 };
 
 /// One variant: its line for people and the rules it is played by.

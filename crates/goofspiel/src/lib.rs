@@ -33,6 +33,7 @@ pub static FAMILY: Family = Family {
     points: None,
     line: None,
     talk: None,
+    record: None,
 };
 
 /// The variants: the full thirteen-card game, and a five-card one that ends in five rounds.

@@ -54,6 +54,9 @@ pub(crate) struct Played {
     /// For every action after the first, the time from the previous answer to this request:
     /// what the arena itself took.
     pub(crate) overheads: Vec<Duration>,
+    /// The game as it started and as it ended, with nothing hidden, for its record.
+    pub(crate) start: Value,
+    pub(crate) end: Value,
 }
 
 /// Why a game could not be played at all (never an engine's fault).
@@ -86,12 +89,13 @@ pub(crate) async fn play(
     let mut game = Game {
         moves: Vec::new(),
         overheads: Vec::new(),
+        start: state.view(Viewer::Omniscient),
     };
     let mut last_answer: Option<Instant> = None;
     let mut revision: u64 = 0;
     loop {
         if let Some(outcome) = state.outcome() {
-            return Ok(game.ended(&outcome, None));
+            return Ok(game.ended(&*state, &outcome, None));
         }
         let (seat, phase) = match state.to_act() {
             ToAct::Turn { seat } => (seat, None),
@@ -185,10 +189,11 @@ pub(crate) async fn play(
 struct Game {
     moves: Vec<String>,
     overheads: Vec<Duration>,
+    start: Value,
 }
 
 impl Game {
-    fn ended(self, outcome: &Outcome, failed: Option<usize>) -> Played {
+    fn ended(self, state: &dyn DynState, outcome: &Outcome, failed: Option<usize>) -> Played {
         let score = |seat: usize| match outcome.seats.get(seat).map(|s| s.result) {
             Some(SeatResult::Win) => Score::Win,
             Some(SeatResult::Draw) => Score::Draw,
@@ -200,11 +205,13 @@ impl Game {
             failed,
             moves: self.moves,
             overheads: self.overheads,
+            start: self.start,
+            end: state.view(Viewer::Omniscient),
         }
     }
 
     fn forfeited(self, state: &dyn DynState, seat: Seat, why: String) -> Played {
-        let mut played = self.ended(&state.forfeit(seat), Some(seat.index()));
+        let mut played = self.ended(state, &state.forfeit(seat), Some(seat.index()));
         played.reason = why;
         played
     }

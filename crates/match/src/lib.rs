@@ -19,7 +19,8 @@ use std::time::{Duration, Instant};
 
 use arbiter_connector::{EnginePlayer, EngineSpec};
 use arbiter_fair::ServerSeed;
-use arbiter_plugin::{Family, LegRequest, Opening};
+use arbiter_plugin::{Family, LegRequest, Opening, RecordFormat, RecordedGame};
+use arbiter_rules::SeatResult;
 use serde::Serialize;
 use serde_json::Value;
 use tokio::sync::mpsc;
@@ -158,12 +159,49 @@ pub struct GameRecord {
     pub failed: Option<usize>,
     /// The actions, in the game's notation.
     pub moves: Vec<String>,
+    /// The game as it started, with nothing hidden (the family's record format reads it).
+    #[serde(skip)]
+    pub start: Value,
+    /// The game as it ended, with nothing hidden.
+    #[serde(skip)]
+    pub end: Value,
     /// How long the game took.
     #[serde(skip)]
     pub elapsed: Duration,
     /// The time from each answer to the next request.
     #[serde(skip)]
     pub overheads: Vec<Duration>,
+}
+
+impl GameRecord {
+    /// The game in `format` (a family's PGN or GGF), as played at `event` on `date`
+    /// (`YYYY-MM-DD`) under `time_control`; `None` where the format cannot hold it.
+    pub fn in_format(
+        &self,
+        format: &dyn RecordFormat,
+        event: &str,
+        date: &str,
+        time_control: TimeControl,
+    ) -> Option<String> {
+        let results = self.scores.map(|score| match score {
+            Score::Win => SeatResult::Win,
+            Score::Draw => SeatResult::Draw,
+            Score::Loss => SeatResult::Loss,
+        });
+        format.write(&RecordedGame {
+            event,
+            site: "local",
+            date,
+            round: &self.number.to_string(),
+            players: &self.seats,
+            results: &results,
+            reason: &self.reason,
+            failed: self.failed.is_some() && self.reason != "time",
+            start: &self.start,
+            end: &self.end,
+            time_control: (time_control.base_ms, time_control.increment_ms),
+        })
+    }
 }
 
 /// The results of one pairing.
@@ -583,6 +621,8 @@ async fn play_job(
         reason: played.reason,
         failed: played.failed,
         moves: played.moves,
+        start: played.start,
+        end: played.end,
         elapsed: started.elapsed(),
         overheads: played.overheads,
     })

@@ -185,3 +185,53 @@ async fn the_sprt_stops_the_match_at_the_bound_it_crosses() {
     assert_eq!(standing.llr, Some(llr));
     assert!(llr >= sprt.bounds().1, "{llr}");
 }
+
+#[tokio::test]
+async fn chess_games_are_recorded_as_pgn_and_othello_games_as_ggf() {
+    let entrants = || {
+        vec![
+            entrant("first", format!("python3 {TEST_ENGINE}")),
+            Entrant {
+                name: "practice".to_owned(),
+                engine: EngineSpec::Practice,
+            },
+        ]
+    };
+    let table: [(&'static Family, &str, &str, &str); 2] = [
+        (
+            &arbiter_chess::FAMILY,
+            "standard",
+            "pgn",
+            "[Event \"test\"]",
+        ),
+        (
+            &arbiter_othello_plugin::FAMILY,
+            "std",
+            "ggf",
+            "(;GM[Othello]",
+        ),
+    ];
+    for (family, variant, extension, opening) in table {
+        let mut options = options(family, variant, entrants());
+        options.games = 2;
+        options.opening = Opening::Start;
+        let time_control = options.time_control;
+        let (_, games) = play(options).await;
+        let format = family.record.expect("a record format");
+        assert_eq!(format.extension(), extension);
+        for game in &games {
+            let text = game
+                .in_format(format, "test", "2026-12-04", time_control)
+                .expect("a record");
+            assert!(text.starts_with(opening), "{text}");
+            assert!(
+                text.contains(&game.seats[0]) && text.contains(&game.seats[1]),
+                "{text}"
+            );
+            // Every move is in the record, in the game's notation.
+            for mv in game.moves.iter().take(5) {
+                assert!(text.contains(mv.as_str()), "{mv} in {text}");
+            }
+        }
+    }
+}

@@ -5,6 +5,7 @@
 //! board the web pages draw (`board.rs`).
 
 mod board;
+mod ggf;
 mod line;
 mod points;
 
@@ -38,6 +39,7 @@ pub static FAMILY: Family = Family {
     points: Some(&points::Points),
     line: Some(&line::Line),
     talk: None,
+    record: Some(&ggf::Ggf),
 };
 
 /// The variants, the default (`std`) first; every one is for two players.

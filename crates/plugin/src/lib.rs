@@ -22,6 +22,7 @@ mod decision;
 mod house;
 mod line;
 mod points;
+mod record;
 mod registry;
 mod render;
 mod setup;
@@ -33,6 +34,7 @@ pub use decision::{DecisionContext, DecisionWriter, GENERIC_PROTOCOL, GenericDec
 pub use house::{Budget, HouseLevel, HousePlayer};
 pub use line::{LineEnd, MoveLine, VariantKey};
 pub use points::{Point, PointBoard, PointRefusal, Stone};
+pub use record::{RecordFormat, RecordedGame};
 pub use registry::{Games, Mode, UnknownMode};
 pub use render::{
     ActionForm, BoardOptions, BoardRenderer, Choice, EventLine, FieldKind, FormField,
@@ -74,6 +76,9 @@ pub struct Family {
     /// What house seats say at the table, for families whose games have a chat that house
     /// players join; the arena runs no talk for the others.
     pub talk: Option<&'static dyn TableTalk>,
+    /// The game as the record its community keeps (PGN, GGF), for families that have one;
+    /// tools that save games write the others in the arena's own export.
+    pub record: Option<&'static dyn RecordFormat>,
 }
 
 impl Family {

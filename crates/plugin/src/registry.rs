@@ -238,6 +238,7 @@ mod tests {
             points: None,
             line: None,
             talk: None,
+            record: None,
         }
     }
 

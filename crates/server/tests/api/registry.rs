@@ -25,6 +25,7 @@ fn goofspiel_without_house() -> &'static Family {
         points: family.points,
         line: family.line,
         talk: family.talk,
+        record: family.record,
     }))
 }
 

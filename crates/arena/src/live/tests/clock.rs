@@ -157,6 +157,7 @@ static STEPS: Family = Family {
     points: None,
     line: None,
     talk: None,
+    record: None,
 };
 
 fn steps_match() -> (Setup, Progress) {

@@ -759,6 +759,7 @@ pub(super) static GOOFSPIEL: Family = Family {
     points: None,
     line: None,
     talk: None,
+    record: None,
 };
 
 #[test]

@@ -631,6 +631,7 @@ static RELAY: Family = Family {
     points: None,
     line: None,
     talk: None,
+    record: None,
 };
 
 #[test]
