@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use anyhow::{Context, bail};
 use arbiter_connector::EngineSpec;
 use arbiter_match::stats::{Sprt, SprtVerdict, Tally};
-use arbiter_match::{Entrant, MatchOptions, Report, Standing, TimeControl, Update};
+use arbiter_match::{Entrant, MatchOptions, Openings, Report, Standing, TimeControl, Update};
 use arbiter_plugin::Opening;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -55,9 +55,11 @@ pub(crate) struct MatchArgs {
     #[arg(long, default_value = "10+0.1")]
     tc: TimeControl,
     /// Where games start: `random` (a random opening per pair, drawn from the seed), `start`
-    /// (the rules' own start), or `balanced` (Othello's XOT list).
-    #[arg(long, default_value = "random", value_parser = opening)]
-    openings: Opening,
+    /// (the rules' own start), `balanced` (Othello's XOT list), or an opening book: a file with
+    /// one opening a line (Othello's moves from the start, `f5d6c3`; a chess FEN or EPD line),
+    /// used in order, `#` lines and empty ones skipped.
+    #[arg(long, default_value = "random")]
+    openings: String,
     /// The seed openings and dice are drawn from: the same seed plays the same openings
     /// [default: a new one, printed].
     #[arg(long)]
@@ -84,13 +86,25 @@ fn named(text: &str) -> Result<(String, String), String> {
     }
 }
 
-fn opening(text: &str) -> Result<Opening, String> {
-    match text {
-        "random" => Ok(Opening::Random),
-        "start" => Ok(Opening::Start),
-        "balanced" => Ok(Opening::Balanced),
-        _ => Err(format!("{text:?} is not random, start or balanced")),
-    }
+/// The openings `--openings` names: a way to draw them, or a book's file.
+fn openings(text: &str) -> anyhow::Result<Openings> {
+    Ok(match text {
+        "random" => Openings::Drawn(Opening::Random),
+        "start" => Openings::Drawn(Opening::Start),
+        "balanced" => Openings::Drawn(Opening::Balanced),
+        path => {
+            let book = std::fs::read_to_string(path).with_context(|| {
+                format!("--openings {path:?} is neither random, start nor balanced, nor a file that can be read")
+            })?;
+            Openings::Book(
+                book.lines()
+                    .map(str::trim)
+                    .filter(|line| !line.is_empty() && !line.starts_with('#'))
+                    .map(str::to_owned)
+                    .collect(),
+            )
+        }
+    })
 }
 
 /// The SPRT from `elo0=… elo1=… alpha=… beta=…` (alpha and beta 0.05 unless given).
@@ -196,7 +210,7 @@ pub(crate) async fn run(args: MatchArgs) -> anyhow::Result<()> {
         games: args.games,
         concurrency: args.concurrency,
         time_control: args.tc,
-        opening: args.openings,
+        openings: openings(&args.openings)?,
         seed: seed.clone(),
         sprt: sprt(&args.sprt)?,
     };

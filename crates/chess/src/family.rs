@@ -67,16 +67,7 @@ impl MatchSetup for Setup {
         request: &LegRequest<'_>,
         rng: &mut dyn Random,
     ) -> Result<Vec<Value>, SetupError> {
-        let variant = match request.variant {
-            "standard" => Variant::Standard,
-            "chess960" => Variant::Chess960,
-            "dice" => Variant::Dice,
-            other => {
-                return Err(SetupError::UnknownVariant(format!(
-                    "chess has no variant {other:?}"
-                )));
-            }
-        };
+        let variant = variant_named(request.variant)?;
         if request.seats != 2 {
             return Err(SetupError::Unsupported(format!(
                 "chess is played by 2, not {}",
@@ -101,6 +92,42 @@ impl MatchSetup for Setup {
         let value =
             serde_json::to_value(&config).map_err(|e| SetupError::Unsupported(e.to_string()))?;
         Ok(vec![value; request.legs])
+    }
+
+    /// A FEN (or, in Dice Chess, a DFEN), or an EPD line, whose operations after the four
+    /// position fields are dropped and whose move counters are then `0 1`, as opening books
+    /// for engine matches list positions.
+    fn listed_opening(&self, variant: &str, opening: &str) -> Result<Value, SetupError> {
+        let variant = variant_named(variant)?;
+        let fields: Vec<&str> = opening.split_whitespace().collect();
+        if fields.len() < 4 {
+            return Err(SetupError::Unsupported(format!(
+                "{opening:?} is not a FEN or EPD position"
+            )));
+        }
+        let counters = |i: usize| fields.get(i).is_some_and(|f| f.parse::<u32>().is_ok());
+        let fen = if counters(4) && counters(5) {
+            fields[..6].join(" ")
+        } else {
+            format!("{} 0 1", fields[..4].join(" "))
+        };
+        let config = ChessConfig {
+            fen: Some(fen),
+            ..ChessConfig::of(variant)
+        };
+        serde_json::to_value(&config).map_err(|e| SetupError::Unsupported(e.to_string()))
+    }
+}
+
+/// The variant called `name`.
+fn variant_named(name: &str) -> Result<Variant, SetupError> {
+    match name {
+        "standard" => Ok(Variant::Standard),
+        "chess960" => Ok(Variant::Chess960),
+        "dice" => Ok(Variant::Dice),
+        other => Err(SetupError::UnknownVariant(format!(
+            "chess has no variant {other:?}"
+        ))),
     }
 }
 

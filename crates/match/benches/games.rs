@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
 use arbiter_connector::EngineSpec;
-use arbiter_match::{Entrant, MatchOptions, TimeControl, run};
+use arbiter_match::{Entrant, MatchOptions, Openings, TimeControl, run};
 use arbiter_plugin::Opening;
 
 const TEST_ENGINE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/engines/test_engine.py");
@@ -35,7 +35,7 @@ fn main() {
             base_ms: 60_000,
             increment_ms: 0,
         },
-        opening: Opening::Random,
+        openings: Openings::Drawn(Opening::Random),
         seed: "bench".to_owned(),
         sprt: None,
     };

@@ -79,6 +79,18 @@ impl std::str::FromStr for TimeControl {
     }
 }
 
+/// Where a match's games start.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Openings {
+    /// Drawn by the family from each pair's seed: a random opening, the rules' start, or one
+    /// from the family's balanced list.
+    Drawn(Opening),
+    /// The lines of an opening book, in the game's own notation (see
+    /// [`arbiter_plugin::MatchSetup::listed_opening`]), one per pair, in order, starting over
+    /// once every line is used.
+    Book(Vec<String>),
+}
+
 /// What a match is.
 #[derive(Clone, Debug)]
 pub struct MatchOptions {
@@ -94,9 +106,8 @@ pub struct MatchOptions {
     pub concurrency: usize,
     /// Each engine's clock.
     pub time_control: TimeControl,
-    /// Where games start: a random opening per pair, the rules' start, or the family's
-    /// balanced list.
-    pub opening: Opening,
+    /// Where games start.
+    pub openings: Openings,
     /// The seed every opening is drawn from: the same seed plays the same openings.
     pub seed: String,
     /// A test that stops a match of two engines once a bound is crossed.
@@ -115,6 +126,17 @@ pub enum MatchError {
     /// The variant does not exist or is not played by two.
     #[error("{0}")]
     Variant(String),
+    /// A line of the opening book cannot be played.
+    #[error("opening {line} of the book cannot be played: {why}")]
+    Opening {
+        /// Its line number, from 1, among the book's openings.
+        line: usize,
+        /// Why.
+        why: String,
+    },
+    /// The opening book is empty.
+    #[error("the opening book lists no opening")]
+    EmptyBook,
     /// An engine's protocol cannot play the game.
     #[error(
         "{engine}'s protocol cannot play {mode}: NBoard engines play standard Othello, Gomocup brains Gomoku and UCI engines chess; other engines speak JSON lines"
@@ -313,6 +335,9 @@ fn pairings(options: &MatchOptions) -> Result<Vec<Pairing>, MatchError> {
     for entrant in entrants {
         check_engine(entrant, family.id(), variant.name)?;
     }
+    if let Openings::Book(lines) = &options.openings {
+        check_book(family, variant.name, lines)?;
+    }
     if options.sprt.is_some() && entrants.len() != 2 {
         return Err(MatchError::SprtNeedsTwo(entrants.len()));
     }
@@ -323,6 +348,27 @@ fn pairings(options: &MatchOptions) -> Result<Vec<Pairing>, MatchError> {
         }
     }
     Ok(pairings)
+}
+
+/// Checks that every line of an opening book makes a game the rules can start.
+fn check_book(family: &Family, variant: &str, lines: &[String]) -> Result<(), MatchError> {
+    if lines.is_empty() {
+        return Err(MatchError::EmptyBook);
+    }
+    let seed = ServerSeed::from_revealed("book");
+    for (i, line) in lines.iter().enumerate() {
+        let refused = |why: String| MatchError::Opening { line: i + 1, why };
+        let config = family
+            .setup
+            .listed_opening(variant, line)
+            .map_err(|e| refused(e.to_string()))?;
+        let mut rng = seed.stream("check", 0);
+        family
+            .rules
+            .start(&config, &mut arbiter_rules::Ctx::new(0, &mut rng))
+            .map_err(|e| refused(e.to_string()))?;
+    }
+    Ok(())
 }
 
 /// Checks that `entrant`'s adapter can play `game`'s `variant` at all, so that a match that
@@ -571,19 +617,25 @@ async fn play_job(
         number: job.number,
         why,
     };
-    let configs = options
-        .family
-        .setup
-        .leg_configs(
+    let setup = options.family.setup;
+    let configs = match &options.openings {
+        Openings::Drawn(opening) => setup.leg_configs(
             &LegRequest {
                 variant: &options.variant,
                 seats: 2,
                 legs: 2,
-                opening: options.opening,
+                opening: *opening,
             },
             &mut seed.stream("setup", 0),
-        )
-        .map_err(|e| refused(e.to_string()))?;
+        ),
+        Openings::Book(lines) => {
+            let line = &lines[job.opening as usize % lines.len().max(1)];
+            setup
+                .listed_opening(&options.variant, line)
+                .map(|config| vec![config.clone(), config])
+        }
+    }
+    .map_err(|e| refused(e.to_string()))?;
     let config = configs
         .get(usize::from(job.leg))
         .ok_or_else(|| refused("the family set up fewer than two games".to_owned()))?;

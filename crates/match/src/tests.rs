@@ -61,7 +61,7 @@ fn options(entrants: Vec<Entrant>) -> MatchOptions {
             base_ms: 1_000,
             increment_ms: 0,
         },
-        opening: Opening::Random,
+        openings: Openings::Drawn(Opening::Random),
         seed: "s".to_owned(),
         sprt: None,
     }
@@ -91,6 +91,17 @@ fn matches_that_cannot_be_played_are_refused() {
         pairings(&options(vec![entrant("a"), uci])),
         Err(MatchError::Unplayable { .. })
     ));
+    // An opening book is checked line by line before anything is played.
+    let mut book = options(vec![entrant("a"), entrant("b")]);
+    book.openings = Openings::Book(vec!["f5d6".to_owned(), "f5f5".to_owned()]);
+    assert!(matches!(
+        pairings(&book),
+        Err(MatchError::Opening { line: 2, .. })
+    ));
+    book.openings = Openings::Book(vec!["f5 d6 c3".to_owned(), "e6f4".to_owned()]);
+    assert_eq!(pairings(&book).map(|p| p.len()).ok(), Some(1));
+    book.openings = Openings::Book(Vec::new());
+    assert!(matches!(pairings(&book), Err(MatchError::EmptyBook)));
     let mut three = options(vec![entrant("a"), entrant("b"), entrant("c")]);
     assert_eq!(pairings(&three).map(|p| p.len()).ok(), Some(3));
     three.sprt = Sprt::new(0.0, 5.0, 0.05, 0.05).ok();

@@ -6,7 +6,7 @@ use std::sync::atomic::AtomicBool;
 
 use arbiter_connector::EngineSpec;
 use arbiter_match::stats::{Score, Sprt, SprtVerdict};
-use arbiter_match::{Entrant, GameRecord, MatchOptions, Report, TimeControl, run};
+use arbiter_match::{Entrant, GameRecord, MatchOptions, Openings, Report, TimeControl, run};
 use arbiter_plugin::{Family, Opening};
 use tokio::sync::mpsc;
 
@@ -31,7 +31,7 @@ fn options(family: &'static Family, variant: &str, entrants: Vec<Entrant>) -> Ma
             base_ms: 60_000,
             increment_ms: 0,
         },
-        opening: Opening::Random,
+        openings: Openings::Drawn(Opening::Random),
         seed: "test-seed".to_owned(),
         sprt: None,
     }
@@ -214,7 +214,7 @@ async fn chess_games_are_recorded_as_pgn_and_othello_games_as_ggf() {
     for (family, variant, extension, opening) in table {
         let mut options = options(family, variant, entrants());
         options.games = 2;
-        options.opening = Opening::Start;
+        options.openings = Openings::Drawn(Opening::Start);
         let time_control = options.time_control;
         let (_, games) = play(options).await;
         let format = family.record.expect("a record format");
@@ -233,5 +233,37 @@ async fn chess_games_are_recorded_as_pgn_and_othello_games_as_ggf() {
                 assert!(text.contains(mv.as_str()), "{mv} in {text}");
             }
         }
+    }
+}
+
+#[tokio::test]
+async fn an_opening_book_is_played_in_order_each_line_in_both_colours() {
+    let book = [
+        "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1",
+        "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - id \"open\";",
+    ];
+    let entrants = vec![
+        entrant("first", format!("python3 {TEST_ENGINE}")),
+        Entrant {
+            name: "practice".to_owned(),
+            engine: EngineSpec::Practice,
+        },
+    ];
+    let mut options = options(&arbiter_chess::FAMILY, "standard", entrants);
+    options.openings = Openings::Book(book.iter().map(|l| (*l).to_owned()).collect());
+    options.games = 6;
+    options.concurrency = 1;
+    let (_, games) = play(options).await;
+    let starts: Vec<String> = games
+        .iter()
+        .map(|g| g.config["fen"].as_str().unwrap_or("").to_owned())
+        .collect();
+    // Three pairs: the book's two lines, then the first again; the EPD line's operations
+    // dropped and its counters added.
+    let epd = "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 1";
+    assert_eq!(starts, [book[0], book[0], epd, epd, book[0], book[0]]);
+    for pair in games.chunks(2) {
+        assert_eq!(pair[0].seats[0], pair[1].seats[1], "colours swapped");
+        assert_eq!(pair[0].start["initial_fen"], pair[1].start["initial_fen"]);
     }
 }

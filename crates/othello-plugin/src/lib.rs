@@ -120,6 +120,42 @@ impl MatchSetup for Setup {
             serde_json::to_value(&config).map_err(|e| SetupError::Unsupported(e.to_string()))?;
         Ok(vec![value; request.legs])
     }
+
+    /// Moves from the usual start, written together (`f5d6c3`) or apart (`f5 d6 c3`), as
+    /// opening books of XOT and of engine matches list them.
+    fn listed_opening(&self, variant: &str, opening: &str) -> Result<Value, SetupError> {
+        let variant: Variant =
+            variant
+                .parse()
+                .map_err(|e: arbiter_othello::variant::UnknownVariant| {
+                    SetupError::UnknownVariant(e.to_string())
+                })?;
+        if !opening.is_ascii() {
+            return Err(SetupError::Unsupported(format!(
+                "{opening:?} is not a line of moves"
+            )));
+        }
+        let letters: String = opening.split_whitespace().collect();
+        let mut moves = Vec::new();
+        let mut rest = letters.as_str();
+        while !rest.is_empty() {
+            // A square is a letter and one or two digits (10x10 boards have a 10th row).
+            let digits = rest[1..]
+                .find(|c: char| !c.is_ascii_digit())
+                .map_or(rest.len(), |end| end + 1);
+            let (square, tail) = rest.split_at(digits.max(1).min(rest.len()));
+            let mv = arbiter_othello::parse_move(square, variant).map_err(|e| {
+                SetupError::Unsupported(format!("{opening:?} is not a line of moves: {e}"))
+            })?;
+            moves.push(mv);
+            rest = tail;
+        }
+        let config = OthelloConfig {
+            variant,
+            opening: OthelloOpening::Moves(moves),
+        };
+        serde_json::to_value(&config).map_err(|e| SetupError::Unsupported(e.to_string()))
+    }
 }
 
 fn othello_state(state: &dyn DynState) -> Option<&OthelloState> {

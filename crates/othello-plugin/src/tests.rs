@@ -155,3 +155,28 @@ fn house_moves_are_legal_and_engine_requests_are_flipsight_s() {
 fn arbiter_othello_state(state: &dyn DynState) -> &OthelloState {
     othello_state(state).expect("an Othello state")
 }
+
+#[test]
+fn an_opening_book_line_is_read_as_moves_from_the_start() {
+    let setup = crate::FAMILY.setup;
+    // (line, the moves read, as square indices) — None for a line that is refused.
+    let table: [(&str, Option<Vec<i64>>); 5] = [
+        ("f5d6c3", Some(vec![37, 43, 18])),
+        ("f5 d6 C3", Some(vec![37, 43, 18])),
+        ("", Some(vec![])),
+        ("f5z9", None),
+        ("f5é", None),
+    ];
+    for (line, moves) in table {
+        let read = setup.listed_opening("std", line).ok().map(|config| {
+            config["opening"]["moves"]
+                .as_array()
+                .map(|m| m.iter().filter_map(Value::as_i64).collect::<Vec<i64>>())
+                .unwrap_or_default()
+        });
+        assert_eq!(read, moves, "{line:?}");
+    }
+    // 10x10 squares have two-digit rows.
+    let grand = setup.listed_opening("grand", "e10").expect("a line");
+    assert_eq!(grand["opening"]["moves"], json!([94]));
+}

@@ -111,4 +111,16 @@ pub trait MatchSetup: Send + Sync {
         request: &LegRequest<'_>,
         rng: &mut dyn Random,
     ) -> Result<Vec<Value>, SetupError>;
+
+    /// The rules configuration of a leg of `variant` that starts from `opening`, one line of an
+    /// opening book in the notation the game's players exchange books in (Othello's moves
+    /// from the start, `f5d6c3d3c4f4`; a chess FEN or EPD line). Whether the opening can be
+    /// played is the rules' to say when the leg starts. By default a family takes no openings
+    /// from a book.
+    fn listed_opening(&self, variant: &str, opening: &str) -> Result<Value, SetupError> {
+        let _ = opening;
+        Err(SetupError::Unsupported(format!(
+            "{variant} takes no openings from a book"
+        )))
+    }
 }
