@@ -9,6 +9,8 @@
 //! - [`arena`]: a time window in which free entrants are paired as soon as they are free, win 2,
 //!   draw 1, loss 0, doubled on a streak.
 //! - [`standings`]: points, tie-breaks (Buchholz, Sonneborn–Berger) and the crosstable.
+//! - [`event`]: a round robin or Swiss as it goes, round by round, with withdrawals, as the
+//!   arena stores it.
 //!
 //! A game here is whatever one pairing plays: in the arena, a match (a paired match in a game
 //! with colours, so that both play both colours from one opening). `first` is the entrant in
@@ -16,6 +18,7 @@
 //! stores results, runs the matches and hands in the time.
 
 pub mod arena;
+pub mod event;
 pub mod round_robin;
 pub mod standings;
 pub mod swiss;

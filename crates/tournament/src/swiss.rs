@@ -16,12 +16,24 @@ const SEARCH_LIMIT: u32 = 200_000;
 /// The pairings of round `round` (from 0) of a Swiss of `entrants`, seeded in their order (the
 /// first is the top seed), after `played`.
 pub fn pair(entrants: usize, round: u32, played: &[Played]) -> Result<Vec<Pairing>, PairingError> {
-    if entrants < 2 {
+    let everyone: Vec<Entrant> = (0..entrants).collect();
+    pair_among(entrants, &everyone, round, played)
+}
+
+/// The pairings of round `round` among the `active` ones of `entrants` (those who have not
+/// withdrawn), after `played`.
+pub fn pair_among(
+    entrants: usize,
+    active: &[Entrant],
+    round: u32,
+    played: &[Played],
+) -> Result<Vec<Pairing>, PairingError> {
+    if active.len() < 2 {
         return Err(PairingError::TooFewEntrants);
     }
     let scores = halves(entrants, played);
     // Rank: more points first, then the seeding.
-    let mut ranked: Vec<Entrant> = (0..entrants).collect();
+    let mut ranked: Vec<Entrant> = active.iter().copied().filter(|&e| e < entrants).collect();
     ranked.sort_by(|&a, &b| scores[b].cmp(&scores[a]).then(a.cmp(&b)));
     let had_bye = |entrant: Entrant| {
         played
@@ -30,7 +42,7 @@ pub fn pair(entrants: usize, round: u32, played: &[Played]) -> Result<Vec<Pairin
     };
     // The bye candidates, lowest ranked first: those without a bye, then (a field smaller than
     // the rounds) everyone.
-    let candidates: Vec<Option<Entrant>> = if entrants.is_multiple_of(2) {
+    let candidates: Vec<Option<Entrant>> = if ranked.len().is_multiple_of(2) {
         vec![None]
     } else {
         let fresh: Vec<Option<Entrant>> = ranked
