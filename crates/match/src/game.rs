@@ -23,6 +23,9 @@ impl Dice for SeedDice<'_> {
     }
 }
 
+/// The reason of a game lost on time.
+pub(crate) const TIME: &str = "time";
+
 /// What a game is played from.
 pub(crate) struct GamePlan<'a> {
     pub(crate) family: &'static Family,
@@ -149,13 +152,19 @@ pub(crate) async fn play(
         let spent_ms = i64::try_from(spent.as_millis()).unwrap_or(i64::MAX);
         clocks_ms[index] = clocks_ms[index].saturating_sub(spent_ms);
         now_ms += u64::try_from(spent_ms).unwrap_or(0);
+        // An engine stopped at the end of its budget, which is its whole clock, has lost on
+        // time, not failed; so has one whose answer came after its clock ran out.
+        let out_of_time = match &answer {
+            Ok(_) => clocks_ms[index] < 0,
+            Err(_) => clocks_ms[index] <= 0,
+        };
+        if out_of_time {
+            return Ok(game.forfeited(&*state, seat, TIME.to_owned()));
+        }
         let answer = match answer {
             Ok(answer) => answer,
             Err(error) => return Ok(game.forfeited(&*state, seat, error.to_string())),
         };
-        if clocks_ms[index] < 0 {
-            return Ok(game.forfeited(&*state, seat, "time".to_owned()));
-        }
         last_answer = Some(answer.at);
         let action = match family.codec.parse(&*state, &answer.action) {
             Ok(action) => action,

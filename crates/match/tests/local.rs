@@ -267,3 +267,29 @@ async fn an_opening_book_is_played_in_order_each_line_in_both_colours() {
         assert_eq!(pair[0].start["initial_fen"], pair[1].start["initial_fen"]);
     }
 }
+
+#[tokio::test]
+async fn an_engine_that_overruns_its_clock_loses_on_time() {
+    let entrants = vec![
+        entrant("steady", format!("python3 {TEST_ENGINE}")),
+        entrant("slow", format!("python3 {TEST_ENGINE} --stall-on 2")),
+    ];
+    let mut options = options(&arbiter_othello_plugin::FAMILY, "std", entrants);
+    options.games = 2;
+    options.concurrency = 1;
+    // Three seconds each, which starting Python leaves plenty of: the stalled answer would
+    // come five seconds late.
+    options.time_control = TimeControl {
+        base_ms: 3_000,
+        increment_ms: 0,
+    };
+    let (_, games) = play(options).await;
+    let slow = &games[1];
+    let seat = slow.failed.expect("a seat lost");
+    assert_eq!(slow.seats[seat], "slow");
+    assert_eq!(
+        (slow.reason.as_str(), slow.scores[seat]),
+        ("time", Score::Loss)
+    );
+    assert_eq!(games[0].failed, None, "{:?}", games[0]);
+}
