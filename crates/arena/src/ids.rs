@@ -11,9 +11,10 @@ use tokio::sync::Mutex;
 /// within one server, and only roughly across servers.
 const BLOCK: u32 = 16;
 
-/// The ids this process has reserved and not yet handed out, per kind.
+/// The ids this process has reserved and not yet handed out, per kind, in the order of
+/// [`IdKind::ALL`]: sized by it, so that a new kind has a block of its own.
 pub(crate) struct Ids {
-    blocks: [Mutex<Range<i64>>; 3],
+    blocks: [Mutex<Range<i64>>; IdKind::ALL.len()],
 }
 
 impl Ids {
@@ -61,6 +62,7 @@ mod tests {
                 bot: 0,
                 r#match: 40,
                 account: 0,
+                tournament: 0,
             })])
             .await
             .expect("taken");
@@ -91,6 +93,14 @@ mod tests {
         assert_eq!(
             restarted
                 .next(store.as_ref(), IdKind::Bot)
+                .await
+                .expect("id"),
+            1
+        );
+        // Every kind has a block of its own, the last one listed too.
+        assert_eq!(
+            restarted
+                .next(store.as_ref(), IdKind::Tournament)
                 .await
                 .expect("id"),
             1

@@ -16,7 +16,7 @@ use std::time::Duration;
 use arbiter_store::{
     AccountRecord, Audience, BotKind, BotRecord, Claim, EventRecord, IdKind, LeaseRecord,
     MatchRecord, MatchStatus, MaxIds, NoteRecord, PhotoRecord, RatingRecord, SessionRecord, Store,
-    StoreError, StoreFuture, Write,
+    StoreError, StoreFuture, TournamentRecord, Write,
 };
 use serde_json::Value;
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions, PgRow};
@@ -357,6 +357,22 @@ async fn apply(conn: &mut PgConnection, writes: &[Write]) -> Result<(), sqlx::Er
                 .execute(&mut *conn)
                 .await?;
             }
+            Write::PutTournament(t) => {
+                sqlx::query(
+                    "INSERT INTO tournaments (id, status, created_ms, updated_ms, data)
+                     VALUES ($1, $2, $3, $4, $5)
+                     ON CONFLICT (id) DO UPDATE SET status = excluded.status,
+                       created_ms = excluded.created_ms, updated_ms = excluded.updated_ms,
+                       data = excluded.data",
+                )
+                .bind(t.id)
+                .bind(&t.status)
+                .bind(t.created_ms)
+                .bind(t.updated_ms)
+                .bind(t.data.to_string())
+                .execute(&mut *conn)
+                .await?;
+            }
         }
     }
     // Participants never change once a match is created, and most puts update a match that
@@ -436,6 +452,17 @@ fn participant_from(stored: Option<i16>, what: &str) -> Result<Option<u8>, Store
     stored
         .map(|p| u8::try_from(p).map_err(|_| corrupt(what)))
         .transpose()
+}
+
+fn tournament_from(row: &PgRow) -> Result<TournamentRecord, StoreError> {
+    let data: String = row.try_get("data").map_err(corrupt_field)?;
+    Ok(TournamentRecord {
+        id: row.try_get("id").map_err(corrupt_field)?,
+        status: row.try_get("status").map_err(corrupt_field)?,
+        created_ms: row.try_get("created_ms").map_err(corrupt_field)?,
+        updated_ms: row.try_get("updated_ms").map_err(corrupt_field)?,
+        data: json(&data)?,
+    })
 }
 
 fn event_from(row: &PgRow) -> Result<EventRecord, StoreError> {
@@ -565,7 +592,9 @@ impl Store for PostgresStore {
                                  (SELECT last FROM id_counters WHERE kind = 'match')) AS m,
                         GREATEST((SELECT coalesce(max(id), 0) FROM accounts),
                                  (SELECT coalesce(max(id), 0) FROM deleted_accounts),
-                                 (SELECT last FROM id_counters WHERE kind = 'account')) AS account",
+                                 (SELECT last FROM id_counters WHERE kind = 'account')) AS account,
+                        GREATEST((SELECT coalesce(max(id), 0) FROM tournaments),
+                                 (SELECT last FROM id_counters WHERE kind = 'tournament')) AS tournament",
             )
             .fetch_one(&self.pool)
             .await
@@ -574,6 +603,7 @@ impl Store for PostgresStore {
                 bot: row.try_get("bot").map_err(corrupt_field)?,
                 r#match: row.try_get("m").map_err(corrupt_field)?,
                 account: row.try_get("account").map_err(corrupt_field)?,
+                tournament: row.try_get("tournament").map_err(corrupt_field)?,
             })
         })
     }
@@ -600,6 +630,11 @@ impl Store for PostgresStore {
                         SET last = GREATEST(last, (SELECT coalesce(max(id), 0) FROM accounts),
                                             (SELECT coalesce(max(id), 0) FROM deleted_accounts)) + $1
                       WHERE kind = 'account' RETURNING last"
+                }
+                IdKind::Tournament => {
+                    "UPDATE id_counters
+                        SET last = GREATEST(last, (SELECT coalesce(max(id), 0) FROM tournaments)) + $1
+                      WHERE kind = 'tournament' RETURNING last"
                 }
             };
             let last: i64 = sqlx::query_scalar(sql)
@@ -920,6 +955,31 @@ impl Store for PostgresStore {
                     })
                 })
                 .collect()
+        })
+    }
+
+    fn tournaments(&self) -> StoreFuture<'_, Vec<TournamentRecord>> {
+        Box::pin(async move {
+            let rows = sqlx::query(
+                "SELECT id, status, created_ms, updated_ms, data FROM tournaments ORDER BY id DESC",
+            )
+            .fetch_all(&self.pool)
+            .await
+            .map_err(unavailable)?;
+            rows.iter().map(tournament_from).collect()
+        })
+    }
+
+    fn tournament(&self, id: i64) -> StoreFuture<'_, Option<TournamentRecord>> {
+        Box::pin(async move {
+            let row = sqlx::query(
+                "SELECT id, status, created_ms, updated_ms, data FROM tournaments WHERE id = $1",
+            )
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(unavailable)?;
+            row.as_ref().map(tournament_from).transpose()
         })
     }
 }

@@ -15,7 +15,7 @@ use std::time::Duration;
 use arbiter_store::{
     AccountRecord, Audience, BotKind, BotRecord, Claim, EventRecord, IdKind, LeaseRecord,
     MatchRecord, MatchStatus, MaxIds, NoteRecord, PhotoRecord, RatingRecord, SessionRecord, Store,
-    StoreError, StoreFuture, Write,
+    StoreError, StoreFuture, TournamentRecord, Write,
 };
 use serde_json::Value;
 use sqlx::sqlite::{
@@ -326,6 +326,22 @@ fn batch_query(writes: &[Write]) -> QueryBuilder<Sqlite> {
                     .push_bind(note.at_ms);
                 query.push(");\n");
             }
+            Write::PutTournament(t) => {
+                query.push(
+                    "INSERT INTO tournaments (id, status, created_ms, updated_ms, data) VALUES (",
+                );
+                query
+                    .separated(", ")
+                    .push_bind(t.id)
+                    .push_bind(&t.status)
+                    .push_bind(t.created_ms)
+                    .push_bind(t.updated_ms)
+                    .push_bind(t.data.to_string());
+                query.push(
+                    ") ON CONFLICT (id) DO UPDATE SET status = excluded.status, created_ms = excluded.created_ms,
+                       updated_ms = excluded.updated_ms, data = excluded.data;\n",
+                );
+            }
         }
     }
     // Participants never change once a match is created, and most puts update a match that
@@ -495,6 +511,17 @@ fn match_from(row: &SqliteRow) -> Result<MatchRecord, StoreError> {
     })
 }
 
+fn tournament_from(row: &SqliteRow) -> Result<TournamentRecord, StoreError> {
+    let data: String = row.try_get("data").map_err(corrupt_field)?;
+    Ok(TournamentRecord {
+        id: row.try_get("id").map_err(corrupt_field)?,
+        status: row.try_get("status").map_err(corrupt_field)?,
+        created_ms: row.try_get("created_ms").map_err(corrupt_field)?,
+        updated_ms: row.try_get("updated_ms").map_err(corrupt_field)?,
+        data: json(&data)?,
+    })
+}
+
 fn event_from(row: &SqliteRow) -> Result<EventRecord, StoreError> {
     let get = |e: sqlx::Error| StoreError::Corrupt(e.to_string());
     let audience: Option<i64> = row.try_get("audience").map_err(get)?;
@@ -630,7 +657,9 @@ impl Store for SqliteStore {
                             (SELECT last FROM id_counters WHERE kind = 'match')) AS m,
                         max((SELECT coalesce(max(id), 0) FROM accounts),
                             (SELECT coalesce(max(id), 0) FROM deleted_accounts),
-                            (SELECT last FROM id_counters WHERE kind = 'account')) AS account",
+                            (SELECT last FROM id_counters WHERE kind = 'account')) AS account,
+                        max((SELECT coalesce(max(id), 0) FROM tournaments),
+                            (SELECT last FROM id_counters WHERE kind = 'tournament')) AS tournament",
             )
             .fetch_one(&self.reader)
             .await
@@ -640,6 +669,7 @@ impl Store for SqliteStore {
                 bot: row.try_get("bot").map_err(get)?,
                 r#match: row.try_get("m").map_err(get)?,
                 account: row.try_get("account").map_err(get)?,
+                tournament: row.try_get("tournament").map_err(get)?,
             })
         })
     }
@@ -662,6 +692,10 @@ impl Store for SqliteStore {
                     "UPDATE id_counters SET last = max(last, (SELECT coalesce(max(id), 0) FROM accounts),
                                                    (SELECT coalesce(max(id), 0) FROM deleted_accounts)) + $1
                       WHERE kind = 'account' RETURNING last"
+                }
+                IdKind::Tournament => {
+                    "UPDATE id_counters SET last = max(last, (SELECT coalesce(max(id), 0) FROM tournaments)) + $1
+                      WHERE kind = 'tournament' RETURNING last"
                 }
             };
             let mut writer = self.writer.lock().await;
@@ -839,6 +873,31 @@ impl Store for SqliteStore {
                     })
                 })
                 .collect()
+        })
+    }
+
+    fn tournaments(&self) -> StoreFuture<'_, Vec<TournamentRecord>> {
+        Box::pin(async move {
+            let rows = sqlx::query(
+                "SELECT id, status, created_ms, updated_ms, data FROM tournaments ORDER BY id DESC",
+            )
+            .fetch_all(&self.reader)
+            .await
+            .map_err(unavailable)?;
+            rows.iter().map(tournament_from).collect()
+        })
+    }
+
+    fn tournament(&self, id: i64) -> StoreFuture<'_, Option<TournamentRecord>> {
+        Box::pin(async move {
+            let row = sqlx::query(
+                "SELECT id, status, created_ms, updated_ms, data FROM tournaments WHERE id = $1",
+            )
+            .bind(id)
+            .fetch_optional(&self.reader)
+            .await
+            .map_err(unavailable)?;
+            row.as_ref().map(tournament_from).transpose()
         })
     }
 

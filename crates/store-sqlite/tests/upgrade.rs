@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
-use arbiter_store::{Audience, EventRecord, MatchRecord, MatchStatus, Store, Write};
+use arbiter_store::{Audience, EventRecord, IdKind, MatchRecord, MatchStatus, Store, Write};
 use arbiter_store_sqlite::SqliteStore;
 use serde_json::json;
 use sqlx::sqlite::SqliteConnectOptions;
@@ -195,6 +195,19 @@ async fn a_database_of_the_previous_release_is_upgraded_in_place_without_loss() 
     assert_eq!(store.bots().await.expect("bots").len(), 8);
     assert_eq!(store.ratings().await.expect("ratings").len(), 2);
     assert_eq!(store.max_ids().await.expect("max ids").r#match, 3);
+
+    // Kinds of ids newer than the fixture are counted from the start: their counter rows are
+    // added by the migrations, or reservations of them would find no row to move.
+    assert_eq!(store.max_ids().await.expect("max ids").tournament, 0);
+    assert_eq!(
+        store
+            .reserve_ids(IdKind::Tournament, 2)
+            .await
+            .expect("tournament ids"),
+        1
+    );
+    assert_eq!(store.max_ids().await.expect("max ids").tournament, 2);
+    assert!(store.tournaments().await.expect("tournaments").is_empty());
 
     // A match of three participants can be written and read back.
     let three = MatchRecord {

@@ -7,7 +7,7 @@ use serde_json::json;
 use crate::{
     AccountRecord, Audience, BotKind, BotRecord, Claim, EventRecord, IdKind, LeaseRecord,
     MatchRecord, MatchStatus, MaxIds, NoteRecord, PhotoRecord, RatingRecord, SessionRecord, Store,
-    Write, Writer,
+    TournamentRecord, Write, Writer,
 };
 
 fn bot(id: i64, name: &str) -> BotRecord {
@@ -72,6 +72,7 @@ pub async fn check_all(store: Arc<dyn Store>) {
     accounts_change_and_are_deleted(store.as_ref()).await;
     batches_are_atomic(store.as_ref()).await;
     notes_are_kept_per_match_in_order(store.as_ref()).await;
+    tournaments_are_kept_whole_newest_first(store.as_ref()).await;
     the_writer_commits_in_order(store.clone()).await;
     ids_are_reserved_above_every_used_one(store.clone()).await;
     leases_hand_matches_to_one_node_at_a_time(store.clone()).await;
@@ -145,6 +146,141 @@ async fn notes_are_kept_per_match_in_order(store: &dyn Store) {
     );
 }
 
+fn tournament(id: i64, status: &str, updated_ms: i64) -> TournamentRecord {
+    TournamentRecord {
+        id,
+        status: status.to_owned(),
+        created_ms: 40_000 + id,
+        updated_ms,
+        data: json!({
+            "name": format!("Cup \"{id}\" ♛"),
+            "entrants": [1, 2, 3],
+            "rounds": [],
+            "points": {"1": 1.5, "2": 0.25},
+        }),
+    }
+}
+
+/// Runs before `ids_are_reserved_above_every_used_one`, on tournaments of its own: no other
+/// check stores one.
+async fn tournaments_are_kept_whole_newest_first(store: &dyn Store) {
+    let before = store.max_ids().await.expect("max ids");
+    assert_eq!(before.tournament, 0, "no tournament yet");
+    assert!(store.tournaments().await.expect("tournaments").is_empty());
+    assert_eq!(store.tournament(3).await.expect("tournament"), None);
+
+    // Stored out of the order of their ids, over two batches: they are listed by id.
+    let third = tournament(3, "finished", 40_100);
+    let fifth = tournament(5, "open", 40_200);
+    let fourth = tournament(4, "running", 40_300);
+    store
+        .write_batch(&[
+            Write::PutTournament(third.clone()),
+            Write::PutTournament(fifth.clone()),
+        ])
+        .await
+        .expect("batch");
+    store
+        .write_batch(&[Write::PutTournament(fourth.clone())])
+        .await
+        .expect("batch");
+    assert_eq!(
+        store.tournaments().await.expect("tournaments"),
+        vec![fifth.clone(), fourth.clone(), third.clone()],
+        "newest first"
+    );
+    assert_eq!(
+        store.tournament(4).await.expect("tournament"),
+        Some(fourth.clone())
+    );
+    assert_eq!(store.tournament(6).await.expect("tournament"), None);
+    assert_eq!(store.max_ids().await.expect("max ids").tournament, 5);
+
+    // A put replaces the whole tournament; of two puts in one batch, the later stands.
+    let started = TournamentRecord {
+        status: "running".to_owned(),
+        updated_ms: 40_400,
+        data: json!({"entrants": [1, 2], "rounds": [[{"match": 7, "pair": [1, 2]}]]}),
+        ..fifth.clone()
+    };
+    let ended = TournamentRecord {
+        status: "finished".to_owned(),
+        updated_ms: 40_500,
+        data: json!({"entrants": [1, 2], "rounds": [[{"match": 7}]], "winner": 1}),
+        ..fifth.clone()
+    };
+    store
+        .write_batch(&[
+            Write::PutTournament(started),
+            Write::PutTournament(ended.clone()),
+        ])
+        .await
+        .expect("batch");
+    assert_eq!(
+        store.tournament(5).await.expect("tournament"),
+        Some(ended.clone())
+    );
+    assert_eq!(
+        store.tournaments().await.expect("tournaments"),
+        vec![ended, fourth, third],
+        "still one row each"
+    );
+
+    // Reservations come after every tournament stored or reserved, and count as used.
+    let first = store
+        .reserve_ids(IdKind::Tournament, 2)
+        .await
+        .expect("reserved");
+    assert!(first > 5, "{first} after the stored 5");
+    assert!(
+        store.max_ids().await.expect("max ids").tournament > first,
+        "both ids reserved count as used"
+    );
+    // One stored with an id of its own past the counter moves reservations past it.
+    store
+        .write_batch(&[Write::PutTournament(tournament(first + 10, "open", 40_600))])
+        .await
+        .expect("batch");
+    assert_eq!(
+        store.max_ids().await.expect("max ids").tournament,
+        first + 10
+    );
+    let next = store
+        .reserve_ids(IdKind::Tournament, 1)
+        .await
+        .expect("reserved");
+    assert!(next > first + 10, "{next} after the stored {}", first + 10);
+
+    // Ids taken by a copy move the counter on; a smaller one takes nothing back.
+    let taken = |tournament| {
+        Write::IdsTaken(MaxIds {
+            tournament,
+            ..MaxIds::default()
+        })
+    };
+    store.write_batch(&[taken(500)]).await.expect("batch");
+    assert_eq!(store.max_ids().await.expect("max ids").tournament, 500);
+    store.write_batch(&[taken(10)]).await.expect("batch");
+    assert_eq!(store.max_ids().await.expect("max ids").tournament, 500);
+    assert!(
+        store
+            .reserve_ids(IdKind::Tournament, 1)
+            .await
+            .expect("reserved")
+            > 500
+    );
+
+    // Tournaments' ids are counted apart from the other kinds'.
+    let after = store.max_ids().await.expect("max ids");
+    assert_eq!(
+        after,
+        MaxIds {
+            tournament: after.tournament,
+            ..before
+        }
+    );
+}
+
 async fn round_trips(store: &dyn Store) {
     assert_eq!(store.max_ids().await.expect("max ids"), MaxIds::default());
     assert_eq!(store.last_heartbeat().await.expect("heartbeat"), None);
@@ -169,7 +305,8 @@ async fn round_trips(store: &dyn Store) {
         MaxIds {
             bot: 2,
             r#match: 9,
-            account: 0
+            account: 0,
+            tournament: 0,
         }
     );
     assert_eq!(store.last_heartbeat().await.expect("heartbeat"), Some(42));
@@ -670,12 +807,14 @@ async fn ids_are_reserved_above_every_used_one(store: Arc<dyn Store>) {
             bot: 5_000,
             r#match: 10,
             account: 7_000,
+            tournament: 9_000,
         })])
         .await
         .expect("batch");
     assert!(reserve(IdKind::Bot, 1).await > 5_000);
     assert!(reserve(IdKind::Match, 1).await > next_match);
     assert!(reserve(IdKind::Account, 1).await > 7_000);
+    assert!(reserve(IdKind::Tournament, 1).await > 9_000);
 
     // Reservations made at once never overlap.
     let mut handles = Vec::new();
@@ -718,15 +857,28 @@ pub async fn check_copy(from: Arc<dyn Store>, to: Arc<dyn Store>) {
             ("matches", 2),
             ("events", 2_503),
             ("notes", 2),
+            ("tournaments", 2),
             ("heartbeat", 1),
             ("ids", 1),
         ]
     );
-    assert_eq!(written, 2 + 1 + 1 + 1 + 1 + 2 + 2_503 + 2 + 1 + 1);
+    assert_eq!(written, 2 + 1 + 1 + 1 + 1 + 2 + 2_503 + 2 + 2 + 1 + 1);
     assert_eq!(summarize(to.as_ref(), now).await.expect("summary"), summary);
     assert_eq!(
         to.events(3, 2_499, 10).await.expect("events"),
         from.events(3, 2_499, 10).await.expect("events")
+    );
+    let copied = to.tournaments().await.expect("tournaments");
+    assert_eq!(copied, from.tournaments().await.expect("tournaments"));
+    assert_eq!(
+        copied.iter().map(|t| t.id).collect::<Vec<_>>(),
+        [2, 1],
+        "newest first"
+    );
+    assert_eq!(
+        to.max_ids().await.expect("max ids").tournament,
+        2,
+        "the tournaments' ids are taken"
     );
 
     // One more event, and the summaries differ in events alone.

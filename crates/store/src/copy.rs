@@ -57,7 +57,8 @@ impl fmt::Display for KindSummary {
 }
 
 /// A store summed up, per kind of record in a fixed order: bots, accounts, sessions (those
-/// live at the time given), ratings, photos, matches, events, notes, heartbeat, ids.
+/// live at the time given), ratings, photos, matches, events, notes, tournaments, heartbeat,
+/// ids.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Summary {
     /// Each kind with its summary.
@@ -71,7 +72,7 @@ struct Summer {
 }
 
 /// The order kinds are reported in.
-const KINDS: [&str; 10] = [
+const KINDS: [&str; 11] = [
     "bots",
     "accounts",
     "sessions",
@@ -80,6 +81,7 @@ const KINDS: [&str; 10] = [
     "matches",
     "events",
     "notes",
+    "tournaments",
     "heartbeat",
     "ids",
 ];
@@ -119,10 +121,16 @@ impl Summer {
                     .to_string()
                     .into_bytes(),
             ),
+            Write::PutTournament(t) => (
+                "tournaments",
+                json!([t.id, t.status, t.created_ms, t.updated_ms, t.data])
+                    .to_string()
+                    .into_bytes(),
+            ),
             Write::Heartbeat(ms) => ("heartbeat", ms.to_string().into_bytes()),
             Write::IdsTaken(ids) => (
                 "ids",
-                json!([ids.bot, ids.r#match, ids.account])
+                json!([ids.bot, ids.r#match, ids.account, ids.tournament])
                     .to_string()
                     .into_bytes(),
             ),
@@ -209,6 +217,14 @@ async fn walk(
         }
         sink(std::mem::take(&mut batch)).await?;
     }
+    // Tournaments are few and small: all of them make one batch.
+    batch.extend(
+        store
+            .tournaments()
+            .await?
+            .into_iter()
+            .map(Write::PutTournament),
+    );
     if let Some(ms) = store.last_heartbeat().await? {
         batch.push(Write::Heartbeat(ms));
     }
@@ -241,8 +257,8 @@ pub async fn copy(
     let held = to.max_ids().await?;
     if held != MaxIds::default() || !to.bots().await?.is_empty() {
         return Err(CopyError::NotEmpty(format!(
-            "ids up to bot {}, match {}, account {}",
-            held.bot, held.r#match, held.account
+            "ids up to bot {}, match {}, account {}, tournament {}",
+            held.bot, held.r#match, held.account, held.tournament
         )));
     }
     let mut summer = Summer::default();
@@ -273,11 +289,11 @@ pub async fn copy(
 /// A store filled with some of every kind of record, for backends' tests of [`copy`]: two
 /// bots (one with a picture), an account with a live and an ended session and a deleted one,
 /// ratings, a finished match with 2,500 events (more than a page) and notes, a running match
-/// of three, a heartbeat.
+/// of three, two tournaments (one finished, one open), a heartbeat.
 pub async fn fill_sample(store: &dyn Store) -> Result<(), StoreError> {
     use crate::{
         AccountRecord, Audience, BotKind, BotRecord, EventRecord, MatchRecord, MatchStatus,
-        NoteRecord, PhotoRecord, RatingRecord, SessionRecord,
+        NoteRecord, PhotoRecord, RatingRecord, SessionRecord, TournamentRecord,
     };
     let bot = |id: i64, name: &str| BotRecord {
         id,
@@ -354,6 +370,25 @@ pub async fn fill_sample(store: &dyn Store) -> Result<(), StoreError> {
             kind: "fast".to_owned(),
             data: json!(null),
             at_ms: 8_001,
+        }),
+        Write::PutTournament(TournamentRecord {
+            id: 1,
+            status: "finished".to_owned(),
+            created_ms: 8_100,
+            updated_ms: 8_900,
+            data: json!({
+                "entrants": [1, 2],
+                "rounds": [[{"match": 3}]],
+                "standings": [{"bot": 1, "points": 1.0}, {"bot": 2, "points": 0.0}],
+                "name": "Coupe d'été ♛",
+            }),
+        }),
+        Write::PutTournament(TournamentRecord {
+            id: 2,
+            status: "open".to_owned(),
+            created_ms: 8_200,
+            updated_ms: 8_200,
+            data: json!({"entrants": [], "big": 9_007_199_254_740_993_u64}),
         }),
         Write::Heartbeat(9_000),
     ];

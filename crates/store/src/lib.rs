@@ -29,6 +29,24 @@ pub type BotId = i64;
 pub type MatchId = i64;
 /// An account's identifier.
 pub type AccountId = i64;
+/// A tournament's identifier.
+pub type TournamentId = i64;
+
+/// A tournament as stored: what finds it, and the rest as the arena writes it. Tournaments are
+/// few and small, so a tournament is one row, rewritten whole at each change.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TournamentRecord {
+    /// Identifier.
+    pub id: TournamentId,
+    /// Its status, as the arena names it (`open`, `running`, …); opaque to the store.
+    pub status: String,
+    /// Creation time, milliseconds since the Unix epoch.
+    pub created_ms: i64,
+    /// When it last changed, milliseconds since the Unix epoch.
+    pub updated_ms: i64,
+    /// Everything else (terms, entrants, rounds, results), as JSON.
+    pub data: Value,
+}
 
 /// A person's account on the web pages.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -314,6 +332,8 @@ pub enum Write {
     PutPhoto(std::sync::Arc<PhotoRecord>),
     /// Add a note about a match for the operator (after the match's other notes).
     AddNote(NoteRecord),
+    /// Insert a tournament, or replace the tournament with the same id.
+    PutTournament(TournamentRecord),
     /// Give a new match's lease to a node, whoever held it (only for a match no one else can
     /// know of yet: every other claim goes through [`Store::claim_matches`]).
     PutLease(LeaseRecord),
@@ -364,11 +384,18 @@ pub enum IdKind {
     Match,
     /// Accounts' ids ([`AccountId`]).
     Account,
+    /// Tournaments' ids ([`TournamentId`]).
+    Tournament,
 }
 
 impl IdKind {
     /// Every kind.
-    pub const ALL: [IdKind; 3] = [IdKind::Bot, IdKind::Match, IdKind::Account];
+    pub const ALL: [IdKind; 4] = [
+        IdKind::Bot,
+        IdKind::Match,
+        IdKind::Account,
+        IdKind::Tournament,
+    ];
 
     /// The stored name.
     pub fn as_str(self) -> &'static str {
@@ -376,6 +403,7 @@ impl IdKind {
             IdKind::Bot => "bot",
             IdKind::Match => "match",
             IdKind::Account => "account",
+            IdKind::Tournament => "tournament",
         }
     }
 
@@ -385,6 +413,7 @@ impl IdKind {
             IdKind::Bot => ids.bot,
             IdKind::Match => ids.r#match,
             IdKind::Account => ids.account,
+            IdKind::Tournament => ids.tournament,
         }
     }
 }
@@ -429,6 +458,8 @@ pub struct MaxIds {
     pub r#match: MatchId,
     /// The largest account id ever used or reserved, deleted accounts included, 0 if none.
     pub account: AccountId,
+    /// The largest tournament id, 0 if none.
+    pub tournament: TournamentId,
 }
 
 /// A persistence backend.
@@ -508,6 +539,10 @@ pub trait Store: Send + Sync + 'static {
     fn photo(&self, bot: BotId) -> StoreFuture<'_, Option<PhotoRecord>>;
     /// A match's operator notes, in the order they were added.
     fn notes(&self, id: MatchId) -> StoreFuture<'_, Vec<NoteRecord>>;
+    /// Every tournament, newest first.
+    fn tournaments(&self) -> StoreFuture<'_, Vec<TournamentRecord>>;
+    /// One tournament, if it exists.
+    fn tournament(&self, id: TournamentId) -> StoreFuture<'_, Option<TournamentRecord>>;
 
     /// Claims for `node`, until `until_ms`, each of the matches `ids` whose lease is free at
     /// `now_ms`: never leased, lapsed, or already `node`'s. Two nodes claiming the same match

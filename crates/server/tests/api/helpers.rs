@@ -546,6 +546,17 @@ impl Store for FlakyStore {
     fn notes(&self, id: MatchId) -> StoreFuture<'_, Vec<arbiter_store::NoteRecord>> {
         self.inner.notes(id)
     }
+
+    fn tournaments(&self) -> StoreFuture<'_, Vec<arbiter_store::TournamentRecord>> {
+        self.inner.tournaments()
+    }
+
+    fn tournament(
+        &self,
+        id: arbiter_store::TournamentId,
+    ) -> StoreFuture<'_, Option<arbiter_store::TournamentRecord>> {
+        self.inner.tournament(id)
+    }
 }
 
 /// The game families the tests' servers run, as the binary registers them.
