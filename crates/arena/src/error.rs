@@ -51,6 +51,15 @@ pub enum ArenaError {
     /// No match with this id.
     #[error("no match with id {0}")]
     MatchNotFound(i64),
+    /// No tournament with this id.
+    #[error("no tournament with id {0}")]
+    TournamentNotFound(i64),
+    /// Only the tournament's organiser (or the administrator) may do this.
+    #[error("only the tournament's organiser may do that")]
+    NotOrganiser,
+    /// The tournament cannot do this in its present state; the text says why.
+    #[error("{0}")]
+    TournamentRefused(String),
     /// The name is taken or reserved: names are unique regardless of case and of letters
     /// that look alike (their confusable skeletons differ).
     #[error("the name {0:?} is already taken")]
@@ -150,6 +159,9 @@ impl ArenaError {
             ArenaError::InvalidEnvironment(_) => "invalid_environment",
             ArenaError::BotNotFound(_) => "bot_not_found",
             ArenaError::MatchNotFound(_) => "match_not_found",
+            ArenaError::TournamentNotFound(_) => "tournament_not_found",
+            ArenaError::NotOrganiser => "not_organiser",
+            ArenaError::TournamentRefused(_) => "tournament_refused",
             ArenaError::NameTaken(_) | ArenaError::NameTooLike { .. } => "name_taken",
             ArenaError::BotUnavailable(_) => "bot_unavailable",
             ArenaError::UnsupportedVariant(_) => "unsupported_variant",
@@ -187,8 +199,11 @@ impl ArenaError {
             ArenaError::AdminOnly
             | ArenaError::NotYourBot(_)
             | ArenaError::NotParticipant
+            | ArenaError::NotOrganiser
             | ArenaError::NotYourChallenge(_) => ErrorClass::Forbidden,
-            ArenaError::BotNotFound(_) | ArenaError::MatchNotFound(_) => ErrorClass::NotFound,
+            ArenaError::BotNotFound(_)
+            | ArenaError::MatchNotFound(_)
+            | ArenaError::TournamentNotFound(_) => ErrorClass::NotFound,
             ArenaError::TooManyStreams(_) | ArenaError::RateLimited { .. } => ErrorClass::TooMany,
             ArenaError::Unavailable(_) | ArenaError::ShuttingDown => ErrorClass::Unavailable,
             _ => ErrorClass::Conflict,

@@ -9,7 +9,7 @@
 //!
 //! [`Arena`] is a thin facade over services with one job each: identities (`identities.rs`),
 //! matches (`matches/`), ratings (`ratings.rs`), accounts (`accounts.rs`), people
-//! (`humans.rs`) and auto-matching (`automatch.rs`). They share the surroundings of
+//! (`humans.rs`), auto-matching (`automatch.rs`) and tournaments (`tournaments/`). They share the surroundings of
 //! `context.rs` and reach each other through the references each one is given.
 //!
 //! The arena knows no HTTP: the server crate translates requests into calls on [`Arena`].
@@ -40,6 +40,7 @@ mod relay;
 mod seats;
 pub mod snapshot;
 pub mod token;
+mod tournaments;
 pub mod verify;
 
 use std::net::IpAddr;
@@ -61,6 +62,7 @@ pub use error::{ArenaError, ErrorClass};
 pub use humans::{PERSON_PREFIX, PersonChallenge, QuickMatch, ROOM_ROUND};
 pub use live::{
     CHAT_MAX_CHARS, CHAT_MAX_LINES, ChatRoom, MoveNote, MoveReply, SeatChoice, TableTerms,
+    TournamentGame,
 };
 pub use log::{Participants, Reader};
 pub use matches::{BotStream, ChallengeRequest, TableRequest};
@@ -71,6 +73,10 @@ pub use snapshot::{
     Announcement, Decision, DecisionPage, EventPage, LegStatus, MatchExport, MatchResult,
     MatchSnapshot, MatchSummary, ParticipantSummary, StreamEvent,
 };
+pub use tournaments::{
+    GameEnd, Organiser, Round, RoundGame, Tournament, TournamentAction, TournamentEntrant,
+    TournamentFormat, TournamentRequest, TournamentStanding, TournamentStatus,
+};
 pub use verify::Verdict;
 
 use accounts::Accounts;
@@ -80,6 +86,7 @@ use humans::People;
 use identities::Identities;
 use matches::{Matches, Registry};
 use ratings::Ratings;
+use tournaments::Tournaments;
 
 /// The arena facade: every operation the API needs, each handed to the service that owns it.
 #[derive(Clone)]
@@ -91,6 +98,7 @@ pub struct Arena {
     accounts: Arc<Accounts>,
     automatch: Arc<AutoMatch>,
     people: Arc<People>,
+    tournaments: Arc<Tournaments>,
 }
 
 impl Arena {
@@ -174,6 +182,11 @@ impl Arena {
             automatch.clone(),
             ratings.clone(),
         ));
+        let tournaments = Arc::new(Tournaments::new(
+            context.clone(),
+            identities.clone(),
+            matches.clone(),
+        ));
         let arena = Arena {
             context,
             identities,
@@ -182,6 +195,7 @@ impl Arena {
             accounts,
             automatch,
             people,
+            tournaments,
         };
         arena.identities.ensure_house_bots().await?;
         // Relayed streams first: the matches taken over send their news at once.
@@ -354,6 +368,9 @@ impl Arena {
         }
         self.matches.heartbeat(now).await;
         relay::roll_call(self, now).await;
+        if self.holds_duty("tournaments", now).await {
+            self.tournaments.drive().await;
+        }
     }
 
     async fn sweep(&self, now: i64) {
@@ -1017,5 +1034,79 @@ impl Arena {
         quick: QuickMatch,
     ) -> Result<MatchSummary, ArenaError> {
         self.people.quick_match(person, quick).await
+    }
+
+    // ----- tournaments -----
+
+    /// Creates a tournament, open for entries, run by `by`.
+    pub async fn create_tournament(
+        &self,
+        by: Organiser,
+        request: TournamentRequest,
+    ) -> Result<Tournament, ArenaError> {
+        self.tournaments.create(by, request).await
+    }
+
+    /// Every tournament, newest first, without the seeds of rounds under way.
+    pub async fn tournaments(&self) -> Result<Vec<Tournament>, ArenaError> {
+        self.tournaments.list().await
+    }
+
+    /// One tournament, without the seeds of rounds under way.
+    pub async fn tournament(&self, id: i64) -> Result<Tournament, ArenaError> {
+        self.tournaments.get(id).await
+    }
+
+    /// `bot` (a registered bot, or a person where the organiser allows people) enters a
+    /// tournament: before it starts, or at any time before an arena ends.
+    pub async fn enter_tournament(&self, bot: &Bot, id: i64) -> Result<Tournament, ArenaError> {
+        self.tournaments.enter(bot, id).await
+    }
+
+    /// `bot` withdraws from a tournament: before the start its entry is taken back; after, it
+    /// is paired no more (forfeiting its later round-robin games) and a game of it under way
+    /// is resigned.
+    pub async fn withdraw_from_tournament(
+        &self,
+        bot: &Bot,
+        id: i64,
+    ) -> Result<Tournament, ArenaError> {
+        self.tournaments.withdraw(bot, id).await
+    }
+
+    /// The organiser enters the house bot `name` in a tournament.
+    pub async fn enter_house_bot(
+        &self,
+        by: Organiser,
+        id: i64,
+        name: &str,
+    ) -> Result<Tournament, ArenaError> {
+        self.tournaments.enter_house(by, id, name).await
+    }
+
+    /// The organiser withdraws the entrant `name` from a tournament.
+    pub async fn withdraw_entrant(
+        &self,
+        by: Organiser,
+        id: i64,
+        name: &str,
+    ) -> Result<Tournament, ArenaError> {
+        self.tournaments.withdraw_entrant(by, id, name).await
+    }
+
+    /// The organiser starts, pauses or resumes a tournament.
+    pub async fn control_tournament(
+        &self,
+        by: Organiser,
+        id: i64,
+        action: TournamentAction,
+    ) -> Result<Tournament, ArenaError> {
+        self.tournaments.control(by, id, action).await
+    }
+
+    /// Drives every running tournament once, as the heartbeat does: results of ended games
+    /// recorded, rounds ended and their seeds revealed, next rounds paired.
+    pub async fn drive_tournaments(&self) {
+        self.tournaments.drive().await;
     }
 }

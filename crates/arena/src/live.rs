@@ -119,9 +119,46 @@ pub struct TableTerms {
     pub seat_keys: Vec<Option<String>>,
     /// The language the room talks in, which house seats speak in a family that talks.
     pub language: Language,
+    /// The tournament game this match is, if it is one.
+    pub tournament: Option<TournamentGame>,
+    /// Whether the seed stays out of the match's events and snapshots when it ends, because
+    /// other matches play from the same seed (a tournament round's) and must not learn it
+    /// before they end: whoever sealed it reveals it later, by marking the stored match
+    /// `revealed`, and only then do exports carry it.
+    pub sealed: bool,
+    /// Whether a participant that never makes its first move loses the match by forfeit,
+    /// rather than the match being aborted: a game that must have a result (a tournament's).
+    pub no_show_forfeits: bool,
+}
+
+/// Which tournament game a match is: shown with the match.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TournamentGame {
+    /// The tournament.
+    pub tournament: i64,
+    /// Its round (from 0; in an arena tournament, its wave of pairings).
+    pub round: u32,
 }
 
 impl TableTerms {
+    /// The terms a tournament game keeps in its stored details (its tournament, whether it is
+    /// sealed and whether a missing first move forfeits), the rest left as by default.
+    pub(crate) fn sealed_from(details: &Value) -> TableTerms {
+        TableTerms {
+            tournament: serde_json::from_value(details["tournament"].clone()).ok(),
+            sealed: details["sealed"].as_bool().unwrap_or(false),
+            no_show_forfeits: details["no_show_forfeits"].as_bool().unwrap_or(false),
+            ..TableTerms::default()
+        }
+    }
+
+    /// Whether a stored match's seed may be shown once it has ended: it was never sealed,
+    /// or whoever sealed it has revealed it since.
+    pub(crate) fn seed_shown(details: &Value) -> bool {
+        !details["sealed"].as_bool().unwrap_or(false)
+            || details["revealed"].as_bool().unwrap_or(false)
+    }
+
     /// The participant whose seat key hashes to `hash`, compared in constant time.
     pub(crate) fn holder(&self, hash: &str) -> Option<usize> {
         let mut found = None;
@@ -265,6 +302,15 @@ impl Setup {
         // every other match's details stay as they were.
         if self.terms.language != Language::default() {
             details["language"] = json!(self.terms.language);
+        }
+        if let Some(game) = self.terms.tournament {
+            details["tournament"] = json!(game);
+        }
+        if self.terms.sealed {
+            details["sealed"] = json!(true);
+        }
+        if self.terms.no_show_forfeits {
+            details["no_show_forfeits"] = json!(true);
         }
         details
     }

@@ -376,6 +376,7 @@ fn setup_of(
             rated: details["rated_if_registered"].as_bool().unwrap_or(false),
             seat_keys: Vec::new(),
             language: serde_json::from_value(details["language"].clone()).unwrap_or_default(),
+            ..TableTerms::sealed_from(details)
         },
     })
 }

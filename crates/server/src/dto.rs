@@ -698,3 +698,76 @@ pub struct Health {
     /// The server's clock, milliseconds since the Unix epoch.
     pub server_now_ms: i64,
 }
+
+/// Creating a tournament.
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct TournamentBody {
+    /// Its name, 1 to 64 characters.
+    #[schema(min_length = 1, max_length = 64)]
+    pub name: String,
+    /// The game (default: the server's default game); it must be playable by two.
+    #[serde(default)]
+    #[schema(value_type = Option<GameName>)]
+    pub game: Option<String>,
+    /// The variant, one of the game's (default: the game's default variant).
+    #[serde(default)]
+    #[schema(value_type = Option<VariantName>)]
+    pub variant: Option<String>,
+    /// How entrants are paired.
+    pub format: TournamentFormatBody,
+    /// Every game's clocks (default 60 s per leg per side, no increment).
+    #[serde(default)]
+    pub time_control: TimeControlBody,
+    /// Whether its games count for ratings (default false).
+    #[serde(default)]
+    pub rated: bool,
+    /// Whether people may enter from the web pages as well as bots (default false).
+    #[serde(default)]
+    pub people: bool,
+}
+
+/// A tournament's format.
+#[derive(Clone, Copy, Debug, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum TournamentFormatBody {
+    /// Everyone meets everyone once a cycle; 2 cycles swap the seats.
+    RoundRobin {
+        /// Cycles, 1 (default) or 2.
+        #[serde(default = "one_cycle")]
+        #[schema(minimum = 1, maximum = 2)]
+        cycles: u8,
+    },
+    /// Swiss rounds: no repeat pairings, balanced seats, a bye for an odd one out.
+    Swiss {
+        /// Rounds, fewer than the entrants.
+        #[schema(minimum = 1, maximum = 50)]
+        rounds: u32,
+    },
+    /// Free entrants paired as soon as they are free, for a number of minutes from the start.
+    Arena {
+        /// The window's length in minutes.
+        #[schema(minimum = 1, maximum = 1440)]
+        minutes: u32,
+    },
+}
+
+fn one_cycle() -> u8 {
+    1
+}
+
+impl From<TournamentFormatBody> for arbiter_arena::TournamentFormat {
+    fn from(body: TournamentFormatBody) -> Self {
+        match body {
+            TournamentFormatBody::RoundRobin { cycles } => Self::RoundRobin { cycles },
+            TournamentFormatBody::Swiss { rounds } => Self::Swiss { rounds },
+            TournamentFormatBody::Arena { minutes } => Self::Arena { minutes },
+        }
+    }
+}
+
+/// An entrant the organiser names.
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct EntrantBody {
+    /// A house bot's name (or any entrant's, to withdraw it).
+    pub bot: String,
+}

@@ -84,9 +84,15 @@ impl From<ArenaError> for Failure {
             ArenaError::AdminOnly
             | ArenaError::NotYourBot(_)
             | ArenaError::NotParticipant
+            | ArenaError::NotOrganiser
             | ArenaError::NotYourChallenge(_) => {
                 Failure::new(StatusCode::FORBIDDEN, "access denied")
             }
+            // FlipSight has no tournaments; these reach it from no action.
+            ArenaError::TournamentNotFound(_) => {
+                Failure::new(StatusCode::FORBIDDEN, "access denied")
+            }
+            ArenaError::TournamentRefused(_) => conflict("request refused"),
             ArenaError::InvalidRequest(_)
             | ArenaError::InvalidName(_)
             | ArenaError::InvalidEnvironment(_)

@@ -18,6 +18,7 @@ mod openapi;
 mod routes;
 mod stream;
 mod text;
+mod tournaments;
 
 use arbiter_arena::{Arena, Family, Games};
 use axum::Router;
@@ -224,7 +225,7 @@ impl Dialects {
 #[openapi(
     info(title = "Arbiter native bot API", version = "1", description = "Bots connect with a bearer token, receive challenges and decisions on an NDJSON stream (or by long-polling), and submit moves."),
     modifiers(&BearerAuth),
-    tags((name = "bots", description = "Identities, profiles and the event stream"), (name = "matches", description = "Challenges, matches, moves and events"), (name = "admin", description = "Registering and managing bots with the administrator token"))
+    tags((name = "bots", description = "Identities, profiles and the event stream"), (name = "matches", description = "Challenges, matches, moves and events"), (name = "admin", description = "Registering and managing bots with the administrator token"), (name = "tournaments", description = "Round robins, Swiss tournaments and arenas: their rounds, seeds, standings and crosstables"))
 )]
 struct ApiDoc;
 
@@ -261,6 +262,18 @@ fn router(games: &Games) -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .routes(routes!(routes::play))
         .routes(routes!(routes::resign))
         .routes(routes!(routes::export))
+        .routes(routes!(
+            tournaments::create_tournament,
+            tournaments::list_tournaments
+        ))
+        .routes(routes!(tournaments::tournament))
+        .routes(routes!(tournaments::join_tournament))
+        .routes(routes!(tournaments::withdraw_from_tournament))
+        .routes(routes!(tournaments::enter_house_bot))
+        .routes(routes!(tournaments::withdraw_entrant))
+        .routes(routes!(tournaments::start_tournament))
+        .routes(routes!(tournaments::pause_tournament))
+        .routes(routes!(tournaments::resume_tournament))
         .routes(routes!(stream::open))
         .split_for_parts();
     // Once every route is in: the errors of reading requests go to each operation that can

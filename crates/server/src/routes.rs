@@ -707,7 +707,7 @@ pub(crate) async fn method_not_allowed(
 
 /// The game of a request that names none: the server's default game. With no game at all,
 /// the arena refuses the empty name.
-fn default_game(state: &AppState) -> String {
+pub(crate) fn default_game(state: &AppState) -> String {
     state
         .arena
         .games()

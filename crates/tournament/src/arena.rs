@@ -2,7 +2,7 @@
 //! nearest in points first, and games score 2 for a win, 1 for a draw and 0 for a loss, doubled
 //! once an entrant has won its last two (a streak, which any game not won ends).
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::standings::halves_for;
 use crate::swiss::seats;
@@ -88,7 +88,7 @@ pub fn ranking(scores: &[ArenaScore]) -> Vec<Entrant> {
 }
 
 /// An arena's window, on the arena's clock (milliseconds since the Unix epoch).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Window {
     /// When pairing begins.
     pub starts_ms: i64,

@@ -173,6 +173,25 @@ impl Event {
         Ok(())
     }
 
+    /// Drops a game of the round under way that was not played to a result (both entrants
+    /// absent, the match aborted): it scores nothing for either, like a game between two
+    /// entrants who withdrew, and they have not met.
+    pub fn void(&mut self, pairing: Pairing) -> Result<(), EventError> {
+        let round = self.rounds.checked_sub(1).ok_or(EventError::NoSuchGame)?;
+        let index = self
+            .played
+            .iter()
+            .position(|game| {
+                game.round == round
+                    && game.pairing == pairing
+                    && game.outcome.is_none()
+                    && matches!(game.pairing, Pairing::Game { .. })
+            })
+            .ok_or(EventError::NoSuchGame)?;
+        self.played.remove(index);
+        Ok(())
+    }
+
     /// `entrant` withdraws: it is paired no more in a Swiss, and forfeits its games of later
     /// rounds in a round robin (a game of the round under way is the arena's to end, by
     /// resignation, and then recorded as any other).

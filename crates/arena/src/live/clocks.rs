@@ -11,7 +11,7 @@ enum Happening {
     TurnWarning { leg: usize },
     TurnTimeout { leg: usize },
     RulesDeadline { leg: usize },
-    NoFirstMove,
+    NoFirstMove { participant: usize },
     Disconnect { participant: usize },
     Recheck,
 }
@@ -64,7 +64,10 @@ fn due(
                     progress.first_turn_at[participant],
                     progress.moved[participant],
                 ) {
-                    due.push((at + setup.config.first_move_ms, Happening::NoFirstMove));
+                    due.push((
+                        at + setup.config.first_move_ms,
+                        Happening::NoFirstMove { participant },
+                    ));
                 }
             }
             if !setup.self_play() {
@@ -127,8 +130,12 @@ pub(crate) fn tick(
             }
             Happening::TurnWarning { leg } => warn_turn(setup, progress, leg, at),
             Happening::RulesDeadline { leg } => rules_deadline(setup, progress, leg, at),
-            Happening::NoFirstMove => {
-                close(setup, progress, MatchStatus::Aborted, "no_first_move", at)
+            Happening::NoFirstMove { participant } => {
+                if setup.terms.no_show_forfeits {
+                    finish(setup, progress, "no_first_move", Some(participant), at)
+                } else {
+                    close(setup, progress, MatchStatus::Aborted, "no_first_move", at)
+                }
             }
             Happening::Disconnect { participant } => {
                 if !leave(setup, progress, participant, "disconnect", at) {

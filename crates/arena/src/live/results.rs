@@ -14,13 +14,22 @@ pub(crate) fn close(
     progress.set_status(status);
     progress.ended_ms = Some(now_ms);
     progress.result = Some(MatchResult::closed(reason));
-    let payload = json!({"reason": reason, "seed": setup.seed.reveal()});
+    let mut payload = json!({"reason": reason});
+    reveal_seed(setup, &mut payload);
     let kind = match status {
         MatchStatus::Aborted => "aborted",
         MatchStatus::Expired => "expired",
         _ => reason,
     };
     progress.emit(setup, now_ms, Audience::Everyone, kind, payload);
+}
+
+/// Puts the seed in the payload of the event that ends the match, unless the match is
+/// sealed: then another match still playing from the same seed could read it.
+fn reveal_seed(setup: &Setup, payload: &mut Value) {
+    if !setup.terms.sealed {
+        payload["seed"] = json!(setup.seed.reveal());
+    }
 }
 
 pub(super) fn finish_leg_if_over(
@@ -147,7 +156,7 @@ pub(crate) fn finish(
         ratings: None,
     };
     let mut payload = json!(result);
-    payload["seed"] = json!(setup.seed.reveal());
+    reveal_seed(setup, &mut payload);
     progress.result = Some(result);
     progress.ended_ms = Some(now_ms);
     progress.set_status(MatchStatus::Finished);

@@ -268,7 +268,7 @@ pub(crate) fn snapshot_with(
         started_ms: progress.started_ms,
         ended_ms: progress.ended_ms,
         commitment: setup.seed.commitment().as_hex().to_owned(),
-        seed: ended.then(|| setup.seed.reveal().to_owned()),
+        seed: (ended && !setup.terms.sealed).then(|| setup.seed.reveal().to_owned()),
         legs,
         result: progress.result.clone(),
         seq: progress.seq,

@@ -364,6 +364,7 @@ impl Matches {
                 rated: details["rated_if_registered"].as_bool().unwrap_or(false),
                 seat_keys: serde_json::from_value(details["seat_keys"].clone()).unwrap_or_default(),
                 language: serde_json::from_value(details["language"].clone()).unwrap_or_default(),
+                ..live::TableTerms::sealed_from(details)
             },
         })
     }

@@ -174,7 +174,7 @@ impl Matches {
     pub(crate) async fn export(&self, id: MatchId) -> Result<MatchExport, ArenaError> {
         let record = self.stored_match(id).await?;
         let events = self.context.store.events(id, 0, u32::MAX).await?;
-        let ended = !record.status.is_open();
+        let seed_shown = !record.status.is_open() && live::TableTerms::seed_shown(&record.details);
         let bots = participants(&record)?.to_vec();
         Ok(MatchExport {
             id,
@@ -186,7 +186,7 @@ impl Matches {
                 .commitment()
                 .as_hex()
                 .to_owned(),
-            seed: ended.then_some(record.seed),
+            seed: seed_shown.then_some(record.seed),
             participants: bots,
             // Seat keys are secrets' hashes, for the arena alone.
             details: {

@@ -127,6 +127,7 @@ impl From<ArenaError> for BgpError {
             ArenaError::AdminOnly
             | ArenaError::NotYourBot(_)
             | ArenaError::NotParticipant
+            | ArenaError::NotOrganiser
             | ArenaError::NotYourChallenge(_) => BgpError::wrong_seat(message),
             ArenaError::InvalidRequest(_)
             | ArenaError::InvalidName(_)
@@ -134,7 +135,10 @@ impl From<ArenaError> for BgpError {
             | ArenaError::NoSuchLeg(_)
             | ArenaError::MalformedAction(_)
             | ArenaError::InvalidCoordinate(_)
-            | ArenaError::UnsupportedVariant(_) => BgpError::bad_request(message),
+            | ArenaError::UnsupportedVariant(_)
+            // The protocol has no tournaments: these reach it from no route.
+            | ArenaError::TournamentNotFound(_)
+            | ArenaError::TournamentRefused(_) => BgpError::bad_request(message),
             ArenaError::BotNotFound(_) => {
                 BgpError::new(StatusCode::NOT_FOUND, "agent_not_found", message)
             }

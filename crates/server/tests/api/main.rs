@@ -23,3 +23,4 @@ mod restart;
 mod slow_clients;
 mod streams;
 mod talk;
+mod tournaments;

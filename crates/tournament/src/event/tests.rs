@@ -117,6 +117,28 @@ fn a_swiss_pairs_no_one_who_withdrew() {
 }
 
 #[test]
+fn a_void_game_scores_nothing_and_leaves_the_pair_free_to_meet() {
+    let mut event = Event::new(Format::Swiss { rounds: 2 }, 4).expect("an event");
+    let games = event.next_round().expect("round 1").expect("games");
+    event.void(games[0]).expect("voided");
+    assert_eq!(event.void(games[0]), Err(EventError::NoSuchGame), "once");
+    event.record(games[1], Outcome::FirstWon).expect("recorded");
+    assert!(event.waiting().is_empty());
+    let standings = event.standings();
+    let Pairing::Game { first, second } = games[0] else {
+        panic!("a game");
+    };
+    for entrant in [first, second] {
+        let line = standings
+            .iter()
+            .find(|s| s.entrant == entrant)
+            .expect("a line");
+        assert_eq!((line.points, line.games), (0.0, 0));
+    }
+    assert!(!crate::standings::have_met(&event.played, first, second));
+}
+
+#[test]
 fn a_round_under_way_must_end_before_the_next() {
     let mut event = Event::new(Format::Swiss { rounds: 2 }, 4).expect("an event");
     let games = event.next_round().expect("round 1").expect("games");

@@ -1,0 +1,802 @@
+//! The tournaments service: round robins, Swiss tournaments and arenas of bots (and of people
+//! where the organiser allows), for any game two can play.
+//!
+//! A tournament is one stored record, read again and rewritten whole under its lock
+//! (`tournament:{id}`, [`Context::exclusively`], and a lock of this process) at every change,
+//! so that the servers sharing a store agree on it and a restart loses nothing. The pairing
+//! and scoring are `arbiter-tournament`'s; this service plays the games and feeds back their
+//! results. At each heartbeat the server holding the duty `tournaments` drives every running
+//! tournament: it reads how each game of the round under way ended, reveals a round's seed
+//! once all its games have ended, and pairs the next round (in an arena, the free entrants
+//! who are present, as long as the window is open).
+//!
+//! Every game of a round plays from the round's one server seed, so that luck is the same
+//! for every pairing: the same opening, the same dice, the same deal, each pairing playing
+//! both seats where the family's default format pairs legs. A game's match is started at
+//! once, as if both had accepted, sealed (its seed stays out of its events until the round
+//! ends, then the stored match is marked revealed) and with a missing first move lost by
+//! forfeit rather than aborted. A round is written, with its games' match ids, before its
+//! matches are created, and a game whose match is missing is created again, so a crash in
+//! between only delays it.
+
+mod model;
+
+use std::sync::Arc;
+
+use arbiter_fair::ServerSeed;
+use arbiter_store::{BotId, BotKind, IdKind, MatchRecord, MatchStatus, TournamentRecord, Write};
+use arbiter_tournament::arena::Window;
+use arbiter_tournament::event::{Event, Format as EventFormat};
+use arbiter_tournament::{Entrant, Outcome, Pairing, Played};
+
+pub use model::{
+    GameEnd, Organiser, Round, RoundGame, Tournament, TournamentEntrant, TournamentFormat,
+    TournamentRequest, TournamentStanding, TournamentStatus,
+};
+
+use crate::context::Context;
+use crate::directory::{Bot, Presence};
+use crate::identities::Identities;
+use crate::live::{self, SeatChoice, TableTerms, TournamentGame};
+use crate::matches::Matches;
+use crate::snapshot::MatchResult;
+use crate::{ArenaError, Opening};
+
+/// The tournaments service.
+pub(crate) struct Tournaments {
+    context: Arc<Context>,
+    identities: Arc<Identities>,
+    matches: Arc<Matches>,
+    /// Serialises this process's changes to tournaments; the store lock does it between
+    /// servers.
+    lock: tokio::sync::Mutex<()>,
+}
+
+/// A change to one tournament, made under its lock.
+enum Change {
+    Enter(Box<Bot>),
+    Withdraw(BotId),
+    Start,
+    Pause,
+    Resume,
+}
+
+impl Tournaments {
+    pub(crate) fn new(
+        context: Arc<Context>,
+        identities: Arc<Identities>,
+        matches: Arc<Matches>,
+    ) -> Tournaments {
+        Tournaments {
+            context,
+            identities,
+            matches,
+            lock: tokio::sync::Mutex::new(()),
+        }
+    }
+
+    /// Creates a tournament, open for entries.
+    pub(crate) async fn create(
+        &self,
+        organiser: Organiser,
+        request: TournamentRequest,
+    ) -> Result<Tournament, ArenaError> {
+        let name = request.name.trim();
+        if name.is_empty() || name.chars().count() > Tournament::NAME_MAX_CHARS {
+            return Err(ArenaError::InvalidRequest(format!(
+                "a tournament's name has 1 to {} characters",
+                Tournament::NAME_MAX_CHARS
+            )));
+        }
+        if name.chars().any(char::is_control) {
+            return Err(ArenaError::InvalidRequest(
+                "a tournament's name has no control characters".to_owned(),
+            ));
+        }
+        let mode = self
+            .context
+            .games
+            .mode(&request.game, request.variant.as_deref())?;
+        let family = self.context.family(mode.game)?;
+        if family
+            .variant(mode.variant)
+            .is_none_or(|spec| !spec.seats_allowed(2))
+        {
+            return Err(ArenaError::UnsupportedVariant(format!(
+                "{} {} is not played by two, and tournaments pair entrants two by two",
+                mode.game, mode.variant
+            )));
+        }
+        request
+            .time_control
+            .validate()
+            .map_err(ArenaError::InvalidRequest)?;
+        check_format(request.format)?;
+        let now = self.context.now();
+        let tournament = Tournament {
+            id: self.context.new_id(IdKind::Tournament).await?,
+            name: name.to_owned(),
+            game: mode.game.to_owned(),
+            variant: mode.variant.to_owned(),
+            format: request.format,
+            time_control: request.time_control,
+            rated: request.rated,
+            people: request.people,
+            organiser,
+            status: TournamentStatus::Open,
+            created_ms: now,
+            started_ms: None,
+            ended_ms: None,
+            window: None,
+            entrants: Vec::new(),
+            event: None,
+            arena_played: Vec::new(),
+            rounds: Vec::new(),
+        };
+        self.context
+            .writer
+            .write(vec![Write::PutTournament(record_of(&tournament, now)?)])
+            .await?;
+        tracing::info!(tournament = tournament.id, name, "tournament created");
+        Ok(tournament.public())
+    }
+
+    /// Every tournament, newest first, as anyone may read them.
+    pub(crate) async fn list(&self) -> Result<Vec<Tournament>, ArenaError> {
+        let records = self.context.store.tournaments().await?;
+        records
+            .iter()
+            .map(|record| parse(record).map(|t| t.public()))
+            .collect()
+    }
+
+    /// One tournament, as anyone may read it.
+    pub(crate) async fn get(&self, id: i64) -> Result<Tournament, ArenaError> {
+        Ok(self.load(id).await?.public())
+    }
+
+    /// `bot` enters: a registered bot itself, a person where the organiser allows people.
+    pub(crate) async fn enter(&self, bot: &Bot, id: i64) -> Result<Tournament, ArenaError> {
+        match bot.kind {
+            BotKind::Registered | BotKind::Human => {}
+            BotKind::Anonymous => {
+                return Err(ArenaError::TournamentRefused(
+                    "anonymous bots cannot enter tournaments; register the bot first".to_owned(),
+                ));
+            }
+            BotKind::House => {
+                return Err(ArenaError::TournamentRefused(
+                    "house bots are entered by the organiser".to_owned(),
+                ));
+            }
+        }
+        self.change(id, Change::Enter(Box::new(bot.clone()))).await
+    }
+
+    /// The organiser enters the house bot `name`.
+    pub(crate) async fn enter_house(
+        &self,
+        by: Organiser,
+        id: i64,
+        name: &str,
+    ) -> Result<Tournament, ArenaError> {
+        let bot = self.identities.find_bot(name)?;
+        if bot.kind != BotKind::House {
+            return Err(ArenaError::TournamentRefused(format!(
+                "{} is not a house bot: bots enter themselves",
+                bot.name
+            )));
+        }
+        self.check_organiser(id, by).await?;
+        self.change(id, Change::Enter(Box::new(bot))).await
+    }
+
+    /// `bot` withdraws from the tournament: it is paired no more, and a game of it under way
+    /// here is resigned.
+    pub(crate) async fn withdraw(&self, bot: &Bot, id: i64) -> Result<Tournament, ArenaError> {
+        self.change(id, Change::Withdraw(bot.id)).await
+    }
+
+    /// The organiser withdraws the entrant `name`.
+    pub(crate) async fn withdraw_entrant(
+        &self,
+        by: Organiser,
+        id: i64,
+        name: &str,
+    ) -> Result<Tournament, ArenaError> {
+        let bot = self.identities.find_bot(name)?;
+        self.check_organiser(id, by).await?;
+        self.change(id, Change::Withdraw(bot.id)).await
+    }
+
+    /// The organiser starts, pauses or resumes the tournament.
+    pub(crate) async fn control(
+        &self,
+        by: Organiser,
+        id: i64,
+        action: TournamentAction,
+    ) -> Result<Tournament, ArenaError> {
+        self.check_organiser(id, by).await?;
+        let change = match action {
+            TournamentAction::Start => Change::Start,
+            TournamentAction::Pause => Change::Pause,
+            TournamentAction::Resume => Change::Resume,
+        };
+        let tournament = self.change(id, change).await?;
+        // A started or resumed tournament pairs its next round now, not at the next heartbeat.
+        if matches!(action, TournamentAction::Start | TournamentAction::Resume) {
+            return self.drive_one(id).await;
+        }
+        Ok(tournament)
+    }
+
+    async fn check_organiser(&self, id: i64, by: Organiser) -> Result<(), ArenaError> {
+        let tournament = self.load(id).await?;
+        if by == Organiser::Administrator || by == tournament.organiser {
+            Ok(())
+        } else {
+            Err(ArenaError::NotOrganiser)
+        }
+    }
+
+    /// Applies `change` to the tournament as stored, under its locks, and stores the result.
+    async fn change(&self, id: i64, change: Change) -> Result<Tournament, ArenaError> {
+        let (tournament, resign) = self
+            .locked(id, |t| apply(t, &change, &self.context))
+            .await?;
+        if let Some((bot, match_id)) = resign
+            && let Some(bot) = self.identities.directory.get(bot)
+        {
+            // The game is the arena's to end; a match another server runs ends there by its
+            // clocks, since the withdrawn entrant no longer plays it.
+            if let Err(error) = self.matches.resign(&bot, match_id).await {
+                tracing::info!(match_id, %error, "a withdrawn entrant's game was not resigned here");
+            }
+        }
+        Ok(tournament.public())
+    }
+
+    /// Runs `work` on tournament `id` as stored, under this process's lock and the store's
+    /// lock of the tournament, and stores what it leaves if it succeeds.
+    async fn locked<R>(
+        &self,
+        id: i64,
+        work: impl FnOnce(&mut Tournament) -> Result<R, ArenaError>,
+    ) -> Result<(Tournament, R), ArenaError> {
+        let _held = self.lock.lock().await;
+        self.context
+            .exclusively(&format!("tournament:{id}"), async || {
+                let mut tournament = self.load(id).await?;
+                let before = tournament.clone();
+                let answer = work(&mut tournament)?;
+                self.store_changed(&before, &tournament, Vec::new()).await?;
+                Ok((tournament, answer))
+            })
+            .await
+    }
+
+    /// Stores `writes`, with the tournament if it differs from what was read.
+    async fn store_changed(
+        &self,
+        before: &Tournament,
+        after: &Tournament,
+        mut writes: Vec<Write>,
+    ) -> Result<(), ArenaError> {
+        if after != before {
+            writes.push(Write::PutTournament(record_of(after, self.context.now())?));
+        }
+        if !writes.is_empty() {
+            self.context.writer.write(writes).await?;
+        }
+        Ok(())
+    }
+
+    async fn load(&self, id: i64) -> Result<Tournament, ArenaError> {
+        let record = self
+            .context
+            .store
+            .tournament(id)
+            .await?
+            .ok_or(ArenaError::TournamentNotFound(id))?;
+        parse(&record)
+    }
+
+    /// Drives every running or paused tournament once (see the module's documentation).
+    pub(crate) async fn drive(&self) {
+        let records = match self.context.store.tournaments().await {
+            Ok(records) => records,
+            Err(error) => {
+                tracing::warn!(%error, "cannot read the tournaments");
+                return;
+            }
+        };
+        for record in records {
+            let active = record.status == TournamentStatus::Running.as_str()
+                || record.status == TournamentStatus::Paused.as_str();
+            if active && let Err(error) = self.drive_one(record.id).await {
+                tracing::warn!(tournament = record.id, %error, "cannot drive a tournament");
+            }
+        }
+    }
+
+    /// Drives one tournament: records the games that ended, ends rounds, pairs the next.
+    async fn drive_one(&self, id: i64) -> Result<Tournament, ArenaError> {
+        let _held = self.lock.lock().await;
+        self.context
+            .exclusively(&format!("tournament:{id}"), async || {
+                let mut tournament = self.load(id).await?;
+                let before = tournament.clone();
+                let mut writes = Vec::new();
+                self.record_results(&mut tournament, &mut writes).await?;
+                let to_start = self.pair(&mut tournament).await?;
+                self.store_changed(&before, &tournament, writes).await?;
+                // The round is stored with its match ids first: a match is created after.
+                for (number, game) in to_start {
+                    self.start_game(&tournament, number, game).await?;
+                }
+                Ok(tournament.public())
+            })
+            .await
+    }
+
+    /// Reads how the games under way ended, records their results, ends the rounds whose
+    /// games have all ended (revealing their seed in each of their stored matches), and
+    /// creates a game's match again where it is missing.
+    async fn record_results(
+        &self,
+        tournament: &mut Tournament,
+        writes: &mut Vec<Write>,
+    ) -> Result<(), ArenaError> {
+        let now = self.context.now();
+        for r in 0..tournament.rounds.len() {
+            if tournament.rounds[r].ended {
+                continue;
+            }
+            for g in 0..tournament.rounds[r].games.len() {
+                let game = tournament.rounds[r].games[g];
+                if game.end.is_some() {
+                    continue;
+                }
+                let Some(record) = self.context.store.match_by_id(game.match_id).await? else {
+                    let number = tournament.rounds[r].number;
+                    self.start_game(tournament, number, game).await?;
+                    continue;
+                };
+                let Some(end) = end_of(&record) else {
+                    continue;
+                };
+                tournament.rounds[r].games[g].end = Some(end);
+                note_result(tournament, tournament.rounds[r].number, game, end)?;
+            }
+            let round = &mut tournament.rounds[r];
+            if round.games.iter().all(|game| game.end.is_some()) {
+                round.ended = true;
+                for game in &round.games {
+                    if let Some(mut record) = self.context.store.match_by_id(game.match_id).await? {
+                        record.details["revealed"] = serde_json::Value::Bool(true);
+                        writes.push(Write::PutMatch(record));
+                    }
+                }
+            }
+        }
+        let under_way = tournament.live_games().next().is_some();
+        let done = match (&tournament.event, tournament.window) {
+            (Some(event), _) => event.is_finished(),
+            (None, Some(window)) => !window.is_open(now) && now >= window.starts_ms,
+            (None, None) => false,
+        };
+        if done && !under_way && tournament.status != TournamentStatus::Finished {
+            tournament.status = TournamentStatus::Finished;
+            tournament.ended_ms = Some(now);
+            tracing::info!(tournament = tournament.id, "tournament finished");
+        }
+        Ok(())
+    }
+
+    /// Pairs the next round if the tournament is running and ready for one; returns the
+    /// games whose matches are to be created once the round is stored.
+    async fn pair(&self, tournament: &mut Tournament) -> Result<Vec<(u32, RoundGame)>, ArenaError> {
+        if tournament.status != TournamentStatus::Running {
+            return Ok(Vec::new());
+        }
+        let now = self.context.now();
+        // Entrants that can no longer play are withdrawn before they are paired.
+        for entrant in 0..tournament.entrants.len() {
+            let gone = self
+                .identities
+                .directory
+                .get(tournament.entrants[entrant].bot)
+                .is_none_or(|bot| !bot.active());
+            if gone && !tournament.entrants[entrant].withdrawn {
+                withdraw_entrant(tournament, entrant)?;
+            }
+        }
+        let number = u32::try_from(tournament.rounds.len()).unwrap_or(u32::MAX);
+        let pairings = if let Some(event) = &mut tournament.event {
+            if !event.waiting().is_empty() {
+                return Ok(Vec::new());
+            }
+            match event.next_round() {
+                Ok(Some(pairings)) => pairings,
+                Ok(None) => return Ok(Vec::new()),
+                Err(error) => {
+                    // Nothing can be paired any more (more Swiss rounds than the entrants
+                    // allow once some withdrew): the tournament ends with what was played.
+                    tracing::warn!(tournament = tournament.id, %error, "tournament ends early");
+                    tournament.status = TournamentStatus::Finished;
+                    tournament.ended_ms = Some(now);
+                    return Ok(Vec::new());
+                }
+            }
+        } else if let Some(window) = tournament.window {
+            let busy: Vec<Entrant> = tournament
+                .live_games()
+                .flat_map(|(_, game)| [game.first, game.second])
+                .collect();
+            let free: Vec<Entrant> = (0..tournament.entrants.len())
+                .filter(|e| !tournament.entrants[*e].withdrawn && !busy.contains(e))
+                .filter(|e| self.present(tournament.entrants[*e].bot, now))
+                .collect();
+            window.pair(
+                now,
+                tournament.entrants.len(),
+                &free,
+                &tournament.arena_played,
+            )
+        } else {
+            Vec::new()
+        };
+        let games: Vec<(Entrant, Entrant)> = pairings
+            .iter()
+            .filter_map(|pairing| match *pairing {
+                Pairing::Game { first, second } => Some((first, second)),
+                Pairing::Bye { .. } => None,
+            })
+            .collect();
+        // A round robin's or Swiss round's byes are scored at once, as are its games against
+        // entrants who withdrew; only the games to play are given to play.
+        let byes: Vec<Entrant> = tournament
+            .event
+            .as_ref()
+            .map(|event| {
+                event
+                    .played
+                    .iter()
+                    .filter(|game| game.round + 1 == event.rounds)
+                    .filter_map(|game| match game.pairing {
+                        Pairing::Bye { entrant } => Some(entrant),
+                        Pairing::Game { .. } => None,
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        if games.is_empty() && byes.is_empty() {
+            return Ok(Vec::new());
+        }
+        let seed = ServerSeed::generate().map_err(|e| ArenaError::Unavailable(e.to_string()))?;
+        let mut round = Round {
+            number,
+            paired_ms: now,
+            commitment: seed.commitment().as_hex().to_owned(),
+            seed: Some(seed.reveal().to_owned()),
+            games: Vec::new(),
+            byes,
+            ended: games.is_empty(),
+        };
+        for (first, second) in games {
+            round.games.push(RoundGame {
+                first,
+                second,
+                match_id: self.context.new_id(IdKind::Match).await?,
+                end: None,
+            });
+        }
+        let to_start = round.games.iter().map(|game| (number, *game)).collect();
+        tracing::info!(
+            tournament = tournament.id,
+            round = number,
+            games = round.games.len(),
+            "round paired"
+        );
+        tournament.rounds.push(round);
+        Ok(to_start)
+    }
+
+    /// Whether an arena pairs `bot` now: people and house bots always, bots while connected.
+    fn present(&self, bot: BotId, now: i64) -> bool {
+        match self.identities.directory.get(bot) {
+            Some(found) if matches!(found.kind, BotKind::House | BotKind::Human) => true,
+            Some(_) => matches!(
+                self.identities.directory.presence(bot, now),
+                Presence::Online { .. }
+            ),
+            None => false,
+        }
+    }
+
+    /// Creates and starts a game's match, from its round's seed.
+    async fn start_game(
+        &self,
+        tournament: &Tournament,
+        number: u32,
+        game: RoundGame,
+    ) -> Result<(), ArenaError> {
+        let round = tournament
+            .rounds
+            .iter()
+            .find(|round| round.number == number)
+            .ok_or_else(|| ArenaError::Unavailable(format!("no round {number}")))?;
+        let seed = ServerSeed::from_revealed(round.seed.as_deref().unwrap_or_default());
+        let family = self.context.family(&tournament.game)?;
+        let bots = [game.first, game.second]
+            .iter()
+            .map(|&e| {
+                let bot = tournament.entrants[e].bot;
+                self.identities
+                    .directory
+                    .get(bot)
+                    .ok_or_else(|| ArenaError::BotNotFound(bot.to_string()))
+            })
+            .collect::<Result<Vec<Bot>, _>>()?;
+        // As for a challenge: a practising bot's results must not move ratings, and
+        // anonymous bots and people are never rated.
+        let rated = tournament.rated
+            && bots[0].id != bots[1].id
+            && bots.iter().all(|bot| {
+                matches!(bot.kind, BotKind::Registered | BotKind::House) && !bot.practising()
+            });
+        let setup = live::Setup {
+            id: game.match_id,
+            seat_count: 2,
+            table: false,
+            bots,
+            family,
+            variant: tournament.variant.clone(),
+            format: family.setup.default_format(),
+            time_control: tournament.time_control,
+            rated,
+            auto: false,
+            opening: Opening::default(),
+            seat: SeatChoice::First,
+            created_ms: self.context.now(),
+            seed,
+            client_seeds: vec![String::new(); 2],
+            config: self.context.config.clone(),
+            terms: TableTerms {
+                tournament: Some(TournamentGame {
+                    tournament: tournament.id,
+                    round: number,
+                }),
+                sealed: true,
+                no_show_forfeits: true,
+                ..TableTerms::default()
+            },
+        };
+        self.matches.create(setup, true).await?;
+        Ok(())
+    }
+}
+
+/// What the organiser may do to a tournament's course.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TournamentAction {
+    /// Start it: entries close (but for an arena's), the first round is paired.
+    Start,
+    /// Pair no new games until resumed; games under way are played out.
+    Pause,
+    /// Pair again.
+    Resume,
+}
+
+/// Refuses a format's impossible bounds.
+fn check_format(format: TournamentFormat) -> Result<(), ArenaError> {
+    let fine = match format {
+        TournamentFormat::RoundRobin { cycles } => {
+            (1..=TournamentFormat::MAX_CYCLES).contains(&cycles)
+        }
+        TournamentFormat::Swiss { rounds } => (1..=TournamentFormat::MAX_ROUNDS).contains(&rounds),
+        TournamentFormat::Arena { minutes } => {
+            (1..=TournamentFormat::MAX_MINUTES).contains(&minutes)
+        }
+    };
+    if fine {
+        Ok(())
+    } else {
+        Err(ArenaError::InvalidRequest(format!(
+            "a round robin has 1 to {} cycles, a Swiss tournament 1 to {} rounds, an arena 1 to {} minutes",
+            TournamentFormat::MAX_CYCLES,
+            TournamentFormat::MAX_ROUNDS,
+            TournamentFormat::MAX_MINUTES
+        )))
+    }
+}
+
+/// Applies a change to a tournament; returns a game to resign for a withdrawn entrant.
+fn apply(
+    tournament: &mut Tournament,
+    change: &Change,
+    context: &Context,
+) -> Result<Option<(BotId, i64)>, ArenaError> {
+    let refused = |why: &str| Err(ArenaError::TournamentRefused(why.to_owned()));
+    let arena = matches!(tournament.format, TournamentFormat::Arena { .. });
+    match change {
+        Change::Enter(bot) => {
+            let late = arena && tournament.status != TournamentStatus::Finished;
+            if tournament.status != TournamentStatus::Open && !late {
+                return refused("the tournament takes no more entries");
+            }
+            if bot.kind == BotKind::Human && !tournament.people {
+                return refused("this tournament is for bots only");
+            }
+            if !bot.active() {
+                return Err(ArenaError::BotUnavailable(bot.name.clone()));
+            }
+            if tournament.entrant_of(bot.id).is_some() {
+                return refused("already entered");
+            }
+            let key = format!("{}:{}", tournament.game, tournament.variant);
+            if bot.kind != BotKind::Human && !(bot.offers(&key) && bot.engine_plays(&key)) {
+                return Err(ArenaError::UnsupportedVariant(format!(
+                    "{} does not play {key}",
+                    bot.name
+                )));
+            }
+            tournament.entrants.push(TournamentEntrant {
+                bot: bot.id,
+                name: bot.name.clone(),
+                kind: bot.kind,
+                withdrawn: false,
+            });
+            Ok(None)
+        }
+        Change::Withdraw(bot) => {
+            let Some(entrant) = tournament.entrant_of(*bot) else {
+                return refused("not entered");
+            };
+            if tournament.entrants[entrant].withdrawn {
+                return refused("already withdrawn");
+            }
+            if tournament.status == TournamentStatus::Finished {
+                return refused("the tournament has finished");
+            }
+            if tournament.status == TournamentStatus::Open {
+                // Before the start an entry is simply taken back.
+                tournament.entrants.remove(entrant);
+                return Ok(None);
+            }
+            let playing = tournament
+                .live_games()
+                .find(|(_, game)| game.first == entrant || game.second == entrant)
+                .map(|(_, game)| game.match_id);
+            withdraw_entrant(tournament, entrant)?;
+            Ok(playing.map(|id| (*bot, id)))
+        }
+        Change::Start => {
+            if tournament.status != TournamentStatus::Open {
+                return refused("the tournament has already started");
+            }
+            let count = tournament.entrants.len();
+            if count < 2 {
+                return refused("a tournament needs at least two entrants to start");
+            }
+            let now = context.now();
+            match tournament.format {
+                TournamentFormat::RoundRobin { cycles } => {
+                    tournament.event = Some(
+                        Event::new(EventFormat::RoundRobin { cycles }, count)
+                            .map_err(|e| ArenaError::TournamentRefused(e.to_string()))?,
+                    );
+                }
+                TournamentFormat::Swiss { rounds } => {
+                    if usize::try_from(rounds).unwrap_or(usize::MAX) >= count {
+                        return Err(ArenaError::TournamentRefused(format!(
+                            "{rounds} Swiss rounds need at least {} entrants, so that nobody meets anyone twice",
+                            rounds + 1
+                        )));
+                    }
+                    tournament.event = Some(
+                        Event::new(EventFormat::Swiss { rounds }, count)
+                            .map_err(|e| ArenaError::TournamentRefused(e.to_string()))?,
+                    );
+                }
+                TournamentFormat::Arena { minutes } => {
+                    tournament.window = Some(Window {
+                        starts_ms: now,
+                        ends_ms: now + i64::from(minutes) * 60_000,
+                    });
+                }
+            }
+            tournament.status = TournamentStatus::Running;
+            tournament.started_ms = Some(now);
+            Ok(None)
+        }
+        Change::Pause => {
+            if tournament.status != TournamentStatus::Running {
+                return refused("only a running tournament can be paused");
+            }
+            tournament.status = TournamentStatus::Paused;
+            Ok(None)
+        }
+        Change::Resume => {
+            if tournament.status != TournamentStatus::Paused {
+                return refused("only a paused tournament can be resumed");
+            }
+            tournament.status = TournamentStatus::Running;
+            Ok(None)
+        }
+    }
+}
+
+/// Marks an entrant withdrawn, and tells a round robin or Swiss tournament.
+fn withdraw_entrant(tournament: &mut Tournament, entrant: Entrant) -> Result<(), ArenaError> {
+    tournament.entrants[entrant].withdrawn = true;
+    if let Some(event) = &mut tournament.event {
+        event
+            .withdraw(entrant)
+            .map_err(|e| ArenaError::TournamentRefused(e.to_string()))?;
+    }
+    Ok(())
+}
+
+/// Records a game's end in the tournament's results.
+fn note_result(
+    tournament: &mut Tournament,
+    round: u32,
+    game: RoundGame,
+    end: GameEnd,
+) -> Result<(), ArenaError> {
+    let pairing = Pairing::Game {
+        first: game.first,
+        second: game.second,
+    };
+    let broken = |e: arbiter_tournament::event::EventError| ArenaError::Unavailable(e.to_string());
+    match (&mut tournament.event, end) {
+        (Some(event), GameEnd::Played(outcome)) => event.record(pairing, outcome).map_err(broken),
+        (Some(event), GameEnd::Void) => event.void(pairing).map_err(broken),
+        (None, GameEnd::Played(outcome)) => {
+            tournament.arena_played.push(Played {
+                round,
+                pairing,
+                outcome: Some(outcome),
+            });
+            Ok(())
+        }
+        (None, GameEnd::Void) => Ok(()),
+    }
+}
+
+/// How a stored match ended for its tournament: `None` while it is open.
+fn end_of(record: &MatchRecord) -> Option<GameEnd> {
+    if record.status.is_open() {
+        return None;
+    }
+    if record.status != MatchStatus::Finished {
+        return Some(GameEnd::Void);
+    }
+    let result: Option<MatchResult> = serde_json::from_value(record.details["result"].clone()).ok();
+    let Some(ranking) = result.and_then(|result| result.ranking) else {
+        return Some(GameEnd::Void);
+    };
+    let places = ranking.places(2);
+    Some(GameEnd::Played(match places[0].cmp(&places[1]) {
+        std::cmp::Ordering::Less => Outcome::FirstWon,
+        std::cmp::Ordering::Equal => Outcome::Draw,
+        std::cmp::Ordering::Greater => Outcome::SecondWon,
+    }))
+}
+
+fn record_of(tournament: &Tournament, now: i64) -> Result<TournamentRecord, ArenaError> {
+    Ok(TournamentRecord {
+        id: tournament.id,
+        status: tournament.status.as_str().to_owned(),
+        created_ms: tournament.created_ms,
+        updated_ms: now,
+        data: serde_json::to_value(tournament)
+            .map_err(|e| ArenaError::Unavailable(e.to_string()))?,
+    })
+}
+
+fn parse(record: &TournamentRecord) -> Result<Tournament, ArenaError> {
+    serde_json::from_value(record.data.clone())
+        .map_err(|e| ArenaError::Unavailable(format!("tournament {}: {e}", record.id)))
+}
