@@ -350,3 +350,64 @@ async fn every_game_verifies_and_tampering_is_named() {
         "{output:?}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tournament_verifies_round_by_round_from_its_address() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let server = start(&dir.path().join("arbiter.db"));
+    // Two house players that answer at once, meeting twice (seats swapped).
+    let created = api(
+        &server,
+        reqwest::Method::POST,
+        "/tournaments",
+        ADMIN,
+        json!({"name": "Verified cup", "game": "othello", "variant": "std",
+            "format": {"kind": "round_robin", "cycles": 2}}),
+    )
+    .await;
+    let id = created["id"].as_i64().expect("id");
+    for bot in ["house-random", "house-greedy"] {
+        api(
+            &server,
+            reqwest::Method::POST,
+            &format!("/tournaments/{id}/entrants"),
+            ADMIN,
+            json!({ "bot": bot }),
+        )
+        .await;
+    }
+    api(
+        &server,
+        reqwest::Method::POST,
+        &format!("/tournaments/{id}/start"),
+        ADMIN,
+        json!({}),
+    )
+    .await;
+    // The server drives it each second; this waits for real play, at most a minute.
+    let mut finished = json!(null);
+    for _ in 0..600 {
+        finished = api(
+            &server,
+            reqwest::Method::GET,
+            &format!("/tournaments/{id}"),
+            "",
+            json!(null),
+        )
+        .await;
+        if finished["status"] == "finished" {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert_eq!(finished["status"], "finished", "{finished}");
+    let output = verify(&format!("{}/tournaments/{id}", server.base));
+    let out = stdout(&output);
+    assert!(output.status.success(), "{out}");
+    assert_eq!(
+        out.matches("plays from the round's seed, verified").count(),
+        2,
+        "{out}"
+    );
+    assert!(out.contains("verified: 2 games of Verified cup"), "{out}");
+}
