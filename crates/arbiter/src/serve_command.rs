@@ -56,6 +56,19 @@ pub(crate) struct ServeArgs {
     /// listens on when not given.
     #[arg(long, env = "ARBITER_PUBLIC_URL")]
     public_url: Option<String>,
+    /// The file holding the key from which bots' webhook signing secrets are derived, created
+    /// with a fresh key (readable by its owner only) when missing. By default the database's
+    /// file name with `.webhook-key` added, beside an SQLite database; servers sharing a
+    /// PostgreSQL database must all be given the same file, and call no webhook bots without.
+    #[arg(long, env = "ARBITER_WEBHOOK_KEY_FILE")]
+    webhook_key_file: Option<PathBuf>,
+    /// Lets webhook bots be called at plain http URLs, not only https.
+    #[arg(long, env = "ARBITER_WEBHOOK_ALLOW_HTTP")]
+    webhook_allow_http: bool,
+    /// Address ranges webhook bots may be called at although they are loopback, private or
+    /// link-local (`10.0.0.0/8,fd00::/8`), separated by commas.
+    #[arg(long, env = "ARBITER_WEBHOOK_ALLOW", value_delimiter = ',')]
+    webhook_allow: Vec<String>,
     /// A configuration file (TOML); its `[talk]` table sets bot talk (`provider`, `url`,
     /// `model`, `timeout_ms`, `enabled`, `api_key_env`). Flags override it.
     #[arg(long, env = "ARBITER_CONFIG")]
@@ -282,6 +295,10 @@ pub(crate) async fn run(args: ServeArgs) -> anyhow::Result<()> {
         }
         None => dialects,
     };
+    let dialects = match webhooks(&args)? {
+        Some(webhooks) => dialects.with_webhooks(webhooks),
+        None => dialects,
+    };
     arbiter_server::serve_with(listener, arena, dialects, limits, shutdown_signal())
         .await
         .context("serving HTTP")?;
@@ -374,5 +391,64 @@ mod tests {
         for (name, file, args) in cases {
             assert!(talk_config(file, &args).is_err(), "{name}");
         }
+    }
+}
+
+/// How webhook bots are called, if they are: the key read (or made) and the operator's policy.
+fn webhooks(args: &ServeArgs) -> anyhow::Result<Option<arbiter_server::Webhooks>> {
+    let path = match (&args.webhook_key_file, &args.database) {
+        (Some(path), _) => path.clone(),
+        (None, Database::Sqlite(file)) => {
+            let mut name = file.as_os_str().to_owned();
+            name.push(".webhook-key");
+            PathBuf::from(name)
+        }
+        (None, Database::Postgres(_)) => {
+            tracing::info!("no --webhook-key-file: webhook bots are not called");
+            return Ok(None);
+        }
+    };
+    let key = webhook_key(&path)
+        .with_context(|| format!("reading the webhook key {}", path.display()))?;
+    let allowed = args
+        .webhook_allow
+        .iter()
+        .map(|range| range.trim())
+        .filter(|range| !range.is_empty())
+        .map(|range| range.parse().map_err(|e: String| anyhow::anyhow!(e)))
+        .collect::<anyhow::Result<Vec<_>>>()
+        .context("reading --webhook-allow")?;
+    let policy = arbiter_webhook::TargetPolicy {
+        allow_http: args.webhook_allow_http,
+        allowed,
+    };
+    Ok(Some(
+        arbiter_server::Webhooks::new(&key, policy).context("building the webhook client")?,
+    ))
+}
+
+/// The webhook key in `path`, made there first (64 hex digits from the system's randomness,
+/// readable by the owner only) if the file is missing.
+fn webhook_key(path: &std::path::Path) -> anyhow::Result<Vec<u8>> {
+    match std::fs::read_to_string(path) {
+        Ok(text) => {
+            let key = text.trim();
+            anyhow::ensure!(key.len() >= 32, "the key is shorter than 32 characters");
+            Ok(key.as_bytes().to_vec())
+        }
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+            let key = arbiter_fair::ServerSeed::generate()
+                .map_err(|e| anyhow::anyhow!("no system randomness: {e}"))?
+                .reveal()
+                .to_owned();
+            let mut options = std::fs::OpenOptions::new();
+            options.write(true).create_new(true);
+            #[cfg(unix)]
+            std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+            std::io::Write::write_all(&mut options.open(path)?, format!("{key}\n").as_bytes())?;
+            tracing::info!(path = %path.display(), "made a new webhook key");
+            Ok(key.into_bytes())
+        }
+        Err(error) => Err(error.into()),
     }
 }

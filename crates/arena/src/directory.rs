@@ -43,6 +43,28 @@ pub struct BotProfile {
     /// What the bot's owner says about it (at most [`BIO_MAX_CHARS`] characters); public.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub bio: Option<String>,
+    /// Where the server calls the bot for its decisions, for a bot that answers over HTTP
+    /// instead of holding a stream.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub webhook: Option<Webhook>,
+}
+
+/// How the server reaches a bot that answers over HTTP instead of holding a stream: each of
+/// its decisions is POSTed, signed, to its URL, and the answer is its action. The arena only
+/// keeps these settings; the server makes the calls.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Webhook {
+    /// The URL each decision is POSTed to.
+    pub url: String,
+    /// The version of the bot's signing secret: rotating the secret moves it on, so that the
+    /// old one no longer signs.
+    pub secret_version: u32,
+    /// Whether challenges to the bot are accepted on its behalf (it has no stream to answer
+    /// them on); declined otherwise.
+    pub accept_challenges: bool,
+    /// The shortest initial clock, in milliseconds, of a challenge accepted on its behalf:
+    /// every decision costs the bot a round trip.
+    pub min_initial_ms: i64,
 }
 
 /// The most characters a bot's display name has.

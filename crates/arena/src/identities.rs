@@ -448,6 +448,16 @@ impl Identities {
             .await
     }
 
+    /// Sets or removes where the server calls a bot for its decisions.
+    pub(crate) async fn set_webhook(
+        &self,
+        id: BotId,
+        webhook: Option<directory::Webhook>,
+    ) -> Result<Bot, ArenaError> {
+        self.update_profile(id, |profile| profile.webhook = webhook)
+            .await
+    }
+
     /// Replaces a bot's picture with `png`, which the caller has decoded and re-encoded.
     pub(crate) async fn set_photo(&self, id: BotId, png: Vec<u8>) -> Result<Bot, ArenaError> {
         let now = self.now();

@@ -57,7 +57,7 @@ pub use arbiter_rating::RatingSystem;
 pub use arbiter_store::{BotKind, MatchStatus, NoteRecord};
 pub use clock::{Clock, ManualClock, SystemClock, utc_datetime};
 pub use config::{ArenaConfig, TimeControl};
-pub use directory::{Bot, BotProfile, Environment};
+pub use directory::{Bot, BotProfile, Environment, Webhook};
 pub use error::{ArenaError, ErrorClass};
 pub use humans::{PERSON_PREFIX, PersonChallenge, QuickMatch, ROOM_ROUND};
 pub use live::{
@@ -538,6 +538,23 @@ impl Arena {
     /// to [`directory::CONCURRENCY_MAX`] (administrator; the bot's owner on the web).
     pub async fn set_concurrency(&self, id: BotId, limit: Option<u32>) -> Result<Bot, ArenaError> {
         self.identities.set_concurrency(id, limit).await
+    }
+
+    /// Sets or removes where the server calls a registered bot for its decisions (the bot
+    /// itself, or its owner on the web); the server checks the URL.
+    pub async fn set_webhook(
+        &self,
+        id: BotId,
+        webhook: Option<directory::Webhook>,
+    ) -> Result<Bot, ArenaError> {
+        self.identities.set_webhook(id, webhook).await
+    }
+
+    /// Whether this server does the job `name` now, which one server at a time does among
+    /// those sharing the store (held for a lease's length and renewed by asking again):
+    /// always, for a server alone with its store.
+    pub async fn takes_duty(&self, name: &str) -> bool {
+        self.holds_duty(name, self.now()).await
     }
 
     /// Replaces a bot's picture with `png`, which the caller has decoded and re-encoded.

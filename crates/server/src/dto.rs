@@ -771,3 +771,38 @@ pub struct EntrantBody {
     /// A house bot's name (or any entrant's, to withdraw it).
     pub bot: String,
 }
+
+/// Where the server calls a bot that answers over HTTP.
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct WebhookBody {
+    /// The URL each decision is POSTed to: https (http only where the server allows it), at
+    /// a public address unless the server allows the range.
+    #[schema(max_length = 2048)]
+    pub url: String,
+    /// Whether challenges are accepted on the bot's behalf (default true); declined if not.
+    #[serde(default)]
+    pub accept_challenges: Option<bool>,
+    /// The shortest initial clock, in milliseconds, of a challenge accepted on the bot's
+    /// behalf (default 10,000).
+    #[serde(default)]
+    #[schema(minimum = 1_000, maximum = 86_400_000)]
+    pub min_initial_ms: Option<i64>,
+    /// Whether to make a new signing secret (the old one then signs nothing); a bot's first
+    /// webhook always gets one.
+    #[serde(default)]
+    pub rotate_secret: bool,
+}
+
+/// A bot's webhook as it now is.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct WebhookView {
+    /// The URL decisions are POSTed to.
+    pub url: String,
+    /// Whether challenges are accepted on the bot's behalf.
+    pub accept_challenges: bool,
+    /// The shortest initial clock of a challenge accepted on its behalf, in milliseconds.
+    pub min_initial_ms: i64,
+    /// The signing secret, shown only when it is new: keep it, it is not shown again.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub secret: Option<String>,
+}

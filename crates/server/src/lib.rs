@@ -19,6 +19,7 @@ mod routes;
 mod stream;
 mod text;
 mod tournaments;
+mod webhook_bots;
 
 use arbiter_arena::{Arena, Family, Games};
 use axum::Router;
@@ -55,6 +56,7 @@ pub struct AppState {
 }
 
 pub use limits::ServeLimits;
+pub use webhook_bots::{DEFAULT_MIN_INITIAL_MS, Webhooks};
 
 /// The dialects a server speaks besides its native API, and the game each serves.
 ///
@@ -74,6 +76,8 @@ pub struct Dialects {
     bgp_providers: Option<std::sync::Arc<[String]>>,
     /// The games the Lichess dialect serves, if it is spoken.
     lichess: Option<lichess::Served>,
+    /// Whether bots may answer over HTTP, and how they are called.
+    webhooks: Option<std::sync::Arc<webhook_bots::Webhooks>>,
 }
 
 /// A provider id for the Board Game Protocol's allow-list is not one word.
@@ -97,6 +101,13 @@ impl Dialects {
     /// No dialect: the native API and the pages only.
     pub fn none() -> Dialects {
         Dialects::default()
+    }
+
+    /// Lets bots answer over HTTP instead of holding a stream (`PUT /api/v1/bots/me/webhook`),
+    /// called as `webhooks` says.
+    pub fn with_webhooks(mut self, webhooks: Webhooks) -> Dialects {
+        self.webhooks = Some(std::sync::Arc::new(webhooks));
+        self
     }
 
     /// These dialects, with FlipSight's serving `game`, one of `games` (the arena's games).
@@ -262,6 +273,7 @@ fn router(games: &Games) -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .routes(routes!(routes::play))
         .routes(routes!(routes::resign))
         .routes(routes!(routes::export))
+        .routes(routes!(routes::set_webhook, routes::remove_webhook))
         .routes(routes!(
             tournaments::create_tournament,
             tournaments::list_tournaments
@@ -311,6 +323,9 @@ pub fn app_with(arena: Arena, dialects: Dialects, limits: ServeLimits) -> Router
         bgp_feeds: Default::default(),
         lichess: Default::default(),
     };
+    if let Some(webhooks) = &state.dialects.webhooks {
+        webhook_bots::start(arena.clone(), webhooks.clone());
+    }
     let (router, api) = router(arena.games());
     let document = api.to_pretty_json().unwrap_or_default();
     let pages = arbiter_web::router(arena.clone());

@@ -15,6 +15,7 @@ use crate::dto::{
     AnonymousRequest, AutoMatchRequest, BotView, ChallengeBody, DisableRequest, EnvironmentReport,
     EventsQuery, FormatQuery, GameFilter, Health, LeaderboardQuery, MoveBody, NewBot, OutputFormat,
     RegisterRequest, SeedBody, TableBody, TalkState, TalkSwitch, TurnsQuery, VariantsRequest,
+    WebhookBody, WebhookView,
 };
 use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::extract::{Admin, ApiJson, ApiPath, ApiQuery, AuthBot, ClientIp, MaybeBot};
@@ -111,6 +112,73 @@ async fn own_profile(state: &AppState, bot: &arbiter_arena::Bot) -> BotView {
     let mut view = BotView::own(bot, state.arena.is_online(bot.id), state.arena.games());
     view.ratings = Some(state.arena.ratings_of(bot.id).await);
     view
+}
+
+/// Makes the calling bot answer over HTTP: from now on the server holds its stream itself and
+/// POSTs each of its decisions to `url`, signed (`X-Arbiter-Signature: v1=<hex>`, HMAC-SHA256
+/// with the bot's secret over `X-Arbiter-Timestamp`, a dot and the body); the answer's body is
+/// `{"action": …}`. Challenges are accepted on its behalf as the settings say. The signing
+/// secret is shown once, when it is new.
+#[utoipa::path(put, path = "/api/v1/bots/me/webhook", tag = BOTS, security(("bearer" = [])), request_body = WebhookBody,
+    responses((status = 200, body = WebhookView),
+        (status = 400, body = ErrorBody, description = "`invalid_request`: the URL is not https (or http where allowed), carries credentials or names an address the server does not call; the bot is not registered; or this server calls no webhooks")))]
+pub(crate) async fn set_webhook(
+    State(state): State<AppState>,
+    AuthBot(bot): AuthBot,
+    ApiJson(body): ApiJson<WebhookBody>,
+) -> ApiResult<Json<WebhookView>> {
+    let webhooks = state.dialects.webhooks.clone().ok_or_else(|| {
+        ArenaError::InvalidRequest("this server does not call bots over HTTP".to_owned())
+    })?;
+    if bot.kind != BotKind::Registered {
+        return Err(ArenaError::InvalidRequest(
+            "only registered bots may answer over HTTP".to_owned(),
+        )
+        .into());
+    }
+    let url = webhooks
+        .check_url(&body.url)
+        .map_err(|e| ArenaError::InvalidRequest(e.to_string()))?;
+    let min_initial_ms = body
+        .min_initial_ms
+        .unwrap_or(crate::webhook_bots::DEFAULT_MIN_INITIAL_MS);
+    if !(1_000..=86_400_000).contains(&min_initial_ms) {
+        return Err(
+            ArenaError::InvalidRequest("min_initial_ms is 1,000 to 86,400,000".to_owned()).into(),
+        );
+    }
+    let previous = bot.profile.webhook.as_ref();
+    let new_secret = previous.is_none() || body.rotate_secret;
+    let secret_version = match previous {
+        Some(webhook) => webhook.secret_version + u32::from(body.rotate_secret),
+        None => 0,
+    };
+    let webhook = arbiter_arena::Webhook {
+        url,
+        secret_version,
+        accept_challenges: body.accept_challenges.unwrap_or(true),
+        min_initial_ms,
+    };
+    let bot = state
+        .arena
+        .set_webhook(bot.id, Some(webhook.clone()))
+        .await?;
+    Ok(Json(WebhookView {
+        url: webhook.url,
+        accept_challenges: webhook.accept_challenges,
+        min_initial_ms: webhook.min_initial_ms,
+        secret: new_secret.then(|| webhooks.secret(bot.id, secret_version)),
+    }))
+}
+
+/// Stops calling the calling bot over HTTP: it plays again only through a stream or polling.
+#[utoipa::path(delete, path = "/api/v1/bots/me/webhook", tag = BOTS, security(("bearer" = [])), responses((status = 200, body = BotView)))]
+pub(crate) async fn remove_webhook(
+    State(state): State<AppState>,
+    AuthBot(bot): AuthBot,
+) -> ApiResult<Json<BotView>> {
+    let bot = state.arena.set_webhook(bot.id, None).await?;
+    Ok(Json(own_profile(&state, &bot).await))
 }
 
 /// Replaces the calling bot's token; the old token stops working at once.

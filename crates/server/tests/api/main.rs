@@ -24,3 +24,4 @@ mod slow_clients;
 mod streams;
 mod talk;
 mod tournaments;
+mod webhooks;
