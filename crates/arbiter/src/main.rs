@@ -34,7 +34,7 @@ struct Cli {
 enum Command {
     /// Run the arena server (HTTP API, pages and house bots) on an embedded SQLite database
     /// or on PostgreSQL.
-    Serve(serve_command::ServeArgs),
+    Serve(Box<serve_command::ServeArgs>),
     /// Copy a stopped server's database into an empty one (SQLite into PostgreSQL), checked
     /// by counts and checksums.
     Migrate(migrate_command::MigrateArgs),
@@ -82,7 +82,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Perft(args) => perft_command::run(&args),
         Command::XotOpenings(args) => xot_command::run(&args),
         Command::Selfplay(args) => selfplay_command::run(&args),
-        Command::Serve(args) => runtime()?.block_on(serve_command::run(args)),
+        Command::Serve(args) => runtime()?.block_on(serve_command::run(*args)),
         Command::Bots(args) => runtime()?.block_on(bots_command::run(args)),
         Command::Migrate(args) => runtime()?.block_on(migrate_command::run(args)),
         Command::Bench(args) => runtime()?.block_on(bench_command::run(args)),
