@@ -305,6 +305,65 @@ pub(crate) async fn run(args: ServeArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// How webhook bots are called, if they are: the key read (or made) and the operator's policy.
+fn webhooks(args: &ServeArgs) -> anyhow::Result<Option<arbiter_server::Webhooks>> {
+    let path = match (&args.webhook_key_file, &args.database) {
+        (Some(path), _) => path.clone(),
+        (None, Database::Sqlite(file)) => {
+            let mut name = file.as_os_str().to_owned();
+            name.push(".webhook-key");
+            PathBuf::from(name)
+        }
+        (None, Database::Postgres(_)) => {
+            tracing::info!("no --webhook-key-file: webhook bots are not called");
+            return Ok(None);
+        }
+    };
+    let key = webhook_key(&path)
+        .with_context(|| format!("reading the webhook key {}", path.display()))?;
+    let allowed = args
+        .webhook_allow
+        .iter()
+        .map(|range| range.trim())
+        .filter(|range| !range.is_empty())
+        .map(|range| range.parse().map_err(|e: String| anyhow::anyhow!(e)))
+        .collect::<anyhow::Result<Vec<_>>>()
+        .context("reading --webhook-allow")?;
+    let policy = arbiter_webhook::TargetPolicy {
+        allow_http: args.webhook_allow_http,
+        allowed,
+    };
+    Ok(Some(
+        arbiter_server::Webhooks::new(&key, policy).context("building the webhook client")?,
+    ))
+}
+
+/// The webhook key in `path`, made there first (64 hex digits from the system's randomness,
+/// readable by the owner only) if the file is missing.
+fn webhook_key(path: &std::path::Path) -> anyhow::Result<Vec<u8>> {
+    match std::fs::read_to_string(path) {
+        Ok(text) => {
+            let key = text.trim();
+            anyhow::ensure!(key.len() >= 32, "the key is shorter than 32 characters");
+            Ok(key.as_bytes().to_vec())
+        }
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+            let key = arbiter_fair::ServerSeed::generate()
+                .map_err(|e| anyhow::anyhow!("no system randomness: {e}"))?
+                .reveal()
+                .to_owned();
+            let mut options = std::fs::OpenOptions::new();
+            options.write(true).create_new(true);
+            #[cfg(unix)]
+            std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+            std::io::Write::write_all(&mut options.open(path)?, format!("{key}\n").as_bytes())?;
+            tracing::info!(path = %path.display(), "made a new webhook key");
+            Ok(key.into_bytes())
+        }
+        Err(error) => Err(error.into()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -392,63 +451,24 @@ mod tests {
             assert!(talk_config(file, &args).is_err(), "{name}");
         }
     }
-}
 
-/// How webhook bots are called, if they are: the key read (or made) and the operator's policy.
-fn webhooks(args: &ServeArgs) -> anyhow::Result<Option<arbiter_server::Webhooks>> {
-    let path = match (&args.webhook_key_file, &args.database) {
-        (Some(path), _) => path.clone(),
-        (None, Database::Sqlite(file)) => {
-            let mut name = file.as_os_str().to_owned();
-            name.push(".webhook-key");
-            PathBuf::from(name)
+    #[test]
+    fn a_missing_webhook_key_is_made_once_and_read_back() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("arbiter.db.webhook-key");
+        let made = super::webhook_key(&path).expect("made");
+        assert_eq!(made.len(), 64);
+        assert_eq!(super::webhook_key(&path).expect("read"), made);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(&path)
+                .expect("metadata")
+                .permissions()
+                .mode();
+            assert_eq!(mode & 0o777, 0o600);
         }
-        (None, Database::Postgres(_)) => {
-            tracing::info!("no --webhook-key-file: webhook bots are not called");
-            return Ok(None);
-        }
-    };
-    let key = webhook_key(&path)
-        .with_context(|| format!("reading the webhook key {}", path.display()))?;
-    let allowed = args
-        .webhook_allow
-        .iter()
-        .map(|range| range.trim())
-        .filter(|range| !range.is_empty())
-        .map(|range| range.parse().map_err(|e: String| anyhow::anyhow!(e)))
-        .collect::<anyhow::Result<Vec<_>>>()
-        .context("reading --webhook-allow")?;
-    let policy = arbiter_webhook::TargetPolicy {
-        allow_http: args.webhook_allow_http,
-        allowed,
-    };
-    Ok(Some(
-        arbiter_server::Webhooks::new(&key, policy).context("building the webhook client")?,
-    ))
-}
-
-/// The webhook key in `path`, made there first (64 hex digits from the system's randomness,
-/// readable by the owner only) if the file is missing.
-fn webhook_key(path: &std::path::Path) -> anyhow::Result<Vec<u8>> {
-    match std::fs::read_to_string(path) {
-        Ok(text) => {
-            let key = text.trim();
-            anyhow::ensure!(key.len() >= 32, "the key is shorter than 32 characters");
-            Ok(key.as_bytes().to_vec())
-        }
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
-            let key = arbiter_fair::ServerSeed::generate()
-                .map_err(|e| anyhow::anyhow!("no system randomness: {e}"))?
-                .reveal()
-                .to_owned();
-            let mut options = std::fs::OpenOptions::new();
-            options.write(true).create_new(true);
-            #[cfg(unix)]
-            std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-            std::io::Write::write_all(&mut options.open(path)?, format!("{key}\n").as_bytes())?;
-            tracing::info!(path = %path.display(), "made a new webhook key");
-            Ok(key.into_bytes())
-        }
-        Err(error) => Err(error.into()),
+        std::fs::write(&path, "short").expect("written");
+        assert!(super::webhook_key(&path).is_err());
     }
 }
