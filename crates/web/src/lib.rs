@@ -1,5 +1,5 @@
-//! The web pages: accounts, registering and managing bots, the list of bots, leaderboards and
-//! matches, as server-rendered HTML over the arena.
+//! The web pages: accounts, registering and managing bots, the list of bots, leaderboards,
+//! tournaments and matches, as server-rendered HTML over the arena.
 //!
 //! [`router`] builds the pages' routes; the server merges them beside its APIs. Templates are
 //! askama files under `templates/`, checked at compile time and escaped by default; the style
@@ -27,7 +27,7 @@ use arbiter_arena::Arena;
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::routing::{get, post};
-use pages::{accounts, assets, bots, home, leaderboard, my_bots, play, tables, watch};
+use pages::{accounts, assets, bots, home, leaderboard, my_bots, play, tables, tournaments, watch};
 
 pub use error::status_of;
 pub use paths::bot_path;
@@ -138,6 +138,23 @@ pub fn router(arena: Arena) -> Router {
         .route("/watch/list", get(watch::watch_list_fragment))
         .route("/tables/{id}/join", post(tables::join_table))
         .route("/tables/{id}/fill", post(tables::fill_table))
+        .route(
+            "/tournaments",
+            get(tournaments::tournaments).post(tournaments::create_tournament),
+        )
+        .route("/tournaments/{id}", get(tournaments::tournament))
+        .route("/tournaments/{id}/live", get(tournaments::live_fragment))
+        .route("/tournaments/{id}/control", post(tournaments::control))
+        .route(
+            "/tournaments/{id}/house",
+            post(tournaments::enter_house_bot),
+        )
+        .route(
+            "/tournaments/{id}/remove",
+            post(tournaments::withdraw_entrant),
+        )
+        .route("/tournaments/{id}/join", post(tournaments::join))
+        .route("/tournaments/{id}/withdraw", post(tournaments::withdraw))
         .route("/static/style.css", get(assets::style))
         .route("/static/app.js", get(assets::script))
         .route("/img/no_profile.gif", get(assets::no_profile))

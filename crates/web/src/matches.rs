@@ -16,7 +16,9 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use arbiter_arena::snapshot::{EventView, LegSnapshot, LegStatus};
-use arbiter_arena::{Family, MatchSnapshot, MatchStatus, Reader, Verdict};
+use arbiter_arena::{
+    Family, MatchExport, MatchSnapshot, MatchStatus, Reader, TournamentGame, Verdict,
+};
 use arbiter_plugin::{ActionForm, BoardOptions, BoardRenderer, EventLine, FieldKind};
 
 use crate::WebState;
@@ -622,6 +624,58 @@ struct MatchPage {
     /// Who words what the house bots say, when the game's house players talk and the match
     /// has one ("Bots talk through ollama · qwen3:8b", "Bot talk is off").
     talk: Option<String>,
+    /// The tournament the match is a game of, if it is one.
+    tournament: Option<TournamentLink>,
+}
+
+/// The tournament a match is a game of, as a line that links to it.
+pub(crate) struct TournamentLink {
+    /// The tournament.
+    pub(crate) id: i64,
+    /// `Round 2 of Club night`, or `Tournament #3, round 2` where its name cannot be read.
+    pub(crate) text: String,
+}
+
+impl TournamentLink {
+    /// Round `game.round` of tournament `game.tournament`, in words: `name` is the
+    /// tournament's name where it could be read.
+    fn of(game: TournamentGame, name: Option<String>) -> TournamentLink {
+        let round = u64::from(game.round) + 1;
+        TournamentLink {
+            id: game.tournament,
+            text: match name {
+                Some(name) => format!("Round {round} of {name}"),
+                None => format!("Tournament #{}, round {round}", game.tournament),
+            },
+        }
+    }
+
+    /// The tournament `export`'s match is a game of, if its stored details name one, named
+    /// as the arena has it now.
+    async fn of_export(state: &WebState, export: &MatchExport) -> Option<TournamentLink> {
+        let game = tournament_game(&export.details)?;
+        // The line is an aside: a tournament that cannot be read now is linked by its number.
+        let name = state
+            .arena
+            .tournament(game.tournament)
+            .await
+            .ok()
+            .map(|tournament| tournament.name);
+        Some(TournamentLink::of(game, name))
+    }
+}
+
+/// The tournament game a match's stored details name, if they name one.
+fn tournament_game(details: &Value) -> Option<TournamentGame> {
+    serde_json::from_value(details.get("tournament")?.clone()).ok()
+}
+
+/// The tournament match `id` is a game of, if it is one. Snapshots do not carry a match's
+/// tournament, so it is read from the stored details its export holds; a match page stands
+/// without the line, so a failure to read them leaves it out.
+async fn tournament_of(state: &WebState, id: i64) -> Option<TournamentLink> {
+    let export = state.arena.export(id).await.ok()?;
+    TournamentLink::of_export(state, &export).await
 }
 
 /// The sentence that says who words what the house bots of `snapshot` say, if its family
@@ -662,6 +716,7 @@ pub(crate) async fn match_page(
             &events,
         ),
         talk: talk_of(&state, &snapshot),
+        tournament: tournament_of(&state, id).await,
     })
 }
 
@@ -902,10 +957,12 @@ struct ReplayPage {
     replay_leg: Option<usize>,
     /// The commitment to the match's seed, published before it started.
     commitment: String,
-    /// The seed, revealed once the match ended.
+    /// The seed, revealed once the match ended (a tournament game's, once its round ended).
     seed: Option<String>,
     /// The verifier's verdict on the match's export, computed as `arbiter verify` computes it.
     verdict: Verdict,
+    /// The tournament the match is a game of, if it is one.
+    tournament: Option<TournamentLink>,
 }
 
 /// `GET /matches/{id}/replay?leg=0&ply=12`: a finished leg after `ply` moves.
@@ -963,7 +1020,10 @@ pub(crate) async fn replay(
         &events,
     );
     comments.retain(|comment| comment.ply <= ply);
-    let verdict = state.arena.verify(id).await?;
+    // The export is read once, for the verdict and for the tournament the match belongs to.
+    let export = state.arena.export(id).await?;
+    let verdict = arbiter_arena::verify::verify(state.arena.games(), &export);
+    let tournament = TournamentLink::of_export(&state, &export).await;
     render(&ReplayPage {
         page: page(&visitor, &format!("Replay of match {id}")),
         row: MatchRow::of_snapshot(&snapshot),
@@ -978,8 +1038,11 @@ pub(crate) async fn replay(
         comments,
         replay_leg: Some(leg),
         commitment: snapshot.commitment.clone(),
-        seed: snapshot.seed.clone(),
+        // A tournament game's snapshot never carries its seed, which other games of its round
+        // share; its export does once the round has ended and the seed is revealed.
+        seed: export.seed.clone(),
         verdict,
+        tournament,
     })
 }
 
@@ -987,6 +1050,20 @@ pub(crate) async fn replay(
 mod tests {
     use super::*;
     use crate::fixtures;
+
+    #[test]
+    fn a_tournament_game_links_to_its_round_counted_from_one() {
+        let details = json!({"tournament": {"tournament": 3, "round": 1}, "rated": false});
+        let game = tournament_game(&details).expect("a tournament game");
+        let named = TournamentLink::of(game, Some("Club <night>".to_owned()));
+        assert_eq!(
+            (named.id, named.text.as_str()),
+            (3, "Round 2 of Club <night>")
+        );
+        let unnamed = TournamentLink::of(game, None);
+        assert_eq!(unnamed.text, "Tournament #3, round 2");
+        assert!(tournament_game(&json!({"rated": false})).is_none());
+    }
 
     #[test]
     fn clocks_read_as_minutes_and_seconds() {

@@ -63,6 +63,22 @@ pub(crate) fn variant_key(games: &Games, mode: Mode) -> String {
     }
 }
 
+/// A moment as pages write it, in UTC to the minute: `2026-11-29 09:46 UTC`. Pages know no
+/// visitor's time zone, and UTC reads the same for everyone.
+pub(crate) fn date_text(ms: i64) -> String {
+    match time::OffsetDateTime::from_unix_timestamp(ms.div_euclid(1000)) {
+        Ok(at) => format!(
+            "{:04}-{:02}-{:02} {:02}:{:02} UTC",
+            at.year(),
+            u8::from(at.month()),
+            at.day(),
+            at.hour(),
+            at.minute()
+        ),
+        Err(_) => String::new(),
+    }
+}
+
 /// One family and its variants, for the home page's list of games.
 pub(crate) struct GameChoice {
     pub(crate) game: &'static str,
@@ -396,6 +412,18 @@ mod tests {
             p.id = id;
         }
         list
+    }
+
+    #[test]
+    fn dates_read_in_utc_to_the_minute() {
+        let cases = [
+            (0, "1970-01-01 00:00 UTC"),
+            (1_795_900_000_000, "2026-11-28 21:06 UTC"),
+            (-1, "1969-12-31 23:59 UTC"),
+        ];
+        for (ms, text) in cases {
+            assert_eq!(date_text(ms), text, "{ms}");
+        }
     }
 
     #[test]

@@ -143,11 +143,13 @@ async function refreshLive() {
     // The next round tries again.
   }
 }
-// Lists that change as matches open, fill and end (the open tables, the running matches):
-// fetched again every few seconds and swapped in when their signature changed.
+// Lists that change as matches open, fill and end (the open tables, the running matches, a
+// tournament's standings and rounds): fetched again every few seconds and swapped in when
+// their signature changed. A list that no longer changes (a finished tournament's) comes back
+// without an address to fetch, and is fetched no more.
 async function refreshList(id) {
   const current = document.getElementById(id);
-  if (!current) return;
+  if (!current || !current.dataset.refresh) return;
   try {
     const reply = await fetch(current.dataset.refresh);
     if (!reply.ok) return;
@@ -159,7 +161,7 @@ async function refreshList(id) {
     // The next round tries again.
   }
 }
-for (const id of ["lobby", "watch"]) {
+for (const id of ["lobby", "watch", "tournament"]) {
   if (document.getElementById(id)) setInterval(() => refreshList(id), 3000);
 }
 if (document.getElementById("live")) {

@@ -19,6 +19,7 @@ mod fate_table;
 mod generic;
 mod gomoku;
 mod tables;
+mod tournaments;
 
 /// One browser: its own cookies, not following redirects so that tests see them.
 struct Browser {

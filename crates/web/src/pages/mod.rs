@@ -9,6 +9,7 @@ pub(crate) mod leaderboard;
 pub(crate) mod my_bots;
 pub(crate) mod play;
 pub(crate) mod tables;
+pub(crate) mod tournaments;
 pub(crate) mod watch;
 
 use askama::Template;

@@ -93,7 +93,7 @@ pub(crate) fn fillable_by(state: &WebState, table: &MatchSnapshot, visitor: &Vis
 }
 
 /// A time control in words: `5 min + 2 s`, with a limit per turn where there is one.
-fn clock_text(time_control: &TimeControl) -> String {
+pub(crate) fn clock_text(time_control: &TimeControl) -> String {
     let initial = time_control.initial_ms / 1000;
     let mut text = if initial % 60 == 0 {
         format!("{} min", initial / 60)
