@@ -268,8 +268,12 @@ pub struct MatchSnapshot {
     pub ended_ms: Option<i64>,
     /// The commitment to its seed, published before the match.
     pub commitment: String,
-    /// Its seed, revealed once it has ended.
+    /// Its seed, revealed once it has ended (a tournament game's only on its tournament and
+    /// in its export, once every game of its round has ended).
     pub seed: Option<String>,
+    /// The tournament game it is, if it is one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tournament: Option<crate::live::TournamentGame>,
     /// Its legs.
     pub legs: Vec<LegSnapshot>,
     /// Its result, once it has one.

@@ -754,6 +754,7 @@ mod tests {
             ended_ms: None,
             commitment: String::new(),
             seed: None,
+            tournament: None,
             legs: vec![LegSnapshot {
                 leg: 0,
                 status: LegStatus::Active,

@@ -41,6 +41,7 @@ pub(crate) fn snapshot(
         ended_ms: None,
         commitment: String::new(),
         seed: None,
+        tournament: None,
         legs,
         result: None,
         seq: 0,

@@ -16,9 +16,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use arbiter_arena::snapshot::{EventView, LegSnapshot, LegStatus};
-use arbiter_arena::{
-    Family, MatchExport, MatchSnapshot, MatchStatus, Reader, TournamentGame, Verdict,
-};
+use arbiter_arena::{Family, MatchSnapshot, MatchStatus, Reader, TournamentGame, Verdict};
 use arbiter_plugin::{ActionForm, BoardOptions, BoardRenderer, EventLine, FieldKind};
 
 use crate::WebState;
@@ -649,33 +647,20 @@ impl TournamentLink {
             },
         }
     }
-
-    /// The tournament `export`'s match is a game of, if its stored details name one, named
-    /// as the arena has it now.
-    async fn of_export(state: &WebState, export: &MatchExport) -> Option<TournamentLink> {
-        let game = tournament_game(&export.details)?;
-        // The line is an aside: a tournament that cannot be read now is linked by its number.
-        let name = state
-            .arena
-            .tournament(game.tournament)
-            .await
-            .ok()
-            .map(|tournament| tournament.name);
-        Some(TournamentLink::of(game, name))
-    }
 }
 
-/// The tournament game a match's stored details name, if they name one.
-fn tournament_game(details: &Value) -> Option<TournamentGame> {
-    serde_json::from_value(details.get("tournament")?.clone()).ok()
-}
-
-/// The tournament match `id` is a game of, if it is one. Snapshots do not carry a match's
-/// tournament, so it is read from the stored details its export holds; a match page stands
-/// without the line, so a failure to read them leaves it out.
-async fn tournament_of(state: &WebState, id: i64) -> Option<TournamentLink> {
-    let export = state.arena.export(id).await.ok()?;
-    TournamentLink::of_export(state, &export).await
+/// The tournament the snapshot's match is a game of, if it is one, named as the arena has it
+/// now.
+async fn tournament_of(state: &WebState, snapshot: &MatchSnapshot) -> Option<TournamentLink> {
+    let game = snapshot.tournament?;
+    // The line is an aside: a tournament that cannot be read now is linked by its number.
+    let name = state
+        .arena
+        .tournament(game.tournament)
+        .await
+        .ok()
+        .map(|tournament| tournament.name);
+    Some(TournamentLink::of(game, name))
 }
 
 /// The sentence that says who words what the house bots of `snapshot` say, if its family
@@ -716,7 +701,7 @@ pub(crate) async fn match_page(
             &events,
         ),
         talk: talk_of(&state, &snapshot),
-        tournament: tournament_of(&state, id).await,
+        tournament: tournament_of(&state, &snapshot).await,
     })
 }
 
@@ -1023,7 +1008,7 @@ pub(crate) async fn replay(
     // The export is read once, for the verdict and for the tournament the match belongs to.
     let export = state.arena.export(id).await?;
     let verdict = arbiter_arena::verify::verify(state.arena.games(), &export);
-    let tournament = TournamentLink::of_export(&state, &export).await;
+    let tournament = tournament_of(&state, &snapshot).await;
     render(&ReplayPage {
         page: page(&visitor, &format!("Replay of match {id}")),
         row: MatchRow::of_snapshot(&snapshot),
@@ -1053,8 +1038,10 @@ mod tests {
 
     #[test]
     fn a_tournament_game_links_to_its_round_counted_from_one() {
-        let details = json!({"tournament": {"tournament": 3, "round": 1}, "rated": false});
-        let game = tournament_game(&details).expect("a tournament game");
+        let game = TournamentGame {
+            tournament: 3,
+            round: 1,
+        };
         let named = TournamentLink::of(game, Some("Club <night>".to_owned()));
         assert_eq!(
             (named.id, named.text.as_str()),
@@ -1062,7 +1049,6 @@ mod tests {
         );
         let unnamed = TournamentLink::of(game, None);
         assert_eq!(unnamed.text, "Tournament #3, round 2");
-        assert!(tournament_game(&json!({"rated": false})).is_none());
     }
 
     #[test]

@@ -269,6 +269,7 @@ pub(crate) fn snapshot_with(
         ended_ms: progress.ended_ms,
         commitment: setup.seed.commitment().as_hex().to_owned(),
         seed: (ended && !setup.terms.sealed).then(|| setup.seed.reveal().to_owned()),
+        tournament: setup.terms.tournament,
         legs,
         result: progress.result.clone(),
         seq: progress.seq,
