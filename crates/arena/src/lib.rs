@@ -74,8 +74,8 @@ pub use snapshot::{
     MatchSnapshot, MatchSummary, ParticipantSummary, StreamEvent,
 };
 pub use tournaments::{
-    GameEnd, Organiser, Round, RoundGame, Tournament, TournamentAction, TournamentEntrant,
-    TournamentFormat, TournamentRequest, TournamentStanding, TournamentStatus,
+    GameEnd, Organiser, Round, RoundGame, RoundTable, Tournament, TournamentAction,
+    TournamentEntrant, TournamentFormat, TournamentRequest, TournamentStanding, TournamentStatus,
 };
 pub use verify::Verdict;
 

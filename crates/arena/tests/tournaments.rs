@@ -399,3 +399,121 @@ async fn an_arena_pairs_free_players_within_its_window() {
     assert_eq!(games as usize, 2 * 2 * done.rounds.len());
     check_rounds(&arena, &done).await;
 }
+
+/// The first prize card turned up in an exported match's events.
+fn first_prize(export: &arbiter_arena::MatchExport) -> Option<String> {
+    export.events.iter().find_map(|event| {
+        let text = event.data.get();
+        let at = text.find("\"prize\":")? + "\"prize\":".len();
+        let digits: String = text[at..]
+            .chars()
+            .take_while(char::is_ascii_digit)
+            .collect();
+        (!digits.is_empty()).then_some(digits)
+    })
+}
+
+#[tokio::test]
+async fn a_tournament_at_tables_deals_every_table_of_a_round_the_same_cards() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("arbiter.sqlite");
+    let clock = Arc::new(ManualClock::new(T0));
+    let first = arena(&path, &clock).await;
+    let by = Organiser::Administrator;
+    let mut asked = request(
+        TournamentFormat::Tables {
+            rounds: 3,
+            seats: 2,
+        },
+        false,
+    );
+    asked.variant = Some("standard".to_owned());
+    let id = first
+        .create_tournament(by, asked)
+        .await
+        .expect("created")
+        .id;
+    for name in HOUSE {
+        first.enter_house_bot(by, id, name).await.expect("entered");
+    }
+    let started = first
+        .control_tournament(by, id, TournamentAction::Start)
+        .await
+        .expect("started");
+    assert_eq!(started.rounds[0].tables.len(), 2, "{started:?}");
+    drive_until(&first, id, |t| t.rounds.len() >= 2).await;
+    first.shutdown().await;
+
+    let second = arena(&path, &clock).await;
+    let done = drive_until(&second, id, |t| t.status == TournamentStatus::Finished).await;
+    assert_eq!(done.rounds.len(), 3);
+    for round in &done.rounds {
+        let seed = round.seed.as_deref().expect("revealed");
+        let mut prizes = Vec::new();
+        for table in &round.tables {
+            assert_eq!(table.seats.len(), 2);
+            let export = second.export(table.match_id).await.expect("export");
+            assert_eq!(export.commitment, round.commitment);
+            assert_eq!(export.seed.as_deref(), Some(seed));
+            let verdict = second.verify(table.match_id).await.expect("verify");
+            assert!(matches!(verdict, Verdict::Verified { .. }), "{verdict:?}");
+            prizes.push(first_prize(&export).expect("a prize turned up"));
+        }
+        assert!(
+            prizes.windows(2).all(|pair| pair[0] == pair[1]),
+            "round {}: {prizes:?}",
+            round.number
+        );
+    }
+    // Each table gives its two seats one point between them.
+    let standings = done.standings();
+    let points: f64 = standings.iter().map(|line| line.points).sum();
+    assert_eq!(points, 6.0, "{standings:?}");
+    assert!(standings.iter().all(|line| line.games == 3));
+    assert!(done.crosstable().is_empty());
+}
+
+#[tokio::test]
+async fn tables_are_refused_where_the_variant_does_not_seat_them() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let clock = Arc::new(ManualClock::new(T0));
+    let arena = arena(&dir.path().join("arbiter.sqlite"), &clock).await;
+    let by = Organiser::Administrator;
+    let error = arena
+        .create_tournament(
+            by,
+            request(
+                TournamentFormat::Tables {
+                    rounds: 2,
+                    seats: 6,
+                },
+                false,
+            ),
+        )
+        .await
+        .expect_err("goofspiel seats at most four");
+    assert_eq!(error.code(), "unsupported_variant");
+    let id = arena
+        .create_tournament(
+            by,
+            request(
+                TournamentFormat::Tables {
+                    rounds: 2,
+                    seats: 4,
+                },
+                false,
+            ),
+        )
+        .await
+        .expect("created")
+        .id;
+    arena
+        .enter_house_bot(by, id, "house-easy")
+        .await
+        .expect("entered");
+    let error = arena
+        .control_tournament(by, id, TournamentAction::Start)
+        .await
+        .expect_err("one cannot fill a table");
+    assert_eq!(error.code(), "tournament_refused");
+}

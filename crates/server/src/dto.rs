@@ -749,6 +749,16 @@ pub enum TournamentFormatBody {
         #[schema(minimum = 1, maximum = 1440)]
         minutes: u32,
     },
+    /// Rounds of games for more than two: entrants seated at tables by points, each seat
+    /// scoring by its place (1 for first down to 0 for last).
+    Tables {
+        /// Rounds.
+        #[schema(minimum = 1, maximum = 50)]
+        rounds: u32,
+        /// The most seats at a table, as the variant allows.
+        #[schema(minimum = 2, maximum = 8)]
+        seats: u8,
+    },
 }
 
 fn one_cycle() -> u8 {
@@ -761,6 +771,7 @@ impl From<TournamentFormatBody> for arbiter_arena::TournamentFormat {
             TournamentFormatBody::RoundRobin { cycles } => Self::RoundRobin { cycles },
             TournamentFormatBody::Swiss { rounds } => Self::Swiss { rounds },
             TournamentFormatBody::Arena { minutes } => Self::Arena { minutes },
+            TournamentFormatBody::Tables { rounds, seats } => Self::Tables { rounds, seats },
         }
     }
 }

@@ -8,6 +8,8 @@
 //!   one.
 //! - [`arena`]: a time window in which free entrants are paired as soon as they are free, win 2,
 //!   draw 1, loss 0, doubled on a streak.
+//! - [`tables`]: rounds of games for more than two, the entrants seated at tables by points,
+//!   each seat scored by its place.
 //! - [`standings`]: points, tie-breaks (Buchholz, Sonneborn–Berger) and the crosstable.
 //! - [`event`]: a round robin or Swiss as it goes, round by round, with withdrawals, as the
 //!   arena stores it.
@@ -22,6 +24,7 @@ pub mod event;
 pub mod round_robin;
 pub mod standings;
 pub mod swiss;
+pub mod tables;
 
 use serde::{Deserialize, Serialize};
 

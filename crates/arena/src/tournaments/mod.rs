@@ -27,11 +27,12 @@ use arbiter_fair::ServerSeed;
 use arbiter_store::{BotId, BotKind, IdKind, MatchRecord, MatchStatus, TournamentRecord, Write};
 use arbiter_tournament::arena::Window;
 use arbiter_tournament::event::{Event, Format as EventFormat};
+use arbiter_tournament::tables::{self, TableGame};
 use arbiter_tournament::{Entrant, Outcome, Pairing, Played};
 
 pub use model::{
-    GameEnd, Organiser, Round, RoundGame, Tournament, TournamentEntrant, TournamentFormat,
-    TournamentRequest, TournamentStanding, TournamentStatus,
+    GameEnd, Organiser, Round, RoundGame, RoundTable, Tournament, TournamentEntrant,
+    TournamentFormat, TournamentRequest, TournamentStanding, TournamentStatus,
 };
 
 use crate::context::Context;
@@ -98,20 +99,30 @@ impl Tournaments {
             .games
             .mode(&request.game, request.variant.as_deref())?;
         let family = self.context.family(mode.game)?;
+        check_format(request.format)?;
+        let seats = match request.format {
+            TournamentFormat::Tables { seats, .. } => usize::from(seats),
+            _ => 2,
+        };
         if family
             .variant(mode.variant)
-            .is_none_or(|spec| !spec.seats_allowed(2))
+            .is_none_or(|spec| !spec.seats_allowed(seats))
         {
-            return Err(ArenaError::UnsupportedVariant(format!(
-                "{} {} is not played by two, and tournaments pair entrants two by two",
-                mode.game, mode.variant
-            )));
+            return Err(ArenaError::UnsupportedVariant(match request.format {
+                TournamentFormat::Tables { .. } => format!(
+                    "{} {} is not played at tables of {seats}",
+                    mode.game, mode.variant
+                ),
+                _ => format!(
+                    "{} {} is not played by two: a tournament of it is played at tables",
+                    mode.game, mode.variant
+                ),
+            }));
         }
         request
             .time_control
             .validate()
             .map_err(ArenaError::InvalidRequest)?;
-        check_format(request.format)?;
         let now = self.context.now();
         let tournament = Tournament {
             id: self.context.new_id(IdKind::Tournament).await?,
@@ -131,6 +142,7 @@ impl Tournaments {
             entrants: Vec::new(),
             event: None,
             arena_played: Vec::new(),
+            table_played: Vec::new(),
             rounds: Vec::new(),
         };
         self.context
@@ -334,6 +346,9 @@ impl Tournaments {
                 for (number, game) in to_start {
                     self.start_game(&tournament, number, game).await?;
                 }
+                if tournament.status == TournamentStatus::Running {
+                    self.start_tables(&tournament).await?;
+                }
                 Ok(tournament.public())
             })
             .await
@@ -368,22 +383,59 @@ impl Tournaments {
                 tournament.rounds[r].games[g].end = Some(end);
                 note_result(tournament, tournament.rounds[r].number, game, end)?;
             }
+            for t in 0..tournament.rounds[r].tables.len() {
+                let table = tournament.rounds[r].tables[t].clone();
+                if table.ended {
+                    continue;
+                }
+                let number = tournament.rounds[r].number;
+                let Some(record) = self.context.store.match_by_id(table.match_id).await? else {
+                    self.start_table(tournament, number, &table).await?;
+                    continue;
+                };
+                let Some(places) = places_of(&record, table.seats.len()) else {
+                    continue;
+                };
+                let entry = &mut tournament.rounds[r].tables[t];
+                entry.ended = true;
+                entry.places.clone_from(&places);
+                // A game not played to a result scores nothing, as a void game between two.
+                if let Some(places) = places {
+                    tournament.table_played.push(TableGame {
+                        round: number,
+                        seats: table.seats.clone(),
+                        places: Some(places),
+                    });
+                }
+            }
             let round = &mut tournament.rounds[r];
-            if round.games.iter().all(|game| game.end.is_some()) {
+            if round.games.iter().all(|game| game.end.is_some())
+                && round.tables.iter().all(|table| table.ended)
+            {
                 round.ended = true;
-                for game in &round.games {
-                    if let Some(mut record) = self.context.store.match_by_id(game.match_id).await? {
+                let ids: Vec<i64> = round
+                    .games
+                    .iter()
+                    .map(|game| game.match_id)
+                    .chain(round.tables.iter().map(|table| table.match_id))
+                    .collect();
+                for id in ids {
+                    if let Some(mut record) = self.context.store.match_by_id(id).await? {
                         record.details["revealed"] = serde_json::Value::Bool(true);
                         writes.push(Write::PutMatch(record));
                     }
                 }
             }
         }
-        let under_way = tournament.live_games().next().is_some();
-        let done = match (&tournament.event, tournament.window) {
-            (Some(event), _) => event.is_finished(),
-            (None, Some(window)) => !window.is_open(now) && now >= window.starts_ms,
-            (None, None) => false,
+        let under_way =
+            tournament.live_games().next().is_some() || tournament.live_tables().next().is_some();
+        let done = match (&tournament.event, tournament.window, tournament.format) {
+            (Some(event), _, _) => event.is_finished(),
+            (None, Some(window), _) => !window.is_open(now) && now >= window.starts_ms,
+            (None, None, TournamentFormat::Tables { rounds, .. }) => {
+                tournament.rounds.len() >= usize::try_from(rounds).unwrap_or(usize::MAX)
+            }
+            (None, None, _) => false,
         };
         if done && !under_way && tournament.status != TournamentStatus::Finished {
             tournament.status = TournamentStatus::Finished;
@@ -412,6 +464,9 @@ impl Tournaments {
             }
         }
         let number = u32::try_from(tournament.rounds.len()).unwrap_or(u32::MAX);
+        if let TournamentFormat::Tables { rounds, seats } = tournament.format {
+            return self.seat_tables(tournament, number, rounds, seats).await;
+        }
         let pairings = if let Some(event) = &mut tournament.event {
             if !event.waiting().is_empty() {
                 return Ok(Vec::new());
@@ -480,6 +535,7 @@ impl Tournaments {
             commitment: seed.commitment().as_hex().to_owned(),
             seed: Some(seed.reveal().to_owned()),
             games: Vec::new(),
+            tables: Vec::new(),
             byes,
             ended: games.is_empty(),
         };
@@ -521,13 +577,6 @@ impl Tournaments {
         number: u32,
         game: RoundGame,
     ) -> Result<(), ArenaError> {
-        let round = tournament
-            .rounds
-            .iter()
-            .find(|round| round.number == number)
-            .ok_or_else(|| ArenaError::Unavailable(format!("no round {number}")))?;
-        let seed = ServerSeed::from_revealed(round.seed.as_deref().unwrap_or_default());
-        let family = self.context.family(&tournament.game)?;
         let bots = [game.first, game.second]
             .iter()
             .map(|&e| {
@@ -538,16 +587,153 @@ impl Tournaments {
                     .ok_or_else(|| ArenaError::BotNotFound(bot.to_string()))
             })
             .collect::<Result<Vec<Bot>, _>>()?;
+        self.start_match(tournament, number, game.match_id, bots)
+            .await
+    }
+
+    /// Creates and starts a table's match, from its round's seed.
+    async fn start_table(
+        &self,
+        tournament: &Tournament,
+        number: u32,
+        table: &RoundTable,
+    ) -> Result<(), ArenaError> {
+        let bots = table
+            .seats
+            .iter()
+            .map(|&e| {
+                let bot = tournament.entrants[e].bot;
+                self.identities
+                    .directory
+                    .get(bot)
+                    .ok_or_else(|| ArenaError::BotNotFound(bot.to_string()))
+            })
+            .collect::<Result<Vec<Bot>, _>>()?;
+        self.start_match(tournament, number, table.match_id, bots)
+            .await
+    }
+
+    /// Seats the next round of a tournament at tables, once the last has ended; returns
+    /// nothing to start here (its tables are started by [`Tournaments::start_tables`]).
+    async fn seat_tables(
+        &self,
+        tournament: &mut Tournament,
+        number: u32,
+        rounds: u32,
+        seats: u8,
+    ) -> Result<Vec<(u32, RoundGame)>, ArenaError> {
+        if tournament.rounds.last().is_some_and(|round| !round.ended) || number >= rounds {
+            return Ok(Vec::new());
+        }
+        let now = self.context.now();
+        let family = self.context.family(&tournament.game)?;
+        let size = usize::from(seats);
+        let min = family
+            .variant(&tournament.variant)
+            .and_then(|spec| (2..=size).find(|&n| spec.seats_allowed(n)))
+            .unwrap_or(size);
+        let active: Vec<Entrant> = (0..tournament.entrants.len())
+            .filter(|&e| !tournament.entrants[e].withdrawn)
+            .collect();
+        let seating = tables::seat(
+            tournament.entrants.len(),
+            &active,
+            number,
+            size,
+            min,
+            &tournament.table_played,
+        );
+        if seating.tables.is_empty() {
+            // Too few are left to fill a table: the tournament ends with what was played.
+            tournament.status = TournamentStatus::Finished;
+            tournament.ended_ms = Some(now);
+            return Ok(Vec::new());
+        }
+        let seed = ServerSeed::generate().map_err(|e| ArenaError::Unavailable(e.to_string()))?;
+        let mut round = Round {
+            number,
+            paired_ms: now,
+            commitment: seed.commitment().as_hex().to_owned(),
+            seed: Some(seed.reveal().to_owned()),
+            games: Vec::new(),
+            tables: Vec::new(),
+            byes: seating.sitting_out.clone(),
+            ended: false,
+        };
+        for seats in seating.tables {
+            round.tables.push(RoundTable {
+                seats,
+                match_id: self.context.new_id(IdKind::Match).await?,
+                places: None,
+                ended: false,
+            });
+        }
+        for &entrant in &seating.sitting_out {
+            tournament.table_played.push(TableGame {
+                round: number,
+                seats: vec![entrant],
+                places: Some(vec![1]),
+            });
+        }
+        tracing::info!(
+            tournament = tournament.id,
+            round = number,
+            tables = round.tables.len(),
+            "round seated"
+        );
+        tournament.rounds.push(round);
+        Ok(Vec::new())
+    }
+
+    /// Creates and starts the tables of the last round that have no match yet.
+    async fn start_tables(&self, tournament: &Tournament) -> Result<(), ArenaError> {
+        let Some(round) = tournament.rounds.last() else {
+            return Ok(());
+        };
+        for table in round.tables.iter().filter(|table| !table.ended) {
+            if self
+                .context
+                .store
+                .match_by_id(table.match_id)
+                .await?
+                .is_none()
+            {
+                self.start_table(tournament, round.number, table).await?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Creates and starts a tournament game's match between `bots`, in their seat order,
+    /// from round `number`'s seed.
+    async fn start_match(
+        &self,
+        tournament: &Tournament,
+        number: u32,
+        match_id: i64,
+        bots: Vec<Bot>,
+    ) -> Result<(), ArenaError> {
+        let round = tournament
+            .rounds
+            .iter()
+            .find(|round| round.number == number)
+            .ok_or_else(|| ArenaError::Unavailable(format!("no round {number}")))?;
+        let seed = ServerSeed::from_revealed(round.seed.as_deref().unwrap_or_default());
+        let family = self.context.family(&tournament.game)?;
         // As for a challenge: a practising bot's results must not move ratings, and
         // anonymous bots and people are never rated.
         let rated = tournament.rated
-            && bots[0].id != bots[1].id
+            && bots
+                .iter()
+                .enumerate()
+                .all(|(i, bot)| bots[..i].iter().all(|other| other.id != bot.id))
             && bots.iter().all(|bot| {
                 matches!(bot.kind, BotKind::Registered | BotKind::House) && !bot.practising()
             });
+        let seat_count = bots.len();
         let setup = live::Setup {
-            id: game.match_id,
-            seat_count: 2,
+            id: match_id,
+            seat_count,
             table: false,
             bots,
             family,
@@ -560,7 +746,7 @@ impl Tournaments {
             seat: SeatChoice::First,
             created_ms: self.context.now(),
             seed,
-            client_seeds: vec![String::new(); 2],
+            client_seeds: vec![String::new(); seat_count],
             config: self.context.config.clone(),
             terms: TableTerms {
                 tournament: Some(TournamentGame {
@@ -598,12 +784,15 @@ fn check_format(format: TournamentFormat) -> Result<(), ArenaError> {
         TournamentFormat::Arena { minutes } => {
             (1..=TournamentFormat::MAX_MINUTES).contains(&minutes)
         }
+        TournamentFormat::Tables { rounds, seats } => {
+            (1..=TournamentFormat::MAX_ROUNDS).contains(&rounds) && (2..=8).contains(&seats)
+        }
     };
     if fine {
         Ok(())
     } else {
         Err(ArenaError::InvalidRequest(format!(
-            "a round robin has 1 to {} cycles, a Swiss tournament 1 to {} rounds, an arena 1 to {} minutes",
+            "a round robin has 1 to {} cycles, a Swiss tournament or one at tables 1 to {} rounds (tables 2 to 8 seats), an arena 1 to {} minutes",
             TournamentFormat::MAX_CYCLES,
             TournamentFormat::MAX_ROUNDS,
             TournamentFormat::MAX_MINUTES
@@ -667,7 +856,13 @@ fn apply(
             let playing = tournament
                 .live_games()
                 .find(|(_, game)| game.first == entrant || game.second == entrant)
-                .map(|(_, game)| game.match_id);
+                .map(|(_, game)| game.match_id)
+                .or_else(|| {
+                    tournament
+                        .live_tables()
+                        .find(|(_, table)| table.seats.contains(&entrant))
+                        .map(|(_, table)| table.match_id)
+                });
             withdraw_entrant(tournament, entrant)?;
             Ok(playing.map(|id| (*bot, id)))
         }
@@ -704,6 +899,20 @@ fn apply(
                         starts_ms: now,
                         ends_ms: now + i64::from(minutes) * 60_000,
                     });
+                }
+                // Its rounds are seated one by one as they come.
+                TournamentFormat::Tables { seats, .. } => {
+                    let family = context.family(&tournament.game)?;
+                    let min = family
+                        .variant(&tournament.variant)
+                        .and_then(|spec| (2..=usize::from(seats)).find(|&n| spec.seats_allowed(n)))
+                        .unwrap_or(usize::from(seats));
+                    if count < min {
+                        return Err(ArenaError::TournamentRefused(format!(
+                            "a table of {} {} seats at least {min}",
+                            tournament.game, tournament.variant
+                        )));
+                    }
                 }
             }
             tournament.status = TournamentStatus::Running;
@@ -783,6 +992,23 @@ fn end_of(record: &MatchRecord) -> Option<GameEnd> {
         std::cmp::Ordering::Equal => Outcome::Draw,
         std::cmp::Ordering::Greater => Outcome::SecondWon,
     }))
+}
+
+/// Each seat's place in a stored match of `seats` that ended: `None` while it is open,
+/// `Some(None)` for one not played to a result.
+fn places_of(record: &MatchRecord, seats: usize) -> Option<Option<Vec<u8>>> {
+    if record.status.is_open() {
+        return None;
+    }
+    if record.status != MatchStatus::Finished {
+        return Some(None);
+    }
+    let result: Option<MatchResult> = serde_json::from_value(record.details["result"].clone()).ok();
+    Some(
+        result
+            .and_then(|result| result.ranking)
+            .map(|ranking| ranking.places(seats)),
+    )
 }
 
 fn record_of(tournament: &Tournament, now: i64) -> Result<TournamentRecord, ArenaError> {

@@ -5,6 +5,7 @@ use arbiter_store::{AccountId, BotId, BotKind, MatchId};
 use arbiter_tournament::arena::{Window, ranking, scores};
 use arbiter_tournament::event::Event;
 use arbiter_tournament::standings::{crosstable, standings};
+use arbiter_tournament::tables::{self, TableGame};
 use arbiter_tournament::{Entrant, Outcome, Played};
 use serde::{Deserialize, Serialize};
 
@@ -30,6 +31,14 @@ pub enum TournamentFormat {
         /// The window's length from the start, in minutes.
         minutes: u32,
     },
+    /// Rounds of games for more than two: each round seats the entrants at tables of up to
+    /// `seats` by points, and each seat scores by its place, 1 for first down to 0 for last.
+    Tables {
+        /// Rounds.
+        rounds: u32,
+        /// The most seats at a table; tables are as even as the entrants allow.
+        seats: u8,
+    },
 }
 
 impl TournamentFormat {
@@ -47,6 +56,12 @@ impl TournamentFormat {
             TournamentFormat::RoundRobin { .. } => "double round robin".to_owned(),
             TournamentFormat::Swiss { rounds } => format!("Swiss, {rounds} rounds"),
             TournamentFormat::Arena { minutes } => format!("arena, {minutes} minutes"),
+            TournamentFormat::Tables { rounds: 1, seats } => {
+                format!("1 round at tables of up to {seats}")
+            }
+            TournamentFormat::Tables { rounds, seats } => {
+                format!("{rounds} rounds at tables of up to {seats}")
+            }
         }
     }
 }
@@ -147,6 +162,20 @@ pub struct RoundGame {
     pub end: Option<GameEnd>,
 }
 
+/// One table's game of a round, in a tournament of games for more than two.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RoundTable {
+    /// The entrants in seat order.
+    pub seats: Vec<Entrant>,
+    /// The match, its id chosen when the round was seated.
+    pub match_id: MatchId,
+    /// Each seat's place once the game has ended (1 first); `None` while it is played, or for
+    /// a game not played to a result, which scores nothing.
+    pub places: Option<Vec<u8>>,
+    /// Whether the game has ended.
+    pub ended: bool,
+}
+
 /// A round (in an arena, a wave of pairings made at one moment): its games all play from one
 /// server seed, committed when the round is paired and revealed once every game has ended.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -159,9 +188,12 @@ pub struct Round {
     pub commitment: String,
     /// The seed, which is stored but never shown before the round has ended.
     pub seed: Option<String>,
-    /// Its games.
+    /// Its games between two.
     pub games: Vec<RoundGame>,
-    /// Entrants who sit the round out with a bye's point.
+    /// Its tables, in a tournament of games for more than two.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tables: Vec<RoundTable>,
+    /// Entrants who sit the round out with a bye's point (at tables, an average place's).
     pub byes: Vec<Entrant>,
     /// Whether every game has ended (and the seed may be shown).
     pub ended: bool,
@@ -207,6 +239,9 @@ pub struct Tournament {
     /// An arena's results, in the order its games ended.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub arena_played: Vec<Played>,
+    /// A tournament at tables: every table's game (and every round sat out) with its places.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub table_played: Vec<TableGame>,
     /// The rounds paired so far.
     pub rounds: Vec<Round>,
 }
@@ -289,6 +324,9 @@ impl Tournament {
                 withdrawn: entry.withdrawn,
             }
         };
+        if matches!(self.format, TournamentFormat::Tables { .. }) {
+            return self.table_standings();
+        }
         if !matches!(self.format, TournamentFormat::Arena { .. }) {
             return base.iter().map(|s| line(s.rank, s.entrant)).collect();
         }
@@ -317,10 +355,84 @@ impl Tournament {
         lines
     }
 
+    /// A tournament at tables ranked by points, then first places, then seeding; entrants
+    /// level on both share a place. A game counts as won for a first place, shared or not.
+    fn table_standings(&self) -> Vec<TournamentStanding> {
+        let count = self.entrants.len();
+        let points = tables::points(count, &self.table_played);
+        let mut lines: Vec<TournamentStanding> = (0..count)
+            .map(|entrant| {
+                let mut games = 0;
+                let mut wins = 0;
+                let mut byes = 0;
+                for game in &self.table_played {
+                    let Some(seat) = game.seats.iter().position(|&e| e == entrant) else {
+                        continue;
+                    };
+                    if game.is_sit_out() {
+                        byes += 1;
+                    } else if let Some(places) = &game.places {
+                        games += 1;
+                        wins += u32::from(places[seat] == 1);
+                    }
+                }
+                let entry = &self.entrants[entrant];
+                TournamentStanding {
+                    rank: 0,
+                    entrant,
+                    bot: entry.bot,
+                    name: entry.name.clone(),
+                    points: points[entrant],
+                    games,
+                    wins,
+                    draws: 0,
+                    losses: games - wins,
+                    byes,
+                    buchholz: None,
+                    sonneborn_berger: None,
+                    on_fire: None,
+                    withdrawn: entry.withdrawn,
+                }
+            })
+            .collect();
+        lines.sort_by(|a, b| {
+            b.points
+                .total_cmp(&a.points)
+                .then(b.wins.cmp(&a.wins))
+                .then(a.entrant.cmp(&b.entrant))
+        });
+        for place in 0..lines.len() {
+            lines[place].rank = match place.checked_sub(1).map(|p| &lines[p]) {
+                Some(above)
+                    if above.points == lines[place].points && above.wins == lines[place].wins =>
+                {
+                    above.rank
+                }
+                _ => place + 1,
+            };
+        }
+        lines
+    }
+
     /// The crosstable: for each entrant (seeding order) and each opponent, the halves of a
-    /// point it scored in each of their games (a win 2, a draw 1, a loss 0).
+    /// point it scored in each of their games (a win 2, a draw 1, a loss 0); empty for a
+    /// tournament at tables, whose games are not between two.
     pub fn crosstable(&self) -> Vec<Vec<Vec<u32>>> {
+        if matches!(self.format, TournamentFormat::Tables { .. }) {
+            return Vec::new();
+        }
         crosstable(self.entrants.len(), self.played())
+    }
+
+    /// The tables under way, with their round.
+    pub fn live_tables(&self) -> impl Iterator<Item = (u32, &RoundTable)> {
+        self.rounds.iter().flat_map(|round| {
+            round
+                .tables
+                .iter()
+                .filter(|table| !table.ended)
+                .map(move |table| (round.number, table))
+        })
     }
 
     /// The games under way.
@@ -379,6 +491,7 @@ mod tests {
             entrants: (1..=3).map(entrant).collect(),
             event: None,
             arena_played: Vec::new(),
+            table_played: Vec::new(),
             rounds: vec![Round {
                 number: 0,
                 paired_ms: 0,
@@ -390,6 +503,7 @@ mod tests {
                     match_id: 7,
                     end: None,
                 }],
+                tables: Vec::new(),
                 byes: vec![2],
                 ended: false,
             }],

@@ -154,3 +154,46 @@ async fn the_administrator_enters_house_bots_and_pauses_a_tournament() {
         .expect(200);
     assert_eq!(resumed["status"], "running");
 }
+
+#[tokio::test]
+async fn games_for_more_than_two_are_played_at_tables() {
+    let app = spawn_app().await;
+    let tables = |seats: u8| {
+        json!({"name": "Tables", "game": "goofspiel", "variant": "short",
+            "format": {"kind": "tables", "rounds": 2, "seats": seats}})
+    };
+    app.post("/tournaments", Some(ADMIN), tables(6))
+        .await
+        .expect_error(409, "unsupported_variant");
+    let created = app
+        .post("/tournaments", Some(ADMIN), tables(3))
+        .await
+        .expect(201);
+    assert_eq!(
+        created["format"],
+        json!({"kind": "tables", "rounds": 2, "seats": 3})
+    );
+    let id = created["id"].as_i64().expect("id");
+    for name in ["house-random", "house-greedy", "house-easy", "house-medium"] {
+        app.post(
+            &format!("/tournaments/{id}/entrants"),
+            Some(ADMIN),
+            json!({"bot": name}),
+        )
+        .await
+        .expect(200);
+    }
+    let started = app
+        .post(&format!("/tournaments/{id}/start"), Some(ADMIN), json!({}))
+        .await
+        .expect(200);
+    // Four at tables of up to three: two tables of two.
+    let seated: Vec<usize> = started["rounds"][0]["tables"]
+        .as_array()
+        .expect("tables")
+        .iter()
+        .map(|table| table["seats"].as_array().map_or(0, Vec::len))
+        .collect();
+    assert_eq!(seated, [2, 2]);
+    assert_eq!(started["crosstable"], json!([]));
+}

@@ -426,3 +426,60 @@ async fn a_tournament_s_name_is_escaped_wherever_it_is_shown() {
         StatusCode::NOT_FOUND
     );
 }
+
+#[tokio::test]
+async fn a_tournament_at_tables_shows_each_seat_s_place() {
+    let app = spawn_app().await;
+    let organiser = Browser::new(&app);
+    let csrf = organiser.sign_up("tabby").await;
+    // Goofspiel seats at most four: a table of six is refused with the arena's reason.
+    let refused = organiser
+        .send(
+            "/tournaments",
+            &create_fields(&csrf, "Big table", &[("kind", "tables"), ("seats", "6")]),
+        )
+        .await;
+    assert!(
+        refused.html.contains("is not played at tables of 6"),
+        "{}",
+        refused.html
+    );
+    let id = organiser
+        .organise(
+            &csrf,
+            "Table night",
+            &[("kind", "tables"), ("rounds", "1"), ("seats", "3")],
+        )
+        .await;
+    let path = |action: &str| format!("/tournaments/{id}/{action}");
+    for bot in ["house-random", "house-greedy", "house-easy"] {
+        organiser
+            .post(&path("house"), &[("csrf", &csrf), ("bot", bot)])
+            .await;
+    }
+    organiser
+        .post(&path("control"), &[("csrf", &csrf), ("action", "start")])
+        .await;
+    let tournament = app.arena.tournament(id).await.expect("the tournament");
+    assert_eq!(tournament.rounds[0].tables.len(), 1, "{tournament:?}");
+    let match_id = tournament.rounds[0].tables[0].match_id;
+    for _ in 0..2_000 {
+        if app.snapshot(match_id).await["status"] != "running" {
+            break;
+        }
+        settle().await;
+    }
+    app.arena.drive_tournaments().await;
+    let page = organiser.get(&format!("/tournaments/{id}")).await;
+    assert!(page.html.contains("Finished."), "{}", page.html);
+    assert!(page.html.contains("<strong>1st</strong>"), "{}", page.html);
+    assert!(
+        !page.html.contains("<h2>Crosstable</h2>"),
+        "no crosstable at tables"
+    );
+    assert!(
+        page.html.contains("1 round at tables of up to 3"),
+        "{}",
+        page.html
+    );
+}

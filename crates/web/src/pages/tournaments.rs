@@ -55,7 +55,8 @@ impl TournamentRow {
     }
 }
 
-/// A mode a tournament may be played in: a variant two can play.
+/// A mode a tournament may be played in: any registered variant (those two cannot play only
+/// at tables).
 pub(crate) struct TournamentMode {
     /// What the form sends (see [`VariantChoice::key`]).
     pub(crate) key: String,
@@ -75,15 +76,18 @@ pub(crate) struct CreateForm {
     /// The mode's key.
     #[serde(default)]
     pub(crate) mode: String,
-    /// `round_robin`, `swiss` or `arena`.
+    /// `round_robin`, `swiss`, `arena` or `tables`.
     #[serde(default)]
     pub(crate) kind: String,
     /// A round robin's cycles.
     #[serde(default)]
     pub(crate) cycles: String,
-    /// A Swiss tournament's rounds.
+    /// A Swiss tournament's rounds, or one at tables.
     #[serde(default)]
     pub(crate) rounds: String,
+    /// The most seats at a table.
+    #[serde(default)]
+    pub(crate) seats: String,
     /// An arena's length in minutes.
     #[serde(default)]
     pub(crate) minutes: String,
@@ -112,6 +116,7 @@ impl Default for CreateForm {
             cycles: "1".to_owned(),
             rounds: "3".to_owned(),
             minutes: "30".to_owned(),
+            seats: "4".to_owned(),
             initial: (clock.initial_ms / 1000).to_string(),
             increment: (clock.increment_ms / 1000).to_string(),
             rated: false,
@@ -121,10 +126,11 @@ impl Default for CreateForm {
 }
 
 /// The formats the form offers, as (value, label).
-const KINDS: [(&str, &str); 3] = [
+const KINDS: [(&str, &str); 4] = [
     ("round_robin", "Round robin"),
     ("swiss", "Swiss"),
     ("arena", "Arena"),
+    ("tables", "Rounds at tables (games for more than two)"),
 ];
 
 #[derive(Template)]
@@ -135,7 +141,7 @@ struct TournamentsPage {
     /// Whether the visitor is signed in, and so may organise one.
     signed_in: bool,
     modes: Vec<TournamentMode>,
-    kinds: [(&'static str, &'static str); 3],
+    kinds: [(&'static str, &'static str); 4],
     /// What the form shows: the defaults, or what a refused form sent.
     form: CreateForm,
     /// The bounds the form's fields take.
@@ -146,17 +152,11 @@ struct TournamentsPage {
     message: Option<String>,
 }
 
-/// The modes a tournament may be played in: every registered variant two can play.
-fn two_seat_modes(state: &WebState) -> Vec<TournamentMode> {
-    let games = state.arena.games();
-    VariantChoice::all(games)
+/// The modes a tournament may be played in: every registered variant (one two cannot play
+/// only at tables, which the arena checks).
+fn tournament_modes(state: &WebState) -> Vec<TournamentMode> {
+    VariantChoice::all(state.arena.games())
         .into_iter()
-        .filter(|choice| {
-            games
-                .get(choice.game)
-                .and_then(|family| family.variant(choice.variant))
-                .is_some_and(|spec| spec.seats_allowed(2))
-        })
         .map(|choice| TournamentMode {
             label: format!("{} {}", choice.game, choice.variant),
             key: choice.key,
@@ -177,7 +177,7 @@ async fn list_page(
         page: page(visitor, "Tournaments"),
         tournaments: tournaments.iter().map(TournamentRow::of).collect(),
         signed_in: visitor.account.is_some(),
-        modes: two_seat_modes(state),
+        modes: tournament_modes(state),
         kinds: KINDS,
         form,
         max_cycles: TournamentFormat::MAX_CYCLES,
@@ -240,6 +240,14 @@ fn tournament_request(state: &WebState, form: &CreateForm) -> Result<TournamentR
                 "An arena's minutes",
                 1..=TournamentFormat::MAX_MINUTES,
             )?,
+        },
+        "tables" => TournamentFormat::Tables {
+            rounds: number(
+                &form.rounds,
+                "The rounds at tables",
+                1..=TournamentFormat::MAX_ROUNDS,
+            )?,
+            seats: number(&form.seats, "The seats at a table", 2..=8)?,
         },
         _ => return Err("choose one of the formats offered".to_owned()),
     };
@@ -343,12 +351,34 @@ pub(crate) struct RoundView {
     /// Its number, from 1.
     pub(crate) number: u32,
     pub(crate) games: Vec<GameView>,
+    /// Its tables, in a tournament of games for more than two.
+    pub(crate) tables: Vec<TableView>,
     /// The entrants who sit it out with a bye.
     pub(crate) byes: Vec<String>,
     pub(crate) commitment: String,
     /// The seed, once the round has ended.
     pub(crate) seed: Option<String>,
     pub(crate) ended: bool,
+}
+
+/// One table's game of a round: its seats in order, each with its place once it has ended.
+pub(crate) struct TableView {
+    /// Each seat's entrant's name, and its place (`1st`, `2nd`, …) once the game has ended.
+    pub(crate) seats: Vec<(String, Option<String>)>,
+    pub(crate) match_id: i64,
+    /// Whether the game has ended.
+    pub(crate) ended: bool,
+}
+
+/// A place as an ordinal (`1st`, `2nd`, `3rd`, `4th`, …).
+fn ordinal(place: u8) -> String {
+    let suffix = match (place % 10, place % 100) {
+        (1, p) if p != 11 => "st",
+        (2, p) if p != 12 => "nd",
+        (3, p) if p != 13 => "rd",
+        _ => "th",
+    };
+    format!("{place}{suffix}")
 }
 
 /// What the page refreshes while the tournament runs: its status, standings, crosstable and
@@ -420,7 +450,8 @@ fn signature(tournament: &Tournament) -> String {
         tournament.entrants.len()
     );
     for round in &tournament.rounds {
-        let ended = round.games.iter().filter(|g| g.end.is_some()).count();
+        let ended = round.games.iter().filter(|g| g.end.is_some()).count()
+            + round.tables.iter().filter(|t| t.ended).count();
         signature.push_str(&format!(" {}:{ended}:{}", round.number, round.ended));
     }
     signature
@@ -497,6 +528,23 @@ impl LiveView {
                         second_bot: is_bot(game.second),
                         match_id: game.match_id,
                         result: result_text(game.end),
+                    })
+                    .collect(),
+                tables: round
+                    .tables
+                    .iter()
+                    .map(|table| TableView {
+                        seats: table
+                            .seats
+                            .iter()
+                            .enumerate()
+                            .map(|(seat, &entrant)| {
+                                let place = table.places.as_ref().and_then(|p| p.get(seat));
+                                (name_of(entrant), place.map(|&p| ordinal(p)))
+                            })
+                            .collect(),
+                        match_id: table.match_id,
+                        ended: table.ended,
                     })
                     .collect(),
                 byes: round.byes.iter().map(|&e| name_of(e)).collect(),
@@ -850,6 +898,22 @@ pub(crate) async fn withdraw(
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn places_read_as_ordinals() {
+        let table = [
+            (1, "1st"),
+            (2, "2nd"),
+            (3, "3rd"),
+            (4, "4th"),
+            (11, "11th"),
+            (12, "12th"),
+            (21, "21st"),
+        ];
+        for (place, text) in table {
+            assert_eq!(super::ordinal(place), text);
+        }
+    }
+
     use super::*;
     use serde_json::json;
 
