@@ -48,7 +48,7 @@ fn summary(tournament: &Tournament) -> Value {
 /// on the web pages.
 #[utoipa::path(post, path = "/api/v1/tournaments", tag = TOURNAMENTS, security(("bearer" = [])), request_body = TournamentBody,
     responses((status = 201, description = "The tournament, open for entries"),
-        (status = 409, body = ErrorBody, description = "`unsupported_variant`: no such game or variant, or not playable by two")))]
+        (status = 409, body = ErrorBody, description = "`unsupported_variant`: no such game or variant, or not played by two (by the table size asked, for tables)")))]
 pub(crate) async fn create_tournament(
     State(state): State<AppState>,
     _admin: Admin,
