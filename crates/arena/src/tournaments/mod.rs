@@ -53,6 +53,14 @@ pub(crate) struct Tournaments {
     lock: tokio::sync::Mutex<()>,
 }
 
+/// A match to create for a round just paired, once the round is stored.
+enum Start {
+    /// A game between two, of the round numbered so.
+    Game(u32, RoundGame),
+    /// A table's game, of the round numbered so.
+    Table(u32, RoundTable),
+}
+
 /// A change to one tournament, made under its lock.
 enum Change {
     Enter(Box<Bot>),
@@ -343,11 +351,15 @@ impl Tournaments {
                 let to_start = self.pair(&mut tournament).await?;
                 self.store_changed(&before, &tournament, writes).await?;
                 // The round is stored with its match ids first: a match is created after.
-                for (number, game) in to_start {
-                    self.start_game(&tournament, number, game).await?;
-                }
-                if tournament.status == TournamentStatus::Running {
-                    self.start_tables(&tournament).await?;
+                for start in to_start {
+                    match start {
+                        Start::Game(number, game) => {
+                            self.start_game(&tournament, number, game).await?;
+                        }
+                        Start::Table(number, table) => {
+                            self.start_table(&tournament, number, &table).await?;
+                        }
+                    }
                 }
                 Ok(tournament.public())
             })
@@ -447,7 +459,7 @@ impl Tournaments {
 
     /// Pairs the next round if the tournament is running and ready for one; returns the
     /// games whose matches are to be created once the round is stored.
-    async fn pair(&self, tournament: &mut Tournament) -> Result<Vec<(u32, RoundGame)>, ArenaError> {
+    async fn pair(&self, tournament: &mut Tournament) -> Result<Vec<Start>, ArenaError> {
         if tournament.status != TournamentStatus::Running {
             return Ok(Vec::new());
         }
@@ -547,7 +559,11 @@ impl Tournaments {
                 end: None,
             });
         }
-        let to_start = round.games.iter().map(|game| (number, *game)).collect();
+        let to_start = round
+            .games
+            .iter()
+            .map(|game| Start::Game(number, *game))
+            .collect();
         tracing::info!(
             tournament = tournament.id,
             round = number,
@@ -613,15 +629,15 @@ impl Tournaments {
             .await
     }
 
-    /// Seats the next round of a tournament at tables, once the last has ended; returns
-    /// nothing to start here (its tables are started by [`Tournaments::start_tables`]).
+    /// Seats the next round of a tournament at tables, once the last has ended; returns the
+    /// tables whose matches are to be created once the round is stored.
     async fn seat_tables(
         &self,
         tournament: &mut Tournament,
         number: u32,
         rounds: u32,
         seats: u8,
-    ) -> Result<Vec<(u32, RoundGame)>, ArenaError> {
+    ) -> Result<Vec<Start>, ArenaError> {
         if tournament.rounds.last().is_some_and(|round| !round.ended) || number >= rounds {
             return Ok(Vec::new());
         }
@@ -681,27 +697,13 @@ impl Tournaments {
             tables = round.tables.len(),
             "round seated"
         );
+        let to_start = round
+            .tables
+            .iter()
+            .map(|table| Start::Table(number, table.clone()))
+            .collect();
         tournament.rounds.push(round);
-        Ok(Vec::new())
-    }
-
-    /// Creates and starts the tables of the last round that have no match yet.
-    async fn start_tables(&self, tournament: &Tournament) -> Result<(), ArenaError> {
-        let Some(round) = tournament.rounds.last() else {
-            return Ok(());
-        };
-        for table in round.tables.iter().filter(|table| !table.ended) {
-            if self
-                .context
-                .store
-                .match_by_id(table.match_id)
-                .await?
-                .is_none()
-            {
-                self.start_table(tournament, round.number, table).await?;
-            }
-        }
-        Ok(())
+        Ok(to_start)
     }
 
     /// Creates and starts a tournament game's match between `bots`, in their seat order,
