@@ -48,6 +48,7 @@ fn summary(tournament: &Tournament) -> Value {
 /// on the web pages.
 #[utoipa::path(post, path = "/api/v1/tournaments", tag = TOURNAMENTS, security(("bearer" = [])), request_body = TournamentBody,
     responses((status = 201, description = "The tournament, open for entries"),
+        (status = 403, body = ErrorBody, description = "`admin_only`: this needs the administrator token"),
         (status = 409, body = ErrorBody, description = "`unsupported_variant`: no such game or variant, or not played by two (by the table size asked, for tables)")))]
 pub(crate) async fn create_tournament(
     State(state): State<AppState>,
@@ -126,6 +127,7 @@ pub(crate) async fn withdraw_from_tournament(
 /// Enters a house bot (administrator).
 #[utoipa::path(post, path = "/api/v1/tournaments/{id}/entrants", tag = TOURNAMENTS, security(("bearer" = [])), params(("id" = i64, Path)), request_body = EntrantBody,
     responses((status = 200, description = "The tournament"),
+        (status = 403, body = ErrorBody, description = "`admin_only`: this needs the administrator token"),
         (status = 404, body = ErrorBody, description = "`tournament_not_found` or `bot_not_found`"),
         (status = 409, body = ErrorBody, description = "`tournament_refused`: not a house bot, entries closed or already entered")))]
 pub(crate) async fn enter_house_bot(
@@ -144,6 +146,7 @@ pub(crate) async fn enter_house_bot(
 /// Withdraws an entrant (administrator).
 #[utoipa::path(delete, path = "/api/v1/tournaments/{id}/entrants/{name}", tag = TOURNAMENTS, security(("bearer" = [])), params(("id" = i64, Path), ("name" = String, Path, description = "The entrant's name or id")),
     responses((status = 200, description = "The tournament"),
+        (status = 403, body = ErrorBody, description = "`admin_only`: this needs the administrator token"),
         (status = 404, body = ErrorBody, description = "`tournament_not_found` or `bot_not_found`"),
         (status = 409, body = ErrorBody, description = "`tournament_refused`: not entered, already withdrawn, or finished")))]
 pub(crate) async fn withdraw_entrant(
@@ -170,6 +173,7 @@ async fn control(state: &AppState, id: i64, action: TournamentAction) -> ApiResu
 /// round is paired at once.
 #[utoipa::path(post, path = "/api/v1/tournaments/{id}/start", tag = TOURNAMENTS, security(("bearer" = [])), params(("id" = i64, Path)),
     responses((status = 200, description = "The tournament, running"),
+        (status = 403, body = ErrorBody, description = "`admin_only`: this needs the administrator token"),
         (status = 404, body = ErrorBody, description = "`tournament_not_found`"),
         (status = 409, body = ErrorBody, description = "`tournament_refused`: already started, or too few entrants")))]
 pub(crate) async fn start_tournament(
@@ -183,6 +187,7 @@ pub(crate) async fn start_tournament(
 /// Pauses a tournament (administrator): games under way are played out, no new ones paired.
 #[utoipa::path(post, path = "/api/v1/tournaments/{id}/pause", tag = TOURNAMENTS, security(("bearer" = [])), params(("id" = i64, Path)),
     responses((status = 200, description = "The tournament, paused"),
+        (status = 403, body = ErrorBody, description = "`admin_only`: this needs the administrator token"),
         (status = 404, body = ErrorBody, description = "`tournament_not_found`"),
         (status = 409, body = ErrorBody, description = "`tournament_refused`: not running")))]
 pub(crate) async fn pause_tournament(
@@ -196,6 +201,7 @@ pub(crate) async fn pause_tournament(
 /// Resumes a paused tournament (administrator).
 #[utoipa::path(post, path = "/api/v1/tournaments/{id}/resume", tag = TOURNAMENTS, security(("bearer" = [])), params(("id" = i64, Path)),
     responses((status = 200, description = "The tournament, running"),
+        (status = 403, body = ErrorBody, description = "`admin_only`: this needs the administrator token"),
         (status = 404, body = ErrorBody, description = "`tournament_not_found`"),
         (status = 409, body = ErrorBody, description = "`tournament_refused`: not paused")))]
 pub(crate) async fn resume_tournament(

@@ -173,7 +173,10 @@ mod tests {
         // Ten entrants at tables of four to eight: two tables of five.
         let active: Vec<Entrant> = (0..10).collect();
         let seating = seat(10, &active, 0, 8, 4, &[]);
-        assert_eq!(seating.tables, vec![vec![0, 1, 2, 3, 4], vec![5, 6, 7, 8, 9]]);
+        assert_eq!(
+            seating.tables,
+            vec![vec![0, 1, 2, 3, 4], vec![5, 6, 7, 8, 9]]
+        );
         assert!(seating.sitting_out.is_empty());
         // After a round, the winners of both tables sit together.
         let played = vec![
@@ -191,7 +194,11 @@ mod tests {
         let next = seat(10, &active, 1, 8, 4, &played);
         let mut top = next.tables[0].clone();
         top.sort_unstable();
-        assert_eq!(top, vec![2, 3, 4, 5, 6], "the level ones by seeding: {next:?}");
+        assert_eq!(
+            top,
+            vec![2, 3, 4, 5, 6],
+            "the level ones by seeding: {next:?}"
+        );
         assert_eq!(next.tables[0][0], 5, "the seats turn by one: {next:?}");
     }
 
