@@ -335,10 +335,11 @@ impl Tournament {
         let mut lines: Vec<TournamentStanding> = Vec::with_capacity(count);
         for (place, &entrant) in order.iter().enumerate() {
             let score = arena[entrant];
-            // Entrants level on points and games share a place.
+            // Entrants level on points, wins and games share a place.
             let rank = match lines.last() {
                 Some(last)
                     if arena[last.entrant].points == score.points
+                        && arena[last.entrant].wins == score.wins
                         && arena[last.entrant].games == score.games =>
                 {
                     last.rank
