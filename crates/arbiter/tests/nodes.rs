@@ -207,17 +207,23 @@ async fn a_killed_servers_match_goes_on_on_the_other_with_nothing_lost() {
         "moves were played through both servers"
     );
 
-    // Once a's lease lapses, b takes the match over at its next heartbeat.
+    // Once a's lease lapses, b takes the match over at its next heartbeat. A request b
+    // forwarded to a in the moment a died waits for its answer until the forwarding gives up
+    // on it; asking again a second later finds the match on b without waiting for that.
+    let impatient = arbiter_http_client::builder()
+        .timeout(Duration::from_secs(1))
+        .build()
+        .expect("a client");
     let running_on_b = loop {
         let url = format!("{}/matches/{id}", b.base);
         let (status, snapshot) =
-            call(&client, reqwest::Method::GET, url, &alpha, Value::Null).await;
+            call(&impatient, reqwest::Method::GET, url, &alpha, Value::Null).await;
         if status == 200 {
             break snapshot;
         }
-        assert_eq!(
-            status, 503,
-            "until then, the owner cannot be reached: {snapshot}"
+        assert!(
+            status == 503 || status == 0,
+            "until then, the owner cannot be reached (or the request waits for it): {status} {snapshot}"
         );
         assert!(
             killed.elapsed() < Duration::from_millis(LEASE_MS + 5_000),
