@@ -11,3 +11,6 @@ CREATE TABLE tournaments (
 -- Tournaments' ids are reserved like the others': a reservation and `IdsTaken` update this
 -- row, and a kind without one would take neither. The table is new, so no id is taken yet.
 INSERT INTO id_counters (kind, last) VALUES ('tournament', 0);
+
+-- The tournaments still to be driven are read by their status at every heartbeat.
+CREATE INDEX tournaments_by_status ON tournaments (status, id);

@@ -970,6 +970,23 @@ impl Store for PostgresStore {
         })
     }
 
+    fn tournaments_with_status<'a>(
+        &'a self,
+        statuses: &'a [&'a str],
+    ) -> StoreFuture<'a, Vec<TournamentRecord>> {
+        Box::pin(async move {
+            let rows = sqlx::query(
+                "SELECT id, status, created_ms, updated_ms, data FROM tournaments \
+                 WHERE status = ANY($1) ORDER BY id DESC",
+            )
+            .bind(statuses)
+            .fetch_all(&self.pool)
+            .await
+            .map_err(unavailable)?;
+            rows.iter().map(tournament_from).collect()
+        })
+    }
+
     fn tournament(&self, id: i64) -> StoreFuture<'_, Option<TournamentRecord>> {
         Box::pin(async move {
             let row = sqlx::query(

@@ -13,3 +13,6 @@ CREATE TABLE tournaments (
 -- the other kinds' rows did when `0007_id_counters.sql` added them.
 INSERT INTO id_counters (kind, last) VALUES
     ('tournament', (SELECT coalesce(max(id), 0) FROM tournaments));
+
+-- The tournaments still to be driven are read by their status at every heartbeat.
+CREATE INDEX tournaments_by_status ON tournaments (status, id);

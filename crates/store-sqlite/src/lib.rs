@@ -888,6 +888,24 @@ impl Store for SqliteStore {
         })
     }
 
+    fn tournaments_with_status<'a>(
+        &'a self,
+        statuses: &'a [&'a str],
+    ) -> StoreFuture<'a, Vec<TournamentRecord>> {
+        Box::pin(async move {
+            let statuses = serde_json::to_string(statuses).map_err(|e| corrupt(&e.to_string()))?;
+            let rows = sqlx::query(
+                "SELECT id, status, created_ms, updated_ms, data FROM tournaments \
+                 WHERE status IN (SELECT value FROM json_each($1)) ORDER BY id DESC",
+            )
+            .bind(statuses)
+            .fetch_all(&self.reader)
+            .await
+            .map_err(unavailable)?;
+            rows.iter().map(tournament_from).collect()
+        })
+    }
+
     fn tournament(&self, id: i64) -> StoreFuture<'_, Option<TournamentRecord>> {
         Box::pin(async move {
             let row = sqlx::query(

@@ -222,8 +222,30 @@ async fn tournaments_are_kept_whole_newest_first(store: &dyn Store) {
     );
     assert_eq!(
         store.tournaments().await.expect("tournaments"),
-        vec![ended, fourth, third],
+        vec![ended.clone(), fourth.clone(), third.clone()],
         "still one row each"
+    );
+    // Read by status, newest first; a status no tournament has finds none.
+    assert_eq!(
+        store
+            .tournaments_with_status(&["finished"])
+            .await
+            .expect("tournaments"),
+        vec![ended.clone(), third.clone()]
+    );
+    assert_eq!(
+        store
+            .tournaments_with_status(&["running", "paused"])
+            .await
+            .expect("tournaments"),
+        vec![fourth]
+    );
+    assert!(
+        store
+            .tournaments_with_status(&["open"])
+            .await
+            .expect("tournaments")
+            .is_empty()
     );
 
     // Reservations come after every tournament stored or reserved, and count as used.

@@ -543,6 +543,19 @@ pub trait Store: Send + Sync + 'static {
     fn tournaments(&self) -> StoreFuture<'_, Vec<TournamentRecord>>;
     /// One tournament, if it exists.
     fn tournament(&self, id: TournamentId) -> StoreFuture<'_, Option<TournamentRecord>>;
+    /// The tournaments whose status is one of `statuses`, newest first: those still to be
+    /// driven, without reading every finished one. By default every tournament filtered; a
+    /// store with an index by status walks it instead.
+    fn tournaments_with_status<'a>(
+        &'a self,
+        statuses: &'a [&'a str],
+    ) -> StoreFuture<'a, Vec<TournamentRecord>> {
+        Box::pin(async move {
+            let mut all = self.tournaments().await?;
+            all.retain(|record| statuses.contains(&record.status.as_str()));
+            Ok(all)
+        })
+    }
 
     /// Claims for `node`, until `until_ms`, each of the matches `ids` whose lease is free at
     /// `now_ms`: never leased, lapsed, or already `node`'s. Two nodes claiming the same match

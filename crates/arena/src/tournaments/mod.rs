@@ -323,7 +323,11 @@ impl Tournaments {
 
     /// Drives every running or paused tournament once (see the module's documentation).
     pub(crate) async fn drive(&self) {
-        let records = match self.context.store.tournaments().await {
+        let driven = [
+            TournamentStatus::Running.as_str(),
+            TournamentStatus::Paused.as_str(),
+        ];
+        let records = match self.context.store.tournaments_with_status(&driven).await {
             Ok(records) => records,
             Err(error) => {
                 tracing::warn!(%error, "cannot read the tournaments");
@@ -331,9 +335,7 @@ impl Tournaments {
             }
         };
         for record in records {
-            let active = record.status == TournamentStatus::Running.as_str()
-                || record.status == TournamentStatus::Paused.as_str();
-            if active && let Err(error) = self.drive_one(record.id).await {
+            if let Err(error) = self.drive_one(record.id).await {
                 tracing::warn!(tournament = record.id, %error, "cannot drive a tournament");
             }
         }
