@@ -154,6 +154,10 @@ pub struct BotView {
     /// when it has not reported since the server started.
     #[schema(required = true)]
     pub environment: Option<EnvironmentView>,
+    /// Where the server calls it for its decisions, if it answers over HTTP (only in a bot's
+    /// own profile; never its secret).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub webhook: Option<WebhookView>,
 }
 
 /// A bot's environment report as the API shows it: public, like FlipSight's
@@ -266,6 +270,7 @@ impl BotView {
                 && !bot.profile.auto_match_off,
             ratings: None,
             environment: bot.environment.as_ref().map(EnvironmentView::of),
+            webhook: None,
         }
     }
 
@@ -273,6 +278,12 @@ impl BotView {
     pub fn own(bot: &Bot, online: bool, games: &Games) -> BotView {
         BotView {
             token_prefix: bot.token_prefix.clone(),
+            webhook: bot.profile.webhook.as_ref().map(|webhook| WebhookView {
+                url: webhook.url.clone(),
+                accept_challenges: webhook.accept_challenges,
+                min_initial_ms: webhook.min_initial_ms,
+                secret: None,
+            }),
             ..BotView::public(bot, online, games)
         }
     }

@@ -187,6 +187,15 @@ async fn a_webhook_bot_plays_a_whole_match_against_a_house_bot() {
         .await
         .expect(200);
     assert!(again.get("secret").is_none(), "{again}");
+    // The bot sees its webhook, never its secret; nobody else sees it at all.
+    let own = app.get("/bots/me", Some(&token)).await.expect(200);
+    assert_eq!(
+        own["webhook"]["url"],
+        format!("http://bot.test:{}/play", server.port)
+    );
+    assert!(own["webhook"].get("secret").is_none(), "{own}");
+    let public = app.get("/bots/Hooky", None).await.expect(200);
+    assert!(public.get("webhook").is_none(), "{public}");
     let rotated = app
         .call(
             reqwest::Method::PUT,
