@@ -595,16 +595,7 @@ impl Tournaments {
         number: u32,
         game: RoundGame,
     ) -> Result<(), ArenaError> {
-        let bots = [game.first, game.second]
-            .iter()
-            .map(|&e| {
-                let bot = tournament.entrants[e].bot;
-                self.identities
-                    .directory
-                    .get(bot)
-                    .ok_or_else(|| ArenaError::BotNotFound(bot.to_string()))
-            })
-            .collect::<Result<Vec<Bot>, _>>()?;
+        let bots = self.bots_of(tournament, &[game.first, game.second])?;
         self.start_match(tournament, number, game.match_id, bots)
             .await
     }
@@ -616,8 +607,18 @@ impl Tournaments {
         number: u32,
         table: &RoundTable,
     ) -> Result<(), ArenaError> {
-        let bots = table
-            .seats
+        let bots = self.bots_of(tournament, &table.seats)?;
+        self.start_match(tournament, number, table.match_id, bots)
+            .await
+    }
+
+    /// The bots of `entrants`, in their order.
+    fn bots_of(
+        &self,
+        tournament: &Tournament,
+        entrants: &[Entrant],
+    ) -> Result<Vec<Bot>, ArenaError> {
+        entrants
             .iter()
             .map(|&e| {
                 let bot = tournament.entrants[e].bot;
@@ -626,9 +627,7 @@ impl Tournaments {
                     .get(bot)
                     .ok_or_else(|| ArenaError::BotNotFound(bot.to_string()))
             })
-            .collect::<Result<Vec<Bot>, _>>()?;
-        self.start_match(tournament, number, table.match_id, bots)
-            .await
+            .collect()
     }
 
     /// Seats the next round of a tournament at tables, once the last has ended; returns the

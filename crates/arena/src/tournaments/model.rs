@@ -477,8 +477,8 @@ mod tests {
         Tournament {
             id: 1,
             name: "Test".to_owned(),
-            game: "goofspiel".to_owned(),
-            variant: "short".to_owned(),
+            game: "some-game".to_owned(),
+            variant: "some-variant".to_owned(),
             format,
             time_control: TimeControl::default(),
             rated: false,
