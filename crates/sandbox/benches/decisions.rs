@@ -1,0 +1,81 @@
+//! What the sandbox costs: the time from handing a trivial engine a request (an Othello
+//! request of ordinary size) to receiving its answer, which is all overhead since the engine
+//! does nothing; and the time to start an instance of a compiled module. `cargo bench -p
+//! arbiter-sandbox --bench decisions -- [DECISIONS]`.
+
+use std::time::{Duration, Instant};
+
+use arbiter_sandbox::{Limits, Sandbox};
+
+/// Answers every request with the same move, without reading it beyond its end.
+const TRIVIAL: &str = r#"(module
+  (import "wasi_snapshot_preview1" "fd_read" (func $read (param i32 i32 i32 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "fd_write" (func $write (param i32 i32 i32 i32) (result i32)))
+  (memory (export "memory") 1)
+  (data (i32.const 0) "\00\04\00\00\00\10\00\00")
+  (data (i32.const 16) "\40\00\00\00\0e\00\00\00")
+  (data (i32.const 64) "{\"move\":\"d3\"}\0a")
+  (func (export "_start")
+    (loop $next
+      (drop (call $read (i32.const 0) (i32.const 0) (i32.const 1) (i32.const 8)))
+      (if (i32.eqz (i32.load (i32.const 8))) (then (return)))
+      (drop (call $write (i32.const 1) (i32.const 16) (i32.const 1) (i32.const 24)))
+      (br $next))))"#;
+
+fn percentiles(name: &str, samples: &mut [Duration]) {
+    samples.sort_unstable();
+    let at = |q: f64| {
+        let index = ((samples.len() as f64 - 1.0) * q).round() as usize;
+        samples.get(index).map_or(0, Duration::as_micros)
+    };
+    println!(
+        "{name}: {} samples, p50 {} µs, p90 {} µs, p99 {} µs, max {} µs",
+        samples.len(),
+        at(0.5),
+        at(0.9),
+        at(0.99),
+        samples.last().map_or(0, Duration::as_micros)
+    );
+}
+
+fn main() {
+    let decisions: usize = std::env::args()
+        .skip(1)
+        .find_map(|arg| arg.parse().ok())
+        .unwrap_or(20_000);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    runtime.block_on(async {
+        let sandbox = Sandbox::new(Limits::default()).expect("a sandbox");
+        let bytes = wat::parse_str(TRIVIAL).expect("valid text");
+        let program = sandbox.load(bytes).await.expect("loads");
+        let request = format!(
+            r#"{{"board":[{}],"color":1,"legal_moves":[19,26,37,44],"game_mode":"std","board_size":8,"blocked_squares":[],"placed":{{"1":2,"2":2}},"remaining_ms":60000,"match_id":123,"leg":0,"revision":0,"history":[],"round_no":null,"room_created_at":null,"budget_ms":10000}}"#,
+            ["0"; 64].join(",")
+        );
+
+        let mut starts = Vec::with_capacity(1_000);
+        for _ in 0..1_000 {
+            let began = Instant::now();
+            let instance = sandbox.start(&program, [1; 32]).await.expect("starts");
+            starts.push(began.elapsed());
+            drop(instance);
+        }
+        percentiles("instantiation", &mut starts);
+
+        let instance = sandbox.start(&program, [1; 32]).await.expect("starts");
+        let mut times = Vec::with_capacity(decisions);
+        for _ in 0..decisions {
+            let began = Instant::now();
+            let answer = instance
+                .decide(&request, Duration::from_secs(10))
+                .await
+                .expect("an answer");
+            times.push(began.elapsed());
+            assert_eq!(answer, r#"{"move":"d3"}"#);
+        }
+        percentiles("decision round trip", &mut times);
+    });
+}
