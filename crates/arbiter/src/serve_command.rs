@@ -69,6 +69,18 @@ pub(crate) struct ServeArgs {
     /// link-local (`10.0.0.0/8,fd00::/8`), separated by commas.
     #[arg(long, env = "ARBITER_WEBHOOK_ALLOW", value_delimiter = ',')]
     webhook_allow: Vec<String>,
+    /// Runs no bots submitted as WebAssembly modules (their uploads are refused).
+    #[arg(long, env = "ARBITER_NO_WASM")]
+    no_wasm: bool,
+    /// How many threads run submitted modules (by default half the machine's cores).
+    #[arg(long, env = "ARBITER_WASM_WORKERS", value_parser = clap::value_parser!(u16).range(1..))]
+    wasm_workers: Option<u16>,
+    /// How many module instances (legs being played) may run at once.
+    #[arg(long, env = "ARBITER_WASM_INSTANCES", default_value_t = 32, value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    wasm_instances: u32,
+    /// The most memory one module instance may use, in MiB.
+    #[arg(long, env = "ARBITER_WASM_MEMORY_MB", default_value_t = 256, value_parser = clap::value_parser!(u64).range(1..=4096))]
+    wasm_memory_mb: u64,
     /// A configuration file (TOML); its `[talk]` table sets bot talk (`provider`, `url`,
     /// `model`, `timeout_ms`, `enabled`, `api_key_env`). Flags override it.
     #[arg(long, env = "ARBITER_CONFIG")]
@@ -298,6 +310,20 @@ pub(crate) async fn run(args: ServeArgs) -> anyhow::Result<()> {
     let dialects = match webhooks(&args)? {
         Some(webhooks) => dialects.with_webhooks(webhooks),
         None => dialects,
+    };
+    let dialects = if args.no_wasm {
+        dialects
+    } else {
+        let defaults = arbiter_server::SandboxLimits::default();
+        let limits = arbiter_server::SandboxLimits {
+            workers: args.wasm_workers.map_or(defaults.workers, usize::from),
+            instances: args.wasm_instances,
+            memory_bytes: usize::try_from(args.wasm_memory_mb << 20).unwrap_or(usize::MAX),
+            ..defaults
+        };
+        let sandboxes =
+            arbiter_server::Sandboxes::new(limits).context("setting up the WebAssembly sandbox")?;
+        dialects.with_sandboxes(sandboxes)
     };
     arbiter_server::serve_with(listener, arena, dialects, limits, shutdown_signal())
         .await

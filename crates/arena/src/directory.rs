@@ -47,6 +47,44 @@ pub struct BotProfile {
     /// instead of holding a stream.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub webhook: Option<Webhook>,
+    /// The WebAssembly module the server runs for the bot, for a bot submitted to run here
+    /// instead of connecting.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sandboxed: Option<Sandboxed>,
+}
+
+/// A bot the server runs itself, from a WebAssembly module its owner submitted. The arena
+/// keeps the module and these settings; the server runs it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Sandboxed {
+    /// The module's SHA-256 in lowercase hex.
+    pub sha256: String,
+    /// The module's size in bytes.
+    pub size: u64,
+    /// When it was uploaded, in milliseconds since the Unix epoch.
+    pub uploaded_ms: i64,
+    /// Whether it has passed its validation games.
+    pub status: ModuleStatus,
+    /// Whether challenges to the bot are accepted on its behalf once it is ready; declined
+    /// otherwise.
+    pub accept_challenges: bool,
+    /// The shortest initial clock, in milliseconds, of a challenge accepted on its behalf.
+    pub min_initial_ms: i64,
+}
+
+/// Where a submitted module stands.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
+pub enum ModuleStatus {
+    /// Playing its validation games against a house bot.
+    Validating,
+    /// Passed: it plays challenges, auto-matched games and tournaments.
+    Ready,
+    /// Failed a validation game: it plays nothing until a new module is uploaded.
+    Rejected {
+        /// What went wrong.
+        reason: String,
+    },
 }
 
 /// How the server reaches a bot that answers over HTTP instead of holding a stream: each of

@@ -454,8 +454,72 @@ impl Identities {
         id: BotId,
         webhook: Option<directory::Webhook>,
     ) -> Result<Bot, ArenaError> {
-        self.update_profile(id, |profile| profile.webhook = webhook)
-            .await
+        // A bot answers over HTTP or runs here, never both.
+        let with = if webhook.is_some() {
+            vec![Write::DeleteModule(id)]
+        } else {
+            Vec::new()
+        };
+        self.update_profile_with(id, with, |profile| {
+            if webhook.is_some() {
+                profile.sandboxed = None;
+            }
+            profile.webhook = webhook;
+        })
+        .await
+    }
+
+    /// Makes `id` a bot the server runs from `wasm`.
+    pub(crate) async fn set_module(
+        &self,
+        id: BotId,
+        wasm: Vec<u8>,
+        settings: directory::Sandboxed,
+    ) -> Result<Bot, ArenaError> {
+        let module = arbiter_store::ModuleRecord {
+            bot: id,
+            wasm,
+            sha256: settings.sha256.clone(),
+            uploaded_ms: settings.uploaded_ms,
+        };
+        let with = vec![Write::PutModule(Arc::new(module))];
+        self.update_profile_with(id, with, |profile| {
+            profile.webhook = None;
+            profile.sandboxed = Some(settings);
+        })
+        .await
+    }
+
+    /// Removes a bot's module.
+    pub(crate) async fn remove_module(&self, id: BotId) -> Result<Bot, ArenaError> {
+        self.update_profile_with(id, vec![Write::DeleteModule(id)], |profile| {
+            profile.sandboxed = None;
+        })
+        .await
+    }
+
+    /// A bot's module, if it has one.
+    pub(crate) async fn module(&self, id: BotId) -> Result<Option<Vec<u8>>, ArenaError> {
+        Ok(self.context.store.module(id).await?.map(|m| m.wasm))
+    }
+
+    /// Records a module's validation, if it is still the bot's module.
+    pub(crate) async fn set_module_status(
+        &self,
+        id: BotId,
+        sha256: &str,
+        status: directory::ModuleStatus,
+    ) -> Result<Bot, ArenaError> {
+        self.update_profile(id, |profile| {
+            if let Some(sandboxed) = profile
+                .sandboxed
+                .as_mut()
+                .filter(|sandboxed| sandboxed.sha256 == sha256)
+            {
+                sandboxed.status = status;
+            }
+        })
+        .await
     }
 
     /// Replaces a bot's picture with `png`, which the caller has decoded and re-encoded.
@@ -486,7 +550,17 @@ impl Identities {
         id: BotId,
         change: impl FnOnce(&mut BotProfile),
     ) -> Result<Bot, ArenaError> {
-        self.update_bot(id, |record| {
+        self.update_profile_with(id, Vec::new(), change).await
+    }
+
+    /// Changes a bot's profile, storing it in one batch with the writes `with`.
+    async fn update_profile_with(
+        &self,
+        id: BotId,
+        with: Vec<Write>,
+        change: impl FnOnce(&mut BotProfile),
+    ) -> Result<Bot, ArenaError> {
+        self.update_bot_with(id, with, |record| {
             let mut profile: BotProfile =
                 serde_json::from_value(record.profile.clone()).unwrap_or_default();
             change(&mut profile);

@@ -57,7 +57,7 @@ pub use arbiter_rating::RatingSystem;
 pub use arbiter_store::{BotKind, MatchStatus, NoteRecord};
 pub use clock::{Clock, ManualClock, SystemClock, utc_datetime};
 pub use config::{ArenaConfig, TimeControl};
-pub use directory::{Bot, BotProfile, Environment, Webhook};
+pub use directory::{Bot, BotProfile, Environment, ModuleStatus, Sandboxed, Webhook};
 pub use error::{ArenaError, ErrorClass};
 pub use humans::{PERSON_PREFIX, PersonChallenge, QuickMatch, ROOM_ROUND};
 pub use live::{
@@ -548,6 +548,38 @@ impl Arena {
         webhook: Option<directory::Webhook>,
     ) -> Result<Bot, ArenaError> {
         self.identities.set_webhook(id, webhook).await
+    }
+
+    /// Makes `id` a bot the server runs from the WebAssembly module `wasm` (already checked by
+    /// the caller), to be validated first; it answers over HTTP no more.
+    pub async fn set_module(
+        &self,
+        id: BotId,
+        wasm: Vec<u8>,
+        settings: directory::Sandboxed,
+    ) -> Result<Bot, ArenaError> {
+        self.identities.set_module(id, wasm, settings).await
+    }
+
+    /// Removes a bot's module: the server runs it no more.
+    pub async fn remove_module(&self, id: BotId) -> Result<Bot, ArenaError> {
+        self.identities.remove_module(id).await
+    }
+
+    /// A bot's module, if it has one.
+    pub async fn module(&self, id: BotId) -> Result<Option<Vec<u8>>, ArenaError> {
+        self.identities.module(id).await
+    }
+
+    /// Records how a bot's module fared in validation, unless another module replaced it
+    /// meanwhile (`sha256` names the one validated).
+    pub async fn set_module_status(
+        &self,
+        id: BotId,
+        sha256: &str,
+        status: directory::ModuleStatus,
+    ) -> Result<Bot, ArenaError> {
+        self.identities.set_module_status(id, sha256, status).await
     }
 
     /// Whether this server does the job `name` now, which one server at a time does among

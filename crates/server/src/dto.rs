@@ -158,6 +158,10 @@ pub struct BotView {
     /// own profile; never its secret).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub webhook: Option<WebhookView>,
+    /// The WebAssembly module the server runs for it, if it was submitted to run here (only
+    /// in a bot's own profile).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub module: Option<ModuleView>,
 }
 
 /// A bot's environment report as the API shows it: public, like FlipSight's
@@ -271,6 +275,7 @@ impl BotView {
             ratings: None,
             environment: bot.environment.as_ref().map(EnvironmentView::of),
             webhook: None,
+            module: None,
         }
     }
 
@@ -284,6 +289,7 @@ impl BotView {
                 min_initial_ms: webhook.min_initial_ms,
                 secret: None,
             }),
+            module: bot.profile.sandboxed.as_ref().map(ModuleView::of),
             ..BotView::public(bot, online, games)
         }
     }
@@ -813,6 +819,68 @@ pub struct WebhookBody {
     /// webhook always gets one.
     #[serde(default)]
     pub rotate_secret: bool,
+}
+
+/// How a submitted module plays, as query parameters of its upload.
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct ModuleSettings {
+    /// Whether challenges are accepted on the bot's behalf once the module is ready (default
+    /// true); declined if not.
+    #[serde(default)]
+    pub accept_challenges: Option<bool>,
+    /// The shortest initial clock, in milliseconds, of a challenge accepted on the bot's
+    /// behalf (default 10,000).
+    #[serde(default)]
+    #[param(minimum = 1_000, maximum = 86_400_000)]
+    pub min_initial_ms: Option<i64>,
+}
+
+/// A bot's submitted module as it now is.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ModuleView {
+    /// The module's SHA-256 in lowercase hex.
+    pub sha256: String,
+    /// Its size in bytes.
+    pub size: u64,
+    /// When it was uploaded, in milliseconds since the Unix epoch.
+    pub uploaded_ms: i64,
+    /// `validating` (playing its validation match against a house bot), `ready` (playing)
+    /// or `rejected` (playing nothing; `rejected_because` says why).
+    pub status: String,
+    /// Why it was rejected.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rejected_because: Option<String>,
+    /// Whether challenges are accepted on the bot's behalf once it is ready.
+    pub accept_challenges: bool,
+    /// The shortest initial clock of a challenge accepted on its behalf, in milliseconds.
+    pub min_initial_ms: i64,
+    /// Why its last failed decision failed (out of fuel, past its deadline, a trap, …), with
+    /// the match, if one has failed since it was uploaded; only from `GET
+    /// /api/v1/bots/me/module`, and kept in memory only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_failure: Option<String>,
+}
+
+impl ModuleView {
+    /// The view of a bot's module settings.
+    pub fn of(sandboxed: &arbiter_arena::Sandboxed) -> ModuleView {
+        let (status, rejected_because) = match &sandboxed.status {
+            arbiter_arena::ModuleStatus::Validating => ("validating", None),
+            arbiter_arena::ModuleStatus::Ready => ("ready", None),
+            arbiter_arena::ModuleStatus::Rejected { reason } => ("rejected", Some(reason.clone())),
+        };
+        ModuleView {
+            sha256: sandboxed.sha256.clone(),
+            size: sandboxed.size,
+            uploaded_ms: sandboxed.uploaded_ms,
+            status: status.to_owned(),
+            rejected_because,
+            accept_challenges: sandboxed.accept_challenges,
+            min_initial_ms: sandboxed.min_initial_ms,
+            last_failure: None,
+        }
+    }
 }
 
 /// A bot's webhook as it now is.

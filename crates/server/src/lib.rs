@@ -12,10 +12,13 @@ pub mod error;
 mod extract;
 mod flipsight;
 mod forward;
+mod hosted;
 mod lichess;
 mod limits;
 mod openapi;
 mod routes;
+#[cfg(feature = "wasm-sandbox")]
+mod sandboxed_bots;
 mod stream;
 mod text;
 mod tournaments;
@@ -38,6 +41,10 @@ use utoipa_axum::routes;
 
 /// The largest request body accepted.
 pub const BODY_LIMIT: usize = 64 * 1024;
+/// Where a bot uploads its WebAssembly module, the one route with larger bodies.
+pub const MODULE_UPLOAD_PATH: &str = "/api/v1/bots/me/module";
+/// The largest module upload read (the sandbox's own limit may be lower).
+pub const MODULE_BODY_LIMIT: usize = 64 << 20;
 
 /// What every handler can reach.
 #[derive(Clone)]
@@ -55,7 +62,11 @@ pub struct AppState {
     lichess: std::sync::Arc<lichess::Hub>,
 }
 
+#[cfg(feature = "wasm-sandbox")]
+pub use arbiter_sandbox::Limits as SandboxLimits;
 pub use limits::ServeLimits;
+#[cfg(feature = "wasm-sandbox")]
+pub use sandboxed_bots::Sandboxes;
 pub use webhook_bots::{DEFAULT_MIN_INITIAL_MS, Webhooks};
 
 /// The dialects a server speaks besides its native API, and the game each serves.
@@ -78,6 +89,9 @@ pub struct Dialects {
     lichess: Option<lichess::Served>,
     /// Whether bots may answer over HTTP, and how they are called.
     webhooks: Option<std::sync::Arc<webhook_bots::Webhooks>>,
+    /// Whether bots may be submitted as WebAssembly modules, and the sandbox that runs them.
+    #[cfg(feature = "wasm-sandbox")]
+    sandboxes: Option<std::sync::Arc<sandboxed_bots::Sandboxes>>,
 }
 
 /// A provider id for the Board Game Protocol's allow-list is not one word.
@@ -107,6 +121,14 @@ impl Dialects {
     /// called as `webhooks` says.
     pub fn with_webhooks(mut self, webhooks: Webhooks) -> Dialects {
         self.webhooks = Some(std::sync::Arc::new(webhooks));
+        self
+    }
+
+    /// Lets bots be submitted as WebAssembly modules (`PUT /api/v1/bots/me/module`), run in
+    /// `sandboxes`.
+    #[cfg(feature = "wasm-sandbox")]
+    pub fn with_sandboxes(mut self, sandboxes: Sandboxes) -> Dialects {
+        self.sandboxes = Some(std::sync::Arc::new(sandboxes));
         self
     }
 
@@ -242,7 +264,7 @@ struct ApiDoc;
 
 /// The router and the OpenAPI document describing it, for a server running `games`.
 fn router(games: &Games) -> (Router<AppState>, utoipa::openapi::OpenApi) {
-    let (router, mut api) = OpenApiRouter::with_openapi(ApiDoc::openapi())
+    let router = OpenApiRouter::with_openapi(ApiDoc::openapi())
         .routes(routes!(routes::health))
         .routes(routes!(routes::mint_anonymous))
         .routes(routes!(routes::me))
@@ -273,7 +295,14 @@ fn router(games: &Games) -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .routes(routes!(routes::play))
         .routes(routes!(routes::resign))
         .routes(routes!(routes::export))
-        .routes(routes!(routes::set_webhook, routes::remove_webhook))
+        .routes(routes!(routes::set_webhook, routes::remove_webhook));
+    #[cfg(feature = "wasm-sandbox")]
+    let router = router.routes(routes!(
+        routes::upload_module,
+        routes::own_module,
+        routes::remove_module
+    ));
+    let (router, mut api) = router
         .routes(routes!(
             tournaments::create_tournament,
             tournaments::list_tournaments
@@ -324,7 +353,17 @@ pub fn app_with(arena: Arena, dialects: Dialects, limits: ServeLimits) -> Router
         lichess: Default::default(),
     };
     if let Some(webhooks) = &state.dialects.webhooks {
-        webhook_bots::start(arena.clone(), webhooks.clone());
+        hosted::start(
+            arena.clone(),
+            std::sync::Arc::new(webhook_bots::WebhookKind(webhooks.clone())),
+        );
+    }
+    #[cfg(feature = "wasm-sandbox")]
+    if let Some(sandboxes) = &state.dialects.sandboxes {
+        hosted::start(
+            arena.clone(),
+            std::sync::Arc::new(sandboxed_bots::SandboxedKind(sandboxes.clone())),
+        );
     }
     let (router, api) = router(arena.games());
     let document = api.to_pretty_json().unwrap_or_default();

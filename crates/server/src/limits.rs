@@ -140,9 +140,10 @@ impl Door {
         }
     }
 
-    /// The largest body any route behind this door accepts.
-    fn body_ceiling(self) -> usize {
+    /// The largest body the route at `path` behind this door accepts.
+    fn body_ceiling(self, path: &str) -> usize {
         match self {
+            Door::Api if path == crate::MODULE_UPLOAD_PATH => crate::MODULE_BODY_LIMIT,
             Door::Api | Door::FlipSight | Door::Bgp => crate::BODY_LIMIT,
             Door::Pages => arbiter_web::UPLOAD_LIMIT,
         }
@@ -165,7 +166,7 @@ pub(crate) async fn guard(State(state): State<AppState>, request: Request, next:
     let guard = state.limits.clone();
     let door = Door::of(request.uri().path());
     let declared = declared_length(request.headers());
-    if declared.is_some_and(|length| length > door.body_ceiling() as u64) {
+    if declared.is_some_and(|length| length > door.body_ceiling(request.uri().path()) as u64) {
         return door.error(
             &state,
             StatusCode::PAYLOAD_TOO_LARGE,

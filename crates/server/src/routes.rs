@@ -17,6 +17,8 @@ use crate::dto::{
     RegisterRequest, SeedBody, TableBody, TalkState, TalkSwitch, TurnsQuery, VariantsRequest,
     WebhookBody, WebhookView,
 };
+#[cfg(feature = "wasm-sandbox")]
+use crate::dto::{ModuleSettings, ModuleView};
 use crate::error::{ApiError, ApiResult, ErrorBody};
 use crate::extract::{Admin, ApiJson, ApiPath, ApiQuery, AuthBot, ClientIp, MaybeBot};
 use crate::text;
@@ -178,6 +180,103 @@ pub(crate) async fn remove_webhook(
     AuthBot(bot): AuthBot,
 ) -> ApiResult<Json<BotView>> {
     let bot = state.arena.set_webhook(bot.id, None).await?;
+    Ok(Json(own_profile(&state, &bot).await))
+}
+
+/// Submits the calling bot to run here as a WebAssembly module: a WASI preview 1 command
+/// (`wasm32-wasip1`) reading one decision request per line on standard input and writing one
+/// answer line on standard output, as an engine behind `arbiter bot` does. The body is the
+/// module's bytes. It is checked at once (its size, imports limited to WASI, a `_start`),
+/// then plays a validation match against a house bot; once ready it accepts challenges as
+/// the settings say, is auto-matched and may enter tournaments. It replaces any earlier module
+/// and any webhook.
+#[cfg(feature = "wasm-sandbox")]
+#[utoipa::path(put, path = "/api/v1/bots/me/module", tag = BOTS, security(("bearer" = [])), params(ModuleSettings),
+    request_body(content = Vec<u8>, content_type = "application/wasm"),
+    responses((status = 200, body = ModuleView),
+        (status = 400, body = ErrorBody, description = "`invalid_module`: not a module the sandbox runs (the message says why); `invalid_request`: the bot is not registered, the settings are out of range, or this server runs no modules"),
+        (status = 413, body = ErrorBody, description = "`request_too_large`: larger than the server reads")))]
+pub(crate) async fn upload_module(
+    State(state): State<AppState>,
+    AuthBot(bot): AuthBot,
+    ApiQuery(settings): ApiQuery<ModuleSettings>,
+    body: axum::body::Body,
+) -> ApiResult<Json<ModuleView>> {
+    let sandboxes = state.dialects.sandboxes.clone().ok_or_else(|| {
+        ArenaError::InvalidRequest("this server does not run WebAssembly bots".to_owned())
+    })?;
+    if bot.kind != BotKind::Registered {
+        return Err(ArenaError::InvalidRequest(
+            "only registered bots may run as modules".to_owned(),
+        )
+        .into());
+    }
+    let min_initial_ms = settings
+        .min_initial_ms
+        .unwrap_or(crate::webhook_bots::DEFAULT_MIN_INITIAL_MS);
+    if !(1_000..=86_400_000).contains(&min_initial_ms) {
+        return Err(
+            ArenaError::InvalidRequest("min_initial_ms is 1,000 to 86,400,000".to_owned()).into(),
+        );
+    }
+    let wasm = axum::body::to_bytes(body, crate::MODULE_BODY_LIMIT)
+        .await
+        .map_err(|_| {
+            ApiError::new(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "request_too_large",
+                "the module is larger than the server reads",
+            )
+        })?
+        .to_vec();
+    let program = sandboxes
+        .check(wasm.clone())
+        .await
+        .map_err(|e| ApiError::bad_request("invalid_module", e.to_string()))?;
+    let settings = arbiter_arena::Sandboxed {
+        sha256: program.sha256(),
+        size: program.size() as u64,
+        uploaded_ms: state.arena.now_ms(),
+        status: arbiter_arena::ModuleStatus::Validating,
+        accept_challenges: settings.accept_challenges.unwrap_or(true),
+        min_initial_ms,
+    };
+    state
+        .arena
+        .set_module(bot.id, wasm, settings.clone())
+        .await?;
+    sandboxes.forget_failures(bot.id);
+    Ok(Json(ModuleView::of(&settings)))
+}
+
+/// The calling bot's module: where its validation stands, and how it plays.
+#[cfg(feature = "wasm-sandbox")]
+#[utoipa::path(get, path = "/api/v1/bots/me/module", tag = BOTS, security(("bearer" = [])),
+    responses((status = 200, body = ModuleView), (status = 404, body = ErrorBody, description = "`not_found`: the bot has no module")))]
+pub(crate) async fn own_module(
+    State(state): State<AppState>,
+    AuthBot(bot): AuthBot,
+) -> ApiResult<Json<ModuleView>> {
+    let sandboxed = bot.profile.sandboxed.as_ref().ok_or_else(|| {
+        ApiError::new(StatusCode::NOT_FOUND, "not_found", "the bot has no module")
+    })?;
+    let mut view = ModuleView::of(sandboxed);
+    view.last_failure = state
+        .dialects
+        .sandboxes
+        .as_ref()
+        .and_then(|sandboxes| sandboxes.last_failure(bot.id));
+    Ok(Json(view))
+}
+
+/// Stops running the calling bot's module: it plays again only through a stream or polling.
+#[cfg(feature = "wasm-sandbox")]
+#[utoipa::path(delete, path = "/api/v1/bots/me/module", tag = BOTS, security(("bearer" = [])), responses((status = 200, body = BotView)))]
+pub(crate) async fn remove_module(
+    State(state): State<AppState>,
+    AuthBot(bot): AuthBot,
+) -> ApiResult<Json<BotView>> {
+    let bot = state.arena.remove_module(bot.id).await?;
     Ok(Json(own_profile(&state, &bot).await))
 }
 

@@ -1,7 +1,5 @@
-//! Bots that answer over HTTP: the server holds each one's stream itself, in-process, and
-//! plays for it as `arbiter bot` would: each decision is POSTed, signed, to the bot's URL, and
-//! the action it answers is played; challenges are accepted or declined by the bot's
-//! settings, since it has no stream to answer them on.
+//! Bots that answer over HTTP, one kind of hosted bot (see `hosted`): each decision is POSTed,
+//! signed, to the bot's URL, and the action it answers is played.
 //!
 //! A bot's signing secret is never stored: it is HMAC-SHA256 of the bot's id and secret
 //! version under the server's webhook key, so it can be shown to the bot's owner when it is
@@ -13,18 +11,18 @@
 //! is tried again with back-off; a bot that stays unreachable, answers garbage or an illegal
 //! action simply does not move, and its clock decides, as for any bot.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
-use arbiter_arena::{Announcement, Arena, ArenaError, Bot, Decision, StreamEvent, Webhook};
+use arbiter_arena::{Arena, Bot, Decision, Webhook};
 use arbiter_webhook::{CallError, Lookup, SystemLookup, TargetError, TargetPolicy, WebhookClient};
+use futures::future::BoxFuture;
 use hmac::{Hmac, KeyInit, Mac};
 use serde_json::{Value, json};
 use sha2::Sha256;
 
-/// How often the server looks for webhook bots to drive, or to stop driving.
-const SCAN_MS: i64 = 1_000;
+use crate::hosted::{self, Player, Policy};
+
 /// How many times a decision's call is tried when it fails in a way that may pass.
 const ATTEMPTS: u32 = 4;
 /// The wait before the second attempt, doubled before each further one.
@@ -89,128 +87,61 @@ impl Webhooks {
     }
 }
 
-/// Starts driving the webhook bots of `arena` until it stops.
-pub(crate) fn start(arena: Arena, webhooks: Arc<Webhooks>) {
-    tokio::spawn(async move {
-        let mut driving: HashMap<i64, tokio::task::JoinHandle<()>> = HashMap::new();
-        loop {
-            let wanted: Vec<Bot> = if arena.takes_duty("webhooks").await {
-                arena
-                    .list_bots()
-                    .into_iter()
-                    .map(|(bot, _)| bot)
-                    .filter(|bot| bot.active() && bot.profile.webhook.is_some())
-                    .collect()
-            } else {
-                Vec::new()
-            };
-            // A bot whose webhook was removed, or whose driver ended, is dropped: its stream
-            // closes with its task.
-            driving.retain(|id, task| {
-                let keep = !task.is_finished() && wanted.iter().any(|bot| bot.id == *id);
-                if !keep {
-                    task.abort();
-                }
-                keep
-            });
-            for bot in wanted {
-                driving
-                    .entry(bot.id)
-                    .or_insert_with(|| tokio::spawn(drive(arena.clone(), webhooks.clone(), bot)));
-            }
-            let next = arena.now_ms() + SCAN_MS;
-            tokio::select! {
-                () = arena.sleep_until(next) => {}
-                () = arena.stopped() => break,
-            }
-        }
-        for task in driving.into_values() {
-            task.abort();
-        }
-    });
+/// Webhook bots as one kind of hosted bot.
+pub(crate) struct WebhookKind(pub(crate) Arc<Webhooks>);
+
+impl hosted::Kind for WebhookKind {
+    fn duty(&self) -> &'static str {
+        "webhooks"
+    }
+
+    fn version(&self, bot: &Bot) -> Option<String> {
+        bot.profile.webhook.as_ref().map(|_| String::new())
+    }
+
+    fn player(
+        self: Arc<Self>,
+        arena: Arena,
+        _bot: Bot,
+    ) -> BoxFuture<'static, Option<Arc<dyn Player>>> {
+        let player: Arc<dyn Player> = Arc::new(WebhookPlayer {
+            arena,
+            webhooks: self.0.clone(),
+        });
+        Box::pin(async move { Some(player) })
+    }
 }
 
-/// Holds one webhook bot's stream and answers what comes on it.
-async fn drive(arena: Arena, webhooks: Arc<Webhooks>, bot: Bot) {
-    let mut stream = match arena.open_stream(&bot, false).await {
-        Ok(stream) => stream,
-        Err(error) => {
-            tracing::warn!(bot = bot.id, %error, "cannot open a webhook bot's stream");
-            return;
-        }
-    };
-    // Only one call per decision: the stream may announce a decision again (a new stream's
-    // announcements, a relayed copy).
-    let asked: Arc<Mutex<HashMap<(i64, usize), u64>>> = Arc::default();
-    while let Some(event) = stream.next_event().await {
-        // The settings are read again at each event, so that a new URL or secret applies at
-        // once.
-        let Ok(current) = arena.find_bot(&bot.id.to_string()) else {
-            return;
-        };
-        let Some(webhook) = current.profile.webhook.clone() else {
-            return;
-        };
-        match event {
-            StreamEvent::Decision { decision, .. } => {
-                let key = (decision.match_id, decision.leg);
-                let fresh = {
-                    let mut asked = asked.lock().unwrap_or_else(|e| e.into_inner());
-                    let fresh = asked.get(&key) != Some(&decision.revision);
-                    asked.insert(key, decision.revision);
-                    fresh
-                };
-                if fresh {
-                    tokio::spawn(answer(
-                        arena.clone(),
-                        webhooks.clone(),
-                        current,
-                        webhook,
-                        decision,
-                    ));
-                }
+/// Plays for one webhook bot by calling it.
+struct WebhookPlayer {
+    arena: Arena,
+    webhooks: Arc<Webhooks>,
+}
+
+impl Player for WebhookPlayer {
+    fn policy(&self, bot: &Bot) -> Option<Policy> {
+        bot.profile.webhook.as_ref().map(|webhook| Policy {
+            accept_challenges: webhook.accept_challenges,
+            min_initial_ms: webhook.min_initial_ms,
+        })
+    }
+
+    fn decide(self: Arc<Self>, bot: Bot, decision: Arc<Decision>) -> BoxFuture<'static, ()> {
+        Box::pin(async move {
+            if let Some(webhook) = bot.profile.webhook.clone() {
+                answer(&self.arena, &self.webhooks, &bot, &webhook, &decision).await;
             }
-            StreamEvent::Match {
-                about: Announcement::Finished,
-                summary,
-                ..
-            } => {
-                asked
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .retain(|(id, _), _| *id != summary.id);
-            }
-            StreamEvent::Match {
-                about: Announcement::Challenge,
-                summary,
-                ..
-            } => {
-                if summary.bot_a.id == current.id {
-                    continue;
-                }
-                let acceptable = webhook.accept_challenges
-                    && summary.time_control.initial_ms >= webhook.min_initial_ms;
-                let outcome = if acceptable {
-                    arena.accept(&current, summary.id, None).await.map(drop)
-                } else {
-                    arena.decline(&current, summary.id, false).await.map(drop)
-                };
-                if let Err(error) = outcome {
-                    tracing::info!(bot = current.id, match_id = summary.id, %error, "a webhook bot's challenge was not answered");
-                }
-            }
-            _ => {}
-        }
+        })
     }
 }
 
 /// Calls the bot for one decision and plays its answer.
 async fn answer(
-    arena: Arena,
-    webhooks: Arc<Webhooks>,
-    bot: Bot,
-    webhook: Webhook,
-    decision: Arc<Decision>,
+    arena: &Arena,
+    webhooks: &Webhooks,
+    bot: &Bot,
+    webhook: &Webhook,
+    decision: &Decision,
 ) {
     let request: Value = serde_json::from_str(&decision.request).unwrap_or(Value::Null);
     let body = json!({
@@ -238,7 +169,13 @@ async fn answer(
             .await;
         match called {
             Ok(answer) => {
-                play(&arena, &bot, &decision, &answer).await;
+                if let Err(why) = hosted::play(arena, bot, decision, &answer).await {
+                    tracing::warn!(
+                        bot = bot.id,
+                        match_id = decision.match_id,
+                        "a webhook bot's answer was not played ({why}); its clock runs on"
+                    );
+                }
                 return;
             }
             Err(error) if error.is_transient() && attempt < ATTEMPTS => {
@@ -250,31 +187,6 @@ async fn answer(
                 tracing::warn!(bot = bot.id, match_id = decision.match_id, %error, "a webhook bot gave no answer; its clock runs on");
                 return;
             }
-        }
-    }
-}
-
-/// Plays a bot's answer: `{"action": …}` (or `{"move": …}`, as engines answer).
-async fn play(arena: &Arena, bot: &Bot, decision: &Decision, answer: &[u8]) {
-    let parsed: Option<Value> = serde_json::from_slice::<Value>(answer)
-        .ok()
-        .and_then(|value| value.get("action").or_else(|| value.get("move")).cloned());
-    let Some(action) = parsed else {
-        tracing::warn!(
-            bot = bot.id,
-            match_id = decision.match_id,
-            "a webhook bot answered without an action; its clock runs on"
-        );
-        return;
-    };
-    let leg = u8::try_from(decision.leg).unwrap_or(u8::MAX);
-    match arena
-        .submit(bot, decision.match_id, leg, decision.revision, action)
-        .await
-    {
-        Ok(_) | Err(ArenaError::StaleRevision { .. }) => {}
-        Err(error) => {
-            tracing::warn!(bot = bot.id, match_id = decision.match_id, %error, "a webhook bot's action was refused; its clock runs on");
         }
     }
 }

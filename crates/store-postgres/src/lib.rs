@@ -15,8 +15,8 @@ use std::time::Duration;
 
 use arbiter_store::{
     AccountRecord, Audience, BotKind, BotRecord, Claim, EventRecord, IdKind, LeaseRecord,
-    MatchRecord, MatchStatus, MaxIds, NoteRecord, PhotoRecord, RatingRecord, SessionRecord, Store,
-    StoreError, StoreFuture, TournamentRecord, Write,
+    MatchRecord, MatchStatus, MaxIds, ModuleRecord, NoteRecord, PhotoRecord, RatingRecord,
+    SessionRecord, Store, StoreError, StoreFuture, TournamentRecord, Write,
 };
 use serde_json::Value;
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions, PgRow};
@@ -304,6 +304,25 @@ async fn apply(conn: &mut PgConnection, writes: &[Write]) -> Result<(), sqlx::Er
                 .bind(photo.updated_ms)
                 .execute(&mut *conn)
                 .await?;
+            }
+            Write::PutModule(module) => {
+                sqlx::query(
+                    "INSERT INTO bot_modules (bot_id, wasm, sha256, uploaded_ms) VALUES ($1, $2, $3, $4)
+                     ON CONFLICT (bot_id) DO UPDATE SET wasm = excluded.wasm,
+                       sha256 = excluded.sha256, uploaded_ms = excluded.uploaded_ms",
+                )
+                .bind(module.bot)
+                .bind(&module.wasm)
+                .bind(&module.sha256)
+                .bind(module.uploaded_ms)
+                .execute(&mut *conn)
+                .await?;
+            }
+            Write::DeleteModule(bot) => {
+                sqlx::query("DELETE FROM bot_modules WHERE bot_id = $1")
+                    .bind(bot)
+                    .execute(&mut *conn)
+                    .await?;
             }
             Write::PutLease(lease) => {
                 sqlx::query(
@@ -926,6 +945,26 @@ impl Store for PostgresStore {
                     bot,
                     png: row.try_get("png").map_err(corrupt_field)?,
                     updated_ms: row.try_get("updated_ms").map_err(corrupt_field)?,
+                })
+            })
+            .transpose()
+        })
+    }
+
+    fn module(&self, bot: i64) -> StoreFuture<'_, Option<ModuleRecord>> {
+        Box::pin(async move {
+            let row =
+                sqlx::query("SELECT wasm, sha256, uploaded_ms FROM bot_modules WHERE bot_id = $1")
+                    .bind(bot)
+                    .fetch_optional(&self.pool)
+                    .await
+                    .map_err(unavailable)?;
+            row.map(|row| {
+                Ok(ModuleRecord {
+                    bot,
+                    wasm: row.try_get("wasm").map_err(corrupt_field)?,
+                    sha256: row.try_get("sha256").map_err(corrupt_field)?,
+                    uploaded_ms: row.try_get("uploaded_ms").map_err(corrupt_field)?,
                 })
             })
             .transpose()

@@ -14,8 +14,8 @@ use std::time::Duration;
 
 use arbiter_store::{
     AccountRecord, Audience, BotKind, BotRecord, Claim, EventRecord, IdKind, LeaseRecord,
-    MatchRecord, MatchStatus, MaxIds, NoteRecord, PhotoRecord, RatingRecord, SessionRecord, Store,
-    StoreError, StoreFuture, TournamentRecord, Write,
+    MatchRecord, MatchStatus, MaxIds, ModuleRecord, NoteRecord, PhotoRecord, RatingRecord,
+    SessionRecord, Store, StoreError, StoreFuture, TournamentRecord, Write,
 };
 use serde_json::Value;
 use sqlx::sqlite::{
@@ -279,6 +279,24 @@ fn batch_query(writes: &[Write]) -> QueryBuilder<Sqlite> {
                 query.push(
                     ") ON CONFLICT (bot_id) DO UPDATE SET png = excluded.png, updated_ms = excluded.updated_ms;\n",
                 );
+            }
+            Write::PutModule(module) => {
+                query.push("INSERT INTO bot_modules (bot_id, wasm, sha256, uploaded_ms) VALUES (");
+                query
+                    .separated(", ")
+                    .push_bind(module.bot)
+                    .push_bind(&module.wasm)
+                    .push_bind(&module.sha256)
+                    .push_bind(module.uploaded_ms);
+                query.push(
+                    ") ON CONFLICT (bot_id) DO UPDATE SET wasm = excluded.wasm, sha256 = excluded.sha256,
+                       uploaded_ms = excluded.uploaded_ms;\n",
+                );
+            }
+            Write::DeleteModule(bot) => {
+                query.push("DELETE FROM bot_modules WHERE bot_id = ");
+                query.push_bind(*bot);
+                query.push(";\n");
             }
             Write::PutLease(lease) => {
                 query.push(
@@ -842,6 +860,26 @@ impl Store for SqliteStore {
                     bot,
                     png: row.try_get("png").map_err(corrupt_field)?,
                     updated_ms: row.try_get("updated_ms").map_err(corrupt_field)?,
+                })
+            })
+            .transpose()
+        })
+    }
+
+    fn module(&self, bot: i64) -> StoreFuture<'_, Option<ModuleRecord>> {
+        Box::pin(async move {
+            let row =
+                sqlx::query("SELECT wasm, sha256, uploaded_ms FROM bot_modules WHERE bot_id = $1")
+                    .bind(bot)
+                    .fetch_optional(&self.reader)
+                    .await
+                    .map_err(unavailable)?;
+            row.map(|row| {
+                Ok(ModuleRecord {
+                    bot,
+                    wasm: row.try_get("wasm").map_err(corrupt_field)?,
+                    sha256: row.try_get("sha256").map_err(corrupt_field)?,
+                    uploaded_ms: row.try_get("uploaded_ms").map_err(corrupt_field)?,
                 })
             })
             .transpose()

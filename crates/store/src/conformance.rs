@@ -6,8 +6,8 @@ use serde_json::json;
 
 use crate::{
     AccountRecord, Audience, BotKind, BotRecord, Claim, EventRecord, IdKind, LeaseRecord,
-    MatchRecord, MatchStatus, MaxIds, NoteRecord, PhotoRecord, RatingRecord, SessionRecord, Store,
-    TournamentRecord, Write, Writer,
+    MatchRecord, MatchStatus, MaxIds, ModuleRecord, NoteRecord, PhotoRecord, RatingRecord,
+    SessionRecord, Store, TournamentRecord, Write, Writer,
 };
 
 fn bot(id: i64, name: &str) -> BotRecord {
@@ -69,6 +69,7 @@ pub async fn check_all(store: Arc<dyn Store>) {
     closed_matches_come_newest_first(store.as_ref()).await;
     matches_of_more_participants_round_trip(store.as_ref()).await;
     accounts_sessions_and_photos_round_trip(store.as_ref()).await;
+    modules_are_replaced_and_deleted(store.as_ref()).await;
     accounts_change_and_are_deleted(store.as_ref()).await;
     batches_are_atomic(store.as_ref()).await;
     notes_are_kept_per_match_in_order(store.as_ref()).await;
@@ -632,6 +633,47 @@ async fn accounts_sessions_and_photos_round_trip(store: &dyn Store) {
     assert_eq!(store.photo(2).await.expect("photo"), None);
 }
 
+async fn modules_are_replaced_and_deleted(store: &dyn Store) {
+    let module = |bot: i64, wasm: &[u8], uploaded_ms: i64| ModuleRecord {
+        bot,
+        wasm: wasm.to_vec(),
+        sha256: format!("{:02x}", wasm[0]).repeat(32),
+        uploaded_ms,
+    };
+    assert_eq!(store.module(1).await.expect("module"), None);
+    let first = module(1, &[0, b'a', b's', b'm', 1, 0, 0, 0], 7_000);
+    store
+        .write_batch(&[Write::PutModule(Arc::new(first.clone()))])
+        .await
+        .expect("batch");
+    assert_eq!(store.module(1).await.expect("module"), Some(first));
+    let second = module(1, &[255, 0, 1], 7_100);
+    store
+        .write_batch(&[Write::PutModule(Arc::new(second.clone()))])
+        .await
+        .expect("batch");
+    assert_eq!(
+        store.module(1).await.expect("module"),
+        Some(second),
+        "a new module replaces the old"
+    );
+    assert_eq!(
+        store.module(2).await.expect("module"),
+        None,
+        "another bot has none"
+    );
+    store
+        .write_batch(&[Write::DeleteModule(1), Write::DeleteModule(2)])
+        .await
+        .expect("deleting a module that is not there is no error");
+    assert_eq!(store.module(1).await.expect("module"), None);
+    assert_eq!(
+        store.photo(1).await.expect("photo").map(|p| p.png),
+        Some(vec![9, 9]),
+        "the bot's picture stays"
+    );
+}
+
 /// Runs after `accounts_sessions_and_photos_round_trip`: accounts 1 (Ada, session s3) and 2
 /// (grace, session s2) exist.
 async fn accounts_change_and_are_deleted(store: &dyn Store) {
@@ -876,6 +918,7 @@ pub async fn check_copy(from: Arc<dyn Store>, to: Arc<dyn Store>) {
             ("sessions", 1),
             ("ratings", 1),
             ("photos", 1),
+            ("modules", 1),
             ("matches", 2),
             ("events", 2_503),
             ("notes", 2),
@@ -884,11 +927,16 @@ pub async fn check_copy(from: Arc<dyn Store>, to: Arc<dyn Store>) {
             ("ids", 1),
         ]
     );
-    assert_eq!(written, 2 + 1 + 1 + 1 + 1 + 2 + 2_503 + 2 + 2 + 1 + 1);
+    assert_eq!(written, 2 + 1 + 1 + 1 + 1 + 1 + 2 + 2_503 + 2 + 2 + 1 + 1);
     assert_eq!(summarize(to.as_ref(), now).await.expect("summary"), summary);
     assert_eq!(
         to.events(3, 2_499, 10).await.expect("events"),
         from.events(3, 2_499, 10).await.expect("events")
+    );
+    assert!(to.module(1).await.expect("module").is_some());
+    assert_eq!(
+        to.module(1).await.expect("module"),
+        from.module(1).await.expect("module")
     );
     let copied = to.tournaments().await.expect("tournaments");
     assert_eq!(copied, from.tournaments().await.expect("tournaments"));

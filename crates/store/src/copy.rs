@@ -57,8 +57,8 @@ impl fmt::Display for KindSummary {
 }
 
 /// A store summed up, per kind of record in a fixed order: bots, accounts, sessions (those
-/// live at the time given), ratings, photos, matches, events, notes, tournaments, heartbeat,
-/// ids.
+/// live at the time given), ratings, photos, modules, matches, events, notes, tournaments,
+/// heartbeat, ids.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Summary {
     /// Each kind with its summary.
@@ -72,12 +72,13 @@ struct Summer {
 }
 
 /// The order kinds are reported in.
-const KINDS: [&str; 11] = [
+const KINDS: [&str; 12] = [
     "bots",
     "accounts",
     "sessions",
     "ratings",
     "photos",
+    "modules",
     "matches",
     "events",
     "notes",
@@ -113,6 +114,13 @@ impl Summer {
                 form.extend_from_slice(&p.png);
                 ("photos", form)
             }
+            Write::PutModule(m) => {
+                let mut form = json!([m.bot, m.sha256, m.uploaded_ms])
+                    .to_string()
+                    .into_bytes();
+                form.extend_from_slice(&m.wasm);
+                ("modules", form)
+            }
             Write::PutMatch(m) => ("matches", serde_json::to_vec(m).unwrap_or_default()),
             Write::AppendEvent(e) => ("events", serde_json::to_vec(&**e).unwrap_or_default()),
             Write::AddNote(n) => (
@@ -139,6 +147,7 @@ impl Summer {
             | Write::DeleteSession(_)
             | Write::DeleteSessionsOf { .. }
             | Write::DeleteAccount(_)
+            | Write::DeleteModule(_)
             | Write::PutLease(_)
             | Write::ReleaseLeases { .. } => {
                 return;
@@ -189,6 +198,9 @@ async fn walk(
     for bot in &bots {
         if let Some(photo) = store.photo(bot.id).await? {
             sink(vec![Write::PutPhoto(Arc::new(photo))]).await?;
+        }
+        if let Some(module) = store.module(bot.id).await? {
+            sink(vec![Write::PutModule(Arc::new(module))]).await?;
         }
     }
     let mut after = 0;
@@ -287,13 +299,14 @@ pub async fn copy(
 }
 
 /// A store filled with some of every kind of record, for backends' tests of [`copy`]: two
-/// bots (one with a picture), an account with a live and an ended session and a deleted one,
-/// ratings, a finished match with 2,500 events (more than a page) and notes, a running match
-/// of three, two tournaments (one finished, one open), a heartbeat.
+/// bots (one with a picture, the other with a WebAssembly module), an account with a live and
+/// an ended session and a deleted one, ratings, a finished match with 2,500 events (more than
+/// a page) and notes, a running match of three, two tournaments (one finished, one open), a
+/// heartbeat.
 pub async fn fill_sample(store: &dyn Store) -> Result<(), StoreError> {
     use crate::{
         AccountRecord, Audience, BotKind, BotRecord, EventRecord, MatchRecord, MatchStatus,
-        NoteRecord, PhotoRecord, RatingRecord, SessionRecord, TournamentRecord,
+        ModuleRecord, NoteRecord, PhotoRecord, RatingRecord, SessionRecord, TournamentRecord,
     };
     let bot = |id: i64, name: &str| BotRecord {
         id,
@@ -354,6 +367,12 @@ pub async fn fill_sample(store: &dyn Store) -> Result<(), StoreError> {
             bot: 2,
             png: vec![0x89, b'P', b'N', b'G', 0, 255],
             updated_ms: 7_000,
+        })),
+        Write::PutModule(Arc::new(ModuleRecord {
+            bot: 1,
+            wasm: vec![0, b'a', b's', b'm', 1, 0, 0, 0, 255],
+            sha256: "5d".repeat(32),
+            uploaded_ms: 7_500,
         })),
         Write::PutMatch(a_match(3, MatchStatus::Finished, vec![1, 2])),
         Write::PutMatch(a_match(4, MatchStatus::Running, vec![2, 1, 2])),

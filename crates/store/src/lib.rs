@@ -1,11 +1,12 @@
 //! The persistence interface of the arena.
 //!
-//! The arena keeps bots, matches and the per-match event log, ratings, and the web pages'
-//! accounts, sessions and bot pictures. A backend implements [`Store`]: reads return records, and every write goes through
-//! [`Store::write_batch`], which must apply a whole batch atomically and durably. The
-//! [`Writer`] in front of it is the single writer of the process: it gathers the writes of
-//! many matches into one batch (group commit), so durability costs one transaction per batch
-//! rather than per move, and it acknowledges each write only once its batch is durable.
+//! The arena keeps bots and their WebAssembly modules, matches and the per-match event log,
+//! ratings, and the web pages' accounts, sessions and bot pictures. A backend implements
+//! [`Store`]: reads return records, and every write goes through [`Store::write_batch`],
+//! which must apply a whole batch atomically and durably. The [`Writer`] in front of it is the
+//! single writer of the process: it gathers the writes of many matches into one batch (group
+//! commit), so durability costs one transaction per batch rather than per move, and it
+//! acknowledges each write only once its batch is durable.
 //!
 //! Nothing here names a database: SQLite (`arbiter-store-sqlite`) and, later, PostgreSQL
 //! implement the same trait and run the same conformance tests ([`conformance`]).
@@ -83,6 +84,19 @@ pub struct PhotoRecord {
     pub png: Vec<u8>,
     /// When it was uploaded, milliseconds since the Unix epoch; it names the version in URLs.
     pub updated_ms: i64,
+}
+
+/// A bot's submitted WebAssembly module: the program the server runs for it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ModuleRecord {
+    /// The bot.
+    pub bot: BotId,
+    /// The module's bytes.
+    pub wasm: Vec<u8>,
+    /// Their SHA-256 in lowercase hex.
+    pub sha256: String,
+    /// When it was uploaded, in milliseconds since the Unix epoch.
+    pub uploaded_ms: i64,
 }
 
 /// What kind of principal a bot is.
@@ -330,6 +344,10 @@ pub enum Write {
     DeleteAccount(AccountId),
     /// Insert a bot's picture, or replace the one it had.
     PutPhoto(std::sync::Arc<PhotoRecord>),
+    /// Insert a bot's WebAssembly module, or replace the one it had.
+    PutModule(std::sync::Arc<ModuleRecord>),
+    /// Remove a bot's WebAssembly module (nothing happens if it has none).
+    DeleteModule(BotId),
     /// Add a note about a match for the operator (after the match's other notes).
     AddNote(NoteRecord),
     /// Insert a tournament, or replace the tournament with the same id.
@@ -537,6 +555,8 @@ pub trait Store: Send + Sync + 'static {
     fn sessions(&self, now_ms: i64) -> StoreFuture<'_, Vec<SessionRecord>>;
     /// A bot's picture, if it has one.
     fn photo(&self, bot: BotId) -> StoreFuture<'_, Option<PhotoRecord>>;
+    /// A bot's WebAssembly module, if it has one.
+    fn module(&self, bot: BotId) -> StoreFuture<'_, Option<ModuleRecord>>;
     /// A match's operator notes, in the order they were added.
     fn notes(&self, id: MatchId) -> StoreFuture<'_, Vec<NoteRecord>>;
     /// Every tournament, newest first.

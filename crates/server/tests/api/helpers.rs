@@ -543,6 +543,10 @@ impl Store for FlakyStore {
         self.inner.photo(bot)
     }
 
+    fn module(&self, bot: i64) -> StoreFuture<'_, Option<arbiter_store::ModuleRecord>> {
+        self.inner.module(bot)
+    }
+
     fn notes(&self, id: MatchId) -> StoreFuture<'_, Vec<arbiter_store::NoteRecord>> {
         self.inner.notes(id)
     }

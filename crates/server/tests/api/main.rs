@@ -20,6 +20,7 @@ mod operations;
 mod ratings;
 mod registry;
 mod restart;
+mod sandboxed;
 mod slow_clients;
 mod streams;
 mod talk;
