@@ -296,3 +296,56 @@ async fn uploads_are_checked_and_a_module_replaces_a_webhook() {
         .await
         .expect_error(400, "invalid_request");
 }
+
+/// The example engine in `examples/wasm-engine`, built for `wasm32-wasip1` if that target is
+/// installed (`rustup target add wasm32-wasip1`); `None`, with a notice, if it is not.
+fn example_engine() -> Option<Vec<u8>> {
+    let sysroot = std::process::Command::new("rustc")
+        .args(["--print", "sysroot"])
+        .output()
+        .ok()?;
+    let sysroot = String::from_utf8_lossy(&sysroot.stdout).trim().to_owned();
+    if !std::path::Path::new(&sysroot)
+        .join("lib/rustlib/wasm32-wasip1")
+        .exists()
+    {
+        println!("skipped: the wasm32-wasip1 target is not installed");
+        return None;
+    }
+    let example =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/wasm-engine");
+    let built = std::process::Command::new(env!("CARGO"))
+        .args([
+            "build",
+            "--release",
+            "--target",
+            "wasm32-wasip1",
+            "--manifest-path",
+        ])
+        .arg(example.join("Cargo.toml"))
+        .status()
+        .expect("cargo runs");
+    assert!(built.success(), "the example engine builds");
+    let path = example.join("target/wasm32-wasip1/release/arbiter-wasm-engine.wasm");
+    Some(std::fs::read(path).expect("the built module"))
+}
+
+#[tokio::test]
+async fn the_example_engine_in_rust_is_validated_and_plays() {
+    let Some(wasm) = example_engine() else {
+        return;
+    };
+    let app = spawn_running(Default::default(), games(), one_worker_unmetered).await;
+    let (_, token) = app.register("Rusty").await;
+    upload(&app, &token, wasm).await.expect(200);
+    let module = validated(&app, &token).await;
+    assert_eq!(module["status"], "ready", "{module}");
+    for game in [json!({}), json!({"variant": "octagon"})] {
+        let id = app.challenge(&token, "house-greedy", game.clone()).await;
+        let done = until_closed(&app, id).await;
+        assert_eq!(done["status"], "finished", "{game}: {done}");
+        assert_ne!(done["result"]["reason"], "timeout", "{game}: {done}");
+    }
+    let module = app.get("/bots/me/module", Some(&token)).await.expect(200);
+    assert!(module.get("last_failure").is_none(), "{module}");
+}
