@@ -192,7 +192,7 @@ pub(crate) async fn remove_webhook(
 /// and any webhook.
 #[cfg(feature = "wasm-sandbox")]
 #[utoipa::path(put, path = "/api/v1/bots/me/module", tag = BOTS, security(("bearer" = [])), params(ModuleSettings),
-    request_body(content = Vec<u8>, content_type = "application/wasm"),
+    request_body(content = Vec<u8>, content_type = "application/octet-stream", description = "The module's bytes (sent as `application/wasm` or any other type)."),
     responses((status = 200, body = ModuleView),
         (status = 400, body = ErrorBody, description = "`invalid_module`: not a module the sandbox runs (the message says why); `invalid_request`: the bot is not registered, the settings are out of range, or this server runs no modules"),
         (status = 413, body = ErrorBody, description = "`request_too_large`: larger than the server reads")))]
