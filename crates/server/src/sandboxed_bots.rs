@@ -372,7 +372,7 @@ mod tests {
             (r#"{"remaining_ms":5000}"#, 4_900),
             (r#"{"remaining_ms":150}"#, 75),
             (r#"{"remaining_ms":0}"#, 1),
-            (r#"{"game":"goofspiel"}"#, 10_000),
+            (r#"{"game":"any"}"#, 10_000),
         ];
         for (request, budget) in cases {
             let (line, wall) = request_line(request, &limits);
