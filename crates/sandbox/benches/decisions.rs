@@ -2,10 +2,16 @@
 //! request of ordinary size) to receiving its answer, which is all overhead since the engine
 //! does nothing; and the time to start an instance of a compiled module. `cargo bench -p
 //! arbiter-sandbox --bench decisions -- [DECISIONS]`.
+//!
+//! Next to the round trip it measures its floor: the same request and answer passed between
+//! the caller's runtime and a second runtime built like the sandbox's, over the same kinds of
+//! channel, with no WebAssembly at all. The difference between the two lines is what wasmtime
+//! and the sandbox's WASI cost; the floor is what the two thread hops cost.
 
 use std::time::{Duration, Instant};
 
 use arbiter_sandbox::{Limits, Sandbox};
+use tokio::sync::{mpsc, oneshot};
 
 /// Answers every request with the same move, without reading it beyond its end.
 const TRIVIAL: &str = r#"(module
@@ -38,6 +44,37 @@ fn percentiles(name: &str, samples: &mut [Duration]) {
     );
 }
 
+/// One request for the floor's responder: the line and where its answer goes, as the
+/// sandbox passes them.
+type Ask = (Vec<u8>, oneshot::Sender<Result<String, ()>>);
+
+/// The floor: `decisions` round trips of `request` from the caller's runtime to a task on
+/// `other` that answers at once, each timed.
+async fn ping_pong(
+    other: &tokio::runtime::Handle,
+    request: &str,
+    decisions: usize,
+) -> Vec<Duration> {
+    let (asks, mut receiver) = mpsc::channel::<Ask>(1);
+    other.spawn(async move {
+        while let Some((line, answer)) = receiver.recv().await {
+            assert!(line.ends_with(b"\n"));
+            let _ = answer.send(Ok(r#"{"move":"d3"}"#.to_owned()));
+        }
+    });
+    let mut times = Vec::with_capacity(decisions);
+    for _ in 0..decisions {
+        let began = Instant::now();
+        let (answer, answered) = oneshot::channel();
+        let line = format!("{request}\n").into_bytes();
+        asks.send((line, answer)).await.expect("the responder runs");
+        let answer = answered.await.expect("an answer").expect("an answer");
+        times.push(began.elapsed());
+        assert_eq!(answer, r#"{"move":"d3"}"#);
+    }
+    times
+}
+
 fn main() {
     let decisions: usize = std::env::args()
         .skip(1)
@@ -47,6 +84,13 @@ fn main() {
         .enable_all()
         .build()
         .expect("a runtime");
+    // Built as `Sandbox::new` builds its pool; a runtime may not be dropped inside another,
+    // so this one lives outside the caller's.
+    let other = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(Limits::default().workers.max(1))
+        .thread_name("ping-pong")
+        .build()
+        .expect("a second runtime");
     runtime.block_on(async {
         let sandbox = Sandbox::new(Limits::default()).expect("a sandbox");
         let bytes = wat::parse_str(TRIVIAL).expect("valid text");
@@ -55,6 +99,9 @@ fn main() {
             r#"{{"board":[{}],"color":1,"legal_moves":[19,26,37,44],"game_mode":"std","board_size":8,"blocked_squares":[],"placed":{{"1":2,"2":2}},"remaining_ms":60000,"match_id":123,"leg":0,"revision":0,"history":[],"round_no":null,"room_created_at":null,"budget_ms":10000}}"#,
             ["0"; 64].join(",")
         );
+
+        let mut floor = ping_pong(other.handle(), &request, decisions).await;
+        percentiles("cross-runtime ping-pong (no wasm)", &mut floor);
 
         let mut starts = Vec::with_capacity(1_000);
         for _ in 0..1_000 {

@@ -238,10 +238,17 @@ impl Sandbox {
         let engine = Engine::new(&config).map_err(|e| SetupError::Engine(e.to_string()))?;
         let mut linker = Linker::new(&engine);
         wasi::add_to_linker(&mut linker).map_err(|e| SetupError::Engine(e.to_string()))?;
-        let workers = tokio::runtime::Builder::new_multi_thread()
+        let mut builder = tokio::runtime::Builder::new_multi_thread();
+        builder
             .worker_threads(limits.workers.max(1))
-            .thread_name("arbiter-sandbox")
-            .build()?;
+            .thread_name("arbiter-sandbox");
+        if let Some(v) = std::env::var("EXP_EVENT").ok().and_then(|v| v.parse().ok()) {
+            builder.event_interval(v);
+        }
+        if let Some(v) = std::env::var("EXP_GQI").ok().and_then(|v| v.parse().ok()) {
+            builder.global_queue_interval(v);
+        }
+        let workers = builder.build()?;
         let handle = workers.handle().clone();
         start_ticker(engine.weak())?;
         Ok(Sandbox {
@@ -291,6 +298,7 @@ impl Sandbox {
             seed,
             self.inner.limits.clone(),
             Arc::downgrade(&ended),
+            self.inner.handle.metrics(),
         );
         let run = run(
             self.inner.engine.clone(),
@@ -485,14 +493,33 @@ impl Instance {
         if let Some(ended) = self.ended() {
             return Err(ended);
         }
-        let (answer, answered) = oneshot::channel();
+        let (answer, mut answered) = oneshot::channel();
+        let now = Instant::now();
         let ask = Ask {
             line: format!("{line}\n").into_bytes(),
-            deadline: Instant::now() + wall.min(self.max_decision),
+            deadline: now + wall.min(self.max_decision),
+            sent: now,
             answer,
         };
         if self.asks.send(ask).await.is_err() {
             return Err(self.ended().unwrap_or(DecideError::Stopped));
+        }
+        let spin_c = *SPIN_C;
+        if spin_c > 0 {
+            let until = Instant::now() + Duration::from_micros(spin_c);
+            loop {
+                match answered.try_recv() {
+                    Ok(answer) => return answer,
+                    Err(oneshot::error::TryRecvError::Closed) => {
+                        return Err(self.ended().unwrap_or(DecideError::Stopped));
+                    }
+                    Err(oneshot::error::TryRecvError::Empty) => {}
+                }
+                if Instant::now() >= until {
+                    break;
+                }
+                tokio::task::yield_now().await;
+            }
         }
         match answered.await {
             Ok(answer) => answer,
@@ -508,3 +535,18 @@ impl Instance {
 
 /// Lets [`Guest`] reach the ended flag without keeping the instance alive.
 pub(crate) type EndedFlag = Weak<Mutex<Option<DecideError>>>;
+
+static SPIN_C: std::sync::LazyLock<u64> = std::sync::LazyLock::new(|| {
+    std::env::var("EXP_SPIN_C")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0)
+});
+pub(crate) static SPIN_S: std::sync::LazyLock<u64> = std::sync::LazyLock::new(|| {
+    std::env::var("EXP_SPIN_S")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0)
+});
+pub(crate) static EXP_YIELD: std::sync::LazyLock<bool> =
+    std::sync::LazyLock::new(|| std::env::var("EXP_YIELD").is_ok());

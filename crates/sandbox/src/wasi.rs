@@ -58,6 +58,8 @@ pub(crate) struct Ask {
     pub(crate) line: Vec<u8>,
     /// When the answer must have been written.
     pub(crate) deadline: Instant,
+    /// When it was sent.
+    pub(crate) sent: Instant,
     /// Where the answer goes.
     pub(crate) answer: oneshot::Sender<Result<String, DecideError>>,
 }
@@ -88,6 +90,9 @@ pub(crate) struct Guest {
     fuel_given: u64,
     seed: [u8; 32],
     draws: u64,
+    metrics: tokio::runtime::RuntimeMetrics,
+    answered_at: Option<Instant>,
+    quick: bool,
 }
 
 impl Guest {
@@ -96,6 +101,7 @@ impl Guest {
         seed: [u8; 32],
         limits: Limits,
         ended: EndedFlag,
+        metrics: tokio::runtime::RuntimeMetrics,
     ) -> Guest {
         Guest {
             asks,
@@ -113,6 +119,9 @@ impl Guest {
             fuel_given: 0,
             seed,
             draws: 0,
+            metrics,
+            answered_at: None,
+            quick: false,
         }
     }
 
@@ -164,6 +173,7 @@ impl Guest {
         match std::str::from_utf8(line) {
             Ok(text) => {
                 let _ = pending.send(Ok(text.to_owned()));
+                self.answered_at = Some(Instant::now());
                 Ok(())
             }
             Err(_) => {
@@ -426,7 +436,34 @@ async fn fd_read(
         if let Some(started) = guest.started.take() {
             let _ = started.send(Ok(()));
         }
-        let next = guest.asks.recv().await;
+        let spin_s = *crate::SPIN_S;
+        let mut next = None;
+        if spin_s > 0 && guest.quick {
+            let until = Instant::now() + Duration::from_micros(spin_s);
+            loop {
+                if let Ok(ask) = guest.asks.try_recv() {
+                    next = Some(ask);
+                    break;
+                }
+                if guest.metrics.global_queue_depth() > 0 || Instant::now() >= until {
+                    break;
+                }
+                if *crate::EXP_YIELD {
+                    std::thread::yield_now();
+                } else {
+                    for _ in 0..16 {
+                        std::hint::spin_loop();
+                    }
+                }
+            }
+        }
+        let next = match next {
+            Some(ask) => Some(ask),
+            None => guest.asks.recv().await,
+        };
+        if let (Some(ask), Some(at)) = (&next, guest.answered_at) {
+            guest.quick = ask.sent.saturating_duration_since(at) < Duration::from_micros(spin_s);
+        }
         let guest = caller.data_mut();
         let fuel = guest.limits.fuel_per_decision;
         guest.fuel_given = fuel;

@@ -16,6 +16,22 @@ use serde_json::Value;
 /// How often the server looks for bots to drive, or to stop driving.
 const SCAN_MS: i64 = 1_000;
 
+/// The shortest initial clock, in milliseconds, of a challenge accepted on a hosted bot's
+/// behalf by default: every decision costs it a round trip or a run.
+pub const DEFAULT_MIN_INITIAL_MS: i64 = 10_000;
+
+/// The shortest initial clock an owner asked for, checked, or the default.
+pub(crate) fn min_initial_ms(asked: Option<i64>) -> Result<i64, ArenaError> {
+    let ms = asked.unwrap_or(DEFAULT_MIN_INITIAL_MS);
+    if (1_000..=86_400_000).contains(&ms) {
+        Ok(ms)
+    } else {
+        Err(ArenaError::InvalidRequest(
+            "the shortest initial clock accepted is 1 second to 1 day (min_initial_ms 1,000 to 86,400,000)".to_owned(),
+        ))
+    }
+}
+
 /// Which challenges are accepted on a hosted bot's behalf.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Policy {

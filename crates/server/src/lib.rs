@@ -64,10 +64,11 @@ pub struct AppState {
 
 #[cfg(feature = "wasm-sandbox")]
 pub use arbiter_sandbox::Limits as SandboxLimits;
+pub use hosted::DEFAULT_MIN_INITIAL_MS;
 pub use limits::ServeLimits;
 #[cfg(feature = "wasm-sandbox")]
 pub use sandboxed_bots::Sandboxes;
-pub use webhook_bots::{DEFAULT_MIN_INITIAL_MS, Webhooks};
+pub use webhook_bots::Webhooks;
 
 /// The dialects a server speaks besides its native API, and the game each serves.
 ///
@@ -367,7 +368,12 @@ pub fn app_with(arena: Arena, dialects: Dialects, limits: ServeLimits) -> Router
     }
     let (router, api) = router(arena.games());
     let document = api.to_pretty_json().unwrap_or_default();
-    let pages = arbiter_web::router(arena.clone());
+    let hosting = state
+        .dialects
+        .webhooks
+        .clone()
+        .map(|webhooks| webhooks as std::sync::Arc<dyn arbiter_web::Hosting>);
+    let pages = arbiter_web::router(arena.clone(), hosting);
     // The Board Game Protocol's routes exist only where it is spoken.
     let router = if state.dialects.bgp_default().is_some() {
         router.merge(bgp::router())

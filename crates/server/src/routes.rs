@@ -132,44 +132,23 @@ pub(crate) async fn set_webhook(
     let webhooks = state.dialects.webhooks.clone().ok_or_else(|| {
         ArenaError::InvalidRequest("this server does not call bots over HTTP".to_owned())
     })?;
-    if bot.kind != BotKind::Registered {
-        return Err(ArenaError::InvalidRequest(
-            "only registered bots may answer over HTTP".to_owned(),
+    let set = webhooks
+        .configure(
+            &state.arena,
+            &bot,
+            arbiter_web::WebhookRequest {
+                url: body.url,
+                accept_challenges: body.accept_challenges.unwrap_or(true),
+                min_initial_ms: body.min_initial_ms,
+                rotate_secret: body.rotate_secret,
+            },
         )
-        .into());
-    }
-    let url = webhooks
-        .check_url(&body.url)
-        .map_err(|e| ArenaError::InvalidRequest(e.to_string()))?;
-    let min_initial_ms = body
-        .min_initial_ms
-        .unwrap_or(crate::webhook_bots::DEFAULT_MIN_INITIAL_MS);
-    if !(1_000..=86_400_000).contains(&min_initial_ms) {
-        return Err(
-            ArenaError::InvalidRequest("min_initial_ms is 1,000 to 86,400,000".to_owned()).into(),
-        );
-    }
-    let previous = bot.profile.webhook.as_ref();
-    let new_secret = previous.is_none() || body.rotate_secret;
-    let secret_version = match previous {
-        Some(webhook) => webhook.secret_version + u32::from(body.rotate_secret),
-        None => 0,
-    };
-    let webhook = arbiter_arena::Webhook {
-        url,
-        secret_version,
-        accept_challenges: body.accept_challenges.unwrap_or(true),
-        min_initial_ms,
-    };
-    let bot = state
-        .arena
-        .set_webhook(bot.id, Some(webhook.clone()))
         .await?;
     Ok(Json(WebhookView {
-        url: webhook.url,
-        accept_challenges: webhook.accept_challenges,
-        min_initial_ms: webhook.min_initial_ms,
-        secret: new_secret.then(|| webhooks.secret(bot.id, secret_version)),
+        url: set.webhook.url,
+        accept_challenges: set.webhook.accept_challenges,
+        min_initial_ms: set.webhook.min_initial_ms,
+        secret: set.secret,
     }))
 }
 
@@ -211,14 +190,7 @@ pub(crate) async fn upload_module(
         )
         .into());
     }
-    let min_initial_ms = settings
-        .min_initial_ms
-        .unwrap_or(crate::webhook_bots::DEFAULT_MIN_INITIAL_MS);
-    if !(1_000..=86_400_000).contains(&min_initial_ms) {
-        return Err(
-            ArenaError::InvalidRequest("min_initial_ms is 1,000 to 86,400,000".to_owned()).into(),
-        );
-    }
+    let min_initial_ms = crate::hosted::min_initial_ms(settings.min_initial_ms)?;
     let wasm = axum::body::to_bytes(body, crate::MODULE_BODY_LIMIT)
         .await
         .map_err(|_| {

@@ -14,7 +14,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use arbiter_arena::{Arena, Bot, Decision, Webhook};
+use arbiter_arena::{Arena, ArenaError, Bot, BotKind, Decision, Webhook};
+use arbiter_web::{Hosting, WebhookRequest, WebhookSet};
 use arbiter_webhook::{CallError, Lookup, SystemLookup, TargetError, TargetPolicy, WebhookClient};
 use futures::future::BoxFuture;
 use hmac::{Hmac, KeyInit, Mac};
@@ -29,9 +30,6 @@ const ATTEMPTS: u32 = 4;
 const FIRST_RETRY: Duration = Duration::from_millis(250);
 /// How long one call may take.
 const CALL_TIMEOUT: Duration = Duration::from_secs(10);
-
-/// The shortest initial clock of a challenge accepted for a webhook bot by default.
-pub const DEFAULT_MIN_INITIAL_MS: i64 = 10_000;
 
 /// What the server needs to call webhook bots: its key and the client under the operator's
 /// target policy.
@@ -84,6 +82,54 @@ impl Webhooks {
     /// Checks a URL a bot asks to be called at.
     pub fn check_url(&self, url: &str) -> Result<String, TargetError> {
         Ok(self.client.policy().check_url(url)?.to_string())
+    }
+
+    /// Makes `bot` answer over HTTP as `request` says, for the API and the bot's page alike:
+    /// the URL is checked against the policy, and a first webhook, or a rotation, makes a new
+    /// signing secret.
+    pub(crate) async fn configure(
+        &self,
+        arena: &Arena,
+        bot: &Bot,
+        request: WebhookRequest,
+    ) -> Result<WebhookSet, ArenaError> {
+        if bot.kind != BotKind::Registered {
+            return Err(ArenaError::InvalidRequest(
+                "only registered bots may answer over HTTP".to_owned(),
+            ));
+        }
+        let url = self
+            .check_url(&request.url)
+            .map_err(|e| ArenaError::InvalidRequest(e.to_string()))?;
+        let min_initial_ms = hosted::min_initial_ms(request.min_initial_ms)?;
+        let previous = bot.profile.webhook.as_ref();
+        let new_secret = previous.is_none() || request.rotate_secret;
+        let secret_version = match previous {
+            Some(webhook) => webhook.secret_version + u32::from(request.rotate_secret),
+            None => 0,
+        };
+        let webhook = Webhook {
+            url,
+            secret_version,
+            accept_challenges: request.accept_challenges,
+            min_initial_ms,
+        };
+        arena.set_webhook(bot.id, Some(webhook.clone())).await?;
+        Ok(WebhookSet {
+            webhook,
+            secret: new_secret.then(|| self.secret(bot.id, secret_version)),
+        })
+    }
+}
+
+impl Hosting for Webhooks {
+    fn set_webhook<'a>(
+        &'a self,
+        arena: &'a Arena,
+        bot: &'a Bot,
+        request: WebhookRequest,
+    ) -> BoxFuture<'a, Result<WebhookSet, ArenaError>> {
+        Box::pin(self.configure(arena, bot, request))
     }
 }
 

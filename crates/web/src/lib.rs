@@ -12,6 +12,7 @@ mod error;
 #[cfg(test)]
 mod fixtures;
 mod generic;
+mod hosting;
 mod matches;
 mod pages;
 mod paths;
@@ -30,6 +31,7 @@ use axum::routing::{get, post};
 use pages::{accounts, assets, bots, home, leaderboard, my_bots, play, tables, tournaments, watch};
 
 pub use error::status_of;
+pub use hosting::{BoxFuture, Hosting, WebhookRequest, WebhookSet};
 pub use paths::bot_path;
 
 /// The largest photo upload request accepted, in bytes: room for a 5 MB picture and the form
@@ -40,15 +42,17 @@ pub const UPLOAD_LIMIT: usize = 8 * 1024 * 1024;
 #[derive(Clone)]
 pub(crate) struct WebState {
     pub(crate) arena: Arena,
-    /// Tokens waiting to be shown once, by the SHA-256 of the session they were issued to;
-    /// taken out when shown. They are in memory only.
-    pub(crate) tokens: Arc<Mutex<HashMap<String, (String, String)>>>,
+    /// Secrets (tokens and webhook secrets) waiting to be shown once, by the SHA-256 of the
+    /// session they were made for; taken out when shown. They are in memory only.
+    pub(crate) secrets: Arc<Mutex<HashMap<String, my_bots::ShownOnce>>>,
+    /// What the server does about the bots it hosts; `None` where it calls no webhooks.
+    pub(crate) hosting: Option<Arc<dyn Hosting>>,
     /// Each watched match's legs fragment as spectators read it, rendered once for them all.
     pub(crate) spectators: Arc<spectators::SpectatorFragments>,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    // The token map stays consistent even if a holder panicked.
+    // The map of secrets stays consistent even if a holder panicked.
     mutex
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -82,11 +86,13 @@ pub fn method_not_allowed_page() -> axum::response::Response {
     .into_response()
 }
 
-/// The pages' routes, with their state.
-pub fn router(arena: Arena) -> Router {
+/// The pages' routes, with their state. With `hosting`, a bot's owner may make it answer
+/// over HTTP from its page.
+pub fn router(arena: Arena, hosting: Option<Arc<dyn Hosting>>) -> Router {
     let state = WebState {
         arena,
-        tokens: Arc::default(),
+        secrets: Arc::default(),
+        hosting,
         spectators: Arc::default(),
     };
     let uploads = Router::new()
@@ -115,6 +121,10 @@ pub fn router(arena: Arena) -> Router {
         .route("/bots", get(bots::bots))
         .route("/my/bots", get(my_bots::my_bots))
         .route("/my/bots/{name}/token", get(my_bots::token_once))
+        .route(
+            "/my/bots/{name}/webhook-secret",
+            get(my_bots::webhook_secret_once),
+        )
         .route("/bots/{name}", get(bots::bot_page))
         .route("/bots/{name}/photo", get(bots::photo))
         .route("/bots/{name}/token", post(my_bots::rotate_token))
@@ -123,6 +133,8 @@ pub fn router(arena: Arena) -> Router {
         .route("/bots/{name}/auto-match", post(my_bots::set_auto_match))
         .route("/bots/{name}/concurrency", post(my_bots::set_concurrency))
         .route("/bots/{name}/disable", post(my_bots::set_disabled))
+        .route("/bots/{name}/webhook", post(my_bots::set_webhook))
+        .route("/bots/{name}/webhook/remove", post(my_bots::remove_webhook))
         .route("/bots/{name}/delete", post(my_bots::delete_bot))
         .route("/leaderboard", get(leaderboard::leaderboard))
         .route("/matches/{id}", get(matches::match_page))

@@ -20,6 +20,7 @@ mod generic;
 mod gomoku;
 mod tables;
 mod tournaments;
+mod webhooks;
 
 /// One browser: its own cookies, not following redirects so that tests see them.
 struct Browser {

@@ -61,6 +61,31 @@ pub(super) struct BotPage {
     person_variants: Vec<(String, String)>,
     /// The variant XOT openings are for (the default mode's), if the bot plays it.
     xot_variant: Option<String>,
+    /// Whether its owner may make it answer over HTTP here.
+    webhooks_offered: bool,
+    /// Its webhook, for its owner.
+    webhook: Option<WebhookRow>,
+    /// Where its submitted module stands, in a sentence, for its owner.
+    module: Option<String>,
+}
+
+/// A bot's webhook as its owner's form shows it.
+pub(super) struct WebhookRow {
+    url: String,
+    accept_challenges: bool,
+    min_initial_s: i64,
+}
+
+/// Where a submitted module stands, in a sentence.
+fn module_status(module: &arbiter_arena::Sandboxed) -> String {
+    let digest = module.sha256.get(..12).unwrap_or(&module.sha256);
+    let size = module.size.div_ceil(1024);
+    let status = match &module.status {
+        arbiter_arena::ModuleStatus::Validating => "is playing its validation games".to_owned(),
+        arbiter_arena::ModuleStatus::Ready => "is ready and plays here".to_owned(),
+        arbiter_arena::ModuleStatus::Rejected { reason } => format!("was rejected: {reason}"),
+    };
+    format!("Its WebAssembly module ({size} KiB, SHA-256 {digest}…) {status}.")
 }
 
 /// The page of the bot called `name` as `visitor` sees it, with `message` (why a form was
@@ -142,6 +167,23 @@ pub(super) async fn bot_page_for(
                     && state.arena.is_online(bot.id))),
         person_variants,
         xot_variant,
+        webhooks_offered: mine && state.hosting.is_some(),
+        webhook: bot
+            .profile
+            .webhook
+            .as_ref()
+            .filter(|_| mine)
+            .map(|webhook| WebhookRow {
+                url: webhook.url.clone(),
+                accept_challenges: webhook.accept_challenges,
+                min_initial_s: webhook.min_initial_ms / 1_000,
+            }),
+        module: bot
+            .profile
+            .sandboxed
+            .as_ref()
+            .filter(|_| mine)
+            .map(module_status),
     })
 }
 

@@ -14,6 +14,7 @@ use super::bots::bot_page_for;
 use super::{CsrfForm, Page, page, render, render_with};
 use crate::WebState;
 use crate::error::{WebError, status_of};
+use crate::hosting::{WebhookRequest, WebhookSet};
 use crate::paths::{bot_path, filters};
 use crate::photo;
 use crate::session::Visitor;
@@ -164,23 +165,94 @@ async fn refuse_registration(
     Ok(render_with(status, &page))
 }
 
-/// Keeps a new token for the visitor's next page only, and sends the visitor there; the
-/// token never appears in an address.
-fn show_token_once(state: &WebState, visitor: &Visitor, bot: String, token: String) -> Response {
+/// What kind of secret waits to be shown once.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Secret {
+    /// A bot's token, for the bot API.
+    Token,
+    /// A webhook bot's signing secret.
+    WebhookSecret,
+}
+
+impl Secret {
+    /// The page that shows it, under `/my/bots/{name}/`.
+    fn page(self) -> &'static str {
+        match self {
+            Secret::Token => "token",
+            Secret::WebhookSecret => "webhook-secret",
+        }
+    }
+}
+
+/// A secret waiting to be shown once: its kind, its bot's name and itself.
+pub(crate) type ShownOnce = (Secret, String, String);
+
+/// Keeps a new secret for the visitor's next page only, and sends the visitor there; the
+/// secret never appears in an address.
+fn show_once(
+    state: &WebState,
+    visitor: &Visitor,
+    kind: Secret,
+    bot: String,
+    secret: String,
+) -> Response {
     let Some(key) = visitor.token_key() else {
         return WebError::SignInRequired.into_response();
     };
-    let to = format!("/my{}/token", bot_path(&bot));
-    crate::lock(&state.tokens).insert(key, (bot, token));
+    let to = format!("/my{}/{}", bot_path(&bot), kind.page());
+    crate::lock(&state.secrets).insert(key, (kind, bot, secret));
     Redirect::to(&to).into_response()
+}
+
+fn show_token_once(state: &WebState, visitor: &Visitor, bot: String, token: String) -> Response {
+    show_once(state, visitor, Secret::Token, bot, token)
 }
 
 #[derive(Template)]
 #[template(path = "token.html")]
-struct TokenPage {
+struct SecretPage {
     page: Page,
     bot: String,
-    token: Option<String>,
+    kind: Secret,
+    secret: Option<String>,
+}
+
+impl SecretPage {
+    fn is_token(&self) -> bool {
+        self.kind == Secret::Token
+    }
+}
+
+/// The page that shows a secret of `kind` the one time it is shown.
+fn secret_once(
+    state: &WebState,
+    visitor: &Visitor,
+    kind: Secret,
+    name: String,
+) -> Result<Response, WebError> {
+    visitor.account()?;
+    let key = visitor.token_key().unwrap_or_default();
+    let secret = {
+        let mut secrets = crate::lock(&state.secrets);
+        match secrets.get(&key) {
+            Some((waiting, bot, _)) if *waiting == kind && *bot == name => {
+                secrets.remove(&key).map(|(_, _, secret)| secret)
+            }
+            _ => None,
+        }
+    };
+    let title = match kind {
+        Secret::Token => "Your bot's token",
+        Secret::WebhookSecret => "Your bot's webhook secret",
+    };
+    let html = render(&SecretPage {
+        page: page(visitor, title),
+        bot: name,
+        kind,
+        secret,
+    })?;
+    // Never kept by the browser: going back or reloading must not show the secret again.
+    Ok(([(header::CACHE_CONTROL, "no-store")], html).into_response())
 }
 
 /// `GET /my/bots/{name}/token`: the token, the one time it is shown.
@@ -189,22 +261,17 @@ pub(crate) async fn token_once(
     visitor: Visitor,
     Path(name): Path<String>,
 ) -> Result<Response, WebError> {
-    visitor.account()?;
-    let key = visitor.token_key().unwrap_or_default();
-    let token = {
-        let mut tokens = crate::lock(&state.tokens);
-        match tokens.get(&key) {
-            Some((bot, _)) if *bot == name => tokens.remove(&key).map(|(_, token)| token),
-            _ => None,
-        }
-    };
-    let html = render(&TokenPage {
-        page: page(&visitor, "Your bot's token"),
-        bot: name,
-        token,
-    })?;
-    // Never kept by the browser: going back or reloading must not show the token again.
-    Ok(([(header::CACHE_CONTROL, "no-store")], html).into_response())
+    secret_once(&state, &visitor, Secret::Token, name)
+}
+
+/// `GET /my/bots/{name}/webhook-secret`: the webhook's signing secret, the one time it is
+/// shown.
+pub(crate) async fn webhook_secret_once(
+    State(state): State<WebState>,
+    visitor: Visitor,
+    Path(name): Path<String>,
+) -> Result<Response, WebError> {
+    secret_once(&state, &visitor, Secret::WebhookSecret, name)
 }
 
 /// Runs an owner's change to their bot, then shows the bot's page again: with the change, or
@@ -358,6 +425,91 @@ pub(crate) async fn upload_photo(
         let png =
             photo::reencode(&upload).map_err(|e| ArenaError::InvalidRequest(e.to_string()))?;
         arena.set_photo(id, png).await.map(drop)
+    })
+    .await
+}
+
+/// The webhook form.
+#[derive(Deserialize)]
+pub(crate) struct WebhookForm {
+    #[serde(default)]
+    csrf: String,
+    #[serde(default)]
+    url: String,
+    #[serde(default)]
+    accept_challenges: String,
+    /// The shortest initial clock of an accepted challenge, in seconds.
+    #[serde(default)]
+    min_initial_s: String,
+    #[serde(default)]
+    rotate_secret: String,
+}
+
+/// `POST /bots/{name}/webhook`: makes the bot answer over HTTP, or changes how; a new signing
+/// secret is shown once.
+pub(crate) async fn set_webhook(
+    State(state): State<WebState>,
+    visitor: Visitor,
+    Path(name): Path<String>,
+    Form(form): Form<WebhookForm>,
+) -> Result<Response, WebError> {
+    visitor.check(&form.csrf)?;
+    let bot = state.arena.owned_bot(visitor.account()?, &name)?;
+    let refuse = async |error: ArenaError| -> Result<Response, WebError> {
+        let page = bot_page_for(&state, &visitor, &name, Some(error.to_string())).await?;
+        Ok(render_with(status_of(&error), &page))
+    };
+    let Some(hosting) = &state.hosting else {
+        return refuse(ArenaError::InvalidRequest(
+            "this server does not call bots over HTTP".to_owned(),
+        ))
+        .await;
+    };
+    let min_initial_ms = match form.min_initial_s.trim() {
+        "" => None,
+        seconds => match seconds.parse::<i64>() {
+            Ok(seconds) => Some(seconds.saturating_mul(1_000)),
+            Err(_) => {
+                return refuse(ArenaError::InvalidRequest(
+                    "the shortest clock is a whole number of seconds".to_owned(),
+                ))
+                .await;
+            }
+        },
+    };
+    let request = WebhookRequest {
+        url: form.url.trim().to_owned(),
+        accept_challenges: form.accept_challenges == "true",
+        min_initial_ms,
+        rotate_secret: form.rotate_secret == "true",
+    };
+    match hosting.set_webhook(&state.arena, &bot, request).await {
+        Ok(WebhookSet {
+            secret: Some(secret),
+            ..
+        }) => Ok(show_once(
+            &state,
+            &visitor,
+            Secret::WebhookSecret,
+            bot.name,
+            secret,
+        )),
+        Ok(WebhookSet { secret: None, .. }) => {
+            Ok(Redirect::to(&bot_path(&bot.name)).into_response())
+        }
+        Err(error) => refuse(error).await,
+    }
+}
+
+/// `POST /bots/{name}/webhook/remove`: the bot plays again only through a stream or polling.
+pub(crate) async fn remove_webhook(
+    State(state): State<WebState>,
+    visitor: Visitor,
+    Path(name): Path<String>,
+    Form(form): Form<CsrfForm>,
+) -> Result<Response, WebError> {
+    manage(&state, &visitor, &name, &form.csrf, async |arena, id| {
+        arena.set_webhook(id, None).await.map(drop)
     })
     .await
 }
