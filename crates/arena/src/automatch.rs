@@ -5,7 +5,8 @@
 //! pending or running, an online, idle, registered bot with auto-matching on receives a
 //! challenge as `bot_b`: from the free registered bot whose rating is closest to its own, else
 //! from a house bot. A bot that lets the offer expire (two minutes) or declines it is left out
-//! for ten minutes; a bot that reports practice is left out while it does.
+//! for ten minutes; a bot that reports practice is left out while it does, and a bot the
+//! server plays for itself (a webhook or a module) while its settings would decline the offer.
 //!
 //! [`ArenaConfig::automatch_rooms`]: crate::ArenaConfig::automatch_rooms
 
@@ -19,7 +20,7 @@ use crate::directory::Bot;
 use crate::identities::Identities;
 use crate::matches::{Matches, Registry};
 use crate::ratings::Ratings;
-use crate::{ChallengeRequest, Format, SeatChoice};
+use crate::{ChallengeRequest, Format, SeatChoice, TimeControl};
 
 /// The auto-matching service.
 pub(crate) struct AutoMatch {
@@ -88,7 +89,7 @@ impl AutoMatch {
                 game: mode.game.to_owned(),
                 variant: Some(mode.variant.to_owned()),
                 format: Format::Paired,
-                time_control: Default::default(),
+                time_control: TimeControl::default(),
                 rated: true,
                 auto: true,
                 opening: Default::default(),
@@ -165,6 +166,9 @@ impl AutoMatch {
                     && !bot.deleted
                     && !bot.profile.auto_match_off
                     && !bot.practising()
+                    // Offered only what it would accept: a declined offer keeps it out for
+                    // a while.
+                    && bot.hosted_accepts(TimeControl::default().initial_ms)
                     && bot.supports(&key)
                     && !excluded.contains_key(&bot.id)
                     && open.get(&bot.id).is_none_or(|matches| matches.is_empty())

@@ -260,6 +260,22 @@ impl Bot {
             .is_none_or(|listed| listed.iter().any(|listed| key_covers(listed, key)))
     }
 
+    /// Whether a challenge with `initial_ms` on its clock would be accepted on the bot's
+    /// behalf where the server plays for it: as its webhook's or its module's settings say,
+    /// and for a module only once it is ready. A bot with a stream of its own answers for
+    /// itself, so for it this is true.
+    pub fn hosted_accepts(&self, initial_ms: i64) -> bool {
+        if let Some(module) = &self.profile.sandboxed {
+            return module.status == ModuleStatus::Ready
+                && module.accept_challenges
+                && initial_ms >= module.min_initial_ms;
+        }
+        if let Some(webhook) = &self.profile.webhook {
+            return webhook.accept_challenges && initial_ms >= webhook.min_initial_ms;
+        }
+        true
+    }
+
     /// Whether its last environment report says it is practising.
     pub fn practising(&self) -> bool {
         self.environment.as_ref().is_some_and(|e| e.practice)

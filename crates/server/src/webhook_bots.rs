@@ -19,7 +19,6 @@ use arbiter_web::{Hosting, WebhookRequest, WebhookSet};
 use arbiter_webhook::{CallError, Lookup, SystemLookup, TargetError, TargetPolicy, WebhookClient};
 use futures::future::BoxFuture;
 use hmac::{Hmac, KeyInit, Mac};
-use serde_json::{Value, json};
 use sha2::Sha256;
 
 use crate::hosted::{self, Player, Policy};
@@ -189,16 +188,15 @@ async fn answer(
     webhook: &Webhook,
     decision: &Decision,
 ) {
-    let request: Value = serde_json::from_str(&decision.request).unwrap_or(Value::Null);
-    let body = json!({
-        "match_id": decision.match_id,
-        "leg": decision.leg,
-        "revision": decision.revision,
-        "participant": decision.participant,
-        "request": request,
-    })
-    .to_string()
-    .into_bytes();
+    // A decision serialises as the call's body, its request written in as the arena made it
+    // rather than parsed and written again.
+    let body = match serde_json::to_vec(decision) {
+        Ok(body) => body,
+        Err(error) => {
+            tracing::error!(bot = bot.id, match_id = decision.match_id, %error, "a decision could not be written as a webhook call");
+            return;
+        }
+    };
     let secret = webhooks.secret(bot.id, webhook.secret_version);
     let mut wait = FIRST_RETRY;
     for attempt in 1..=ATTEMPTS {

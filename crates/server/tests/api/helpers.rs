@@ -301,6 +301,19 @@ impl TestApp {
         self.get(&format!("/matches/{id}"), None).await.expect(200)
     }
 
+    /// The match's snapshot once it is neither pending nor running, as bots the server plays
+    /// for itself (house, webhook and sandboxed bots) play it out.
+    pub(crate) async fn until_closed(&self, id: i64) -> Value {
+        for _ in 0..2_000 {
+            let snapshot = self.snapshot(id).await;
+            if snapshot["status"] != "running" && snapshot["status"] != "pending" {
+                return snapshot;
+            }
+            settle().await;
+        }
+        panic!("match {id} never ended");
+    }
+
     /// Opens the bot's event stream.
     pub(crate) async fn stream(&self, token: &str) -> Lines {
         self.stream_with(token, "").await

@@ -102,9 +102,14 @@ fn one_worker_unmetered(games: &arbiter_arena::Games) -> arbiter_server::Dialect
 }
 
 async fn upload(app: &TestApp, token: &str, wasm: Vec<u8>) -> Reply {
+    upload_with(app, token, wasm, "").await
+}
+
+/// Uploads `wasm` with the settings in `query` (`?accept_challenges=false`).
+async fn upload_with(app: &TestApp, token: &str, wasm: Vec<u8>, query: &str) -> Reply {
     let response = app
         .client
-        .put(format!("{}/bots/me/module", app.base))
+        .put(format!("{}/bots/me/module{query}", app.base))
         .bearer_auth(token)
         .header("content-type", "application/wasm")
         .body(wasm)
@@ -130,8 +135,13 @@ async fn validated(app: &TestApp, token: &str) -> Value {
 
 /// A registered bot running `wasm`, marked ready without validation; returns its token.
 async fn ready_bot(app: &TestApp, name: &str, wasm: Vec<u8>) -> String {
+    ready_bot_with(app, name, wasm, "").await
+}
+
+/// The same with the settings in `query`.
+async fn ready_bot_with(app: &TestApp, name: &str, wasm: Vec<u8>, query: &str) -> String {
     let (id, token) = app.register(name).await;
-    let view = upload(app, &token, wasm).await.expect(200);
+    let view = upload_with(app, &token, wasm, query).await.expect(200);
     let sha256 = view["sha256"].as_str().expect("a digest");
     app.arena
         .set_module_status(id, sha256, arbiter_arena::ModuleStatus::Ready)
@@ -147,17 +157,6 @@ async fn ready_bot(app: &TestApp, name: &str, wasm: Vec<u8>) -> String {
     panic!("{name} never came online");
 }
 
-async fn until_closed(app: &TestApp, id: i64) -> Value {
-    for _ in 0..2_000 {
-        let snapshot = app.snapshot(id).await;
-        if snapshot["status"] != "running" && snapshot["status"] != "pending" {
-            return snapshot;
-        }
-        settle().await;
-    }
-    panic!("match {id} never ended");
-}
-
 #[tokio::test]
 async fn a_module_is_validated_then_plays_a_whole_match() {
     let app = spawn_running(Default::default(), games(), one_worker).await;
@@ -168,7 +167,7 @@ async fn a_module_is_validated_then_plays_a_whole_match() {
     let module = validated(&app, &token).await;
     assert_eq!(module["status"], "ready", "{module}");
     let id = app.challenge(&token, "house-greedy", json!({})).await;
-    let done = until_closed(&app, id).await;
+    let done = app.until_closed(id).await;
     assert_eq!(done["status"], "finished", "{done}");
     assert_ne!(done["result"]["reason"], "timeout", "{done}");
     // Its own profile shows the module; nobody else sees it.
@@ -238,7 +237,7 @@ async fn a_module_that_stops_answering_loses_on_time_without_holding_up_another_
     let stuck = app.challenge(&looping, "house-greedy", json!({})).await;
     let playing = ready_bot(&app, "Player", module("")).await;
     let played = app.challenge(&playing, "house-greedy", json!({})).await;
-    let done = until_closed(&app, played).await;
+    let done = app.until_closed(played).await;
     assert_eq!(done["status"], "finished", "{done}");
     assert_ne!(done["result"]["reason"], "timeout", "{done}");
     let other = app.snapshot(stuck).await;
@@ -248,7 +247,7 @@ async fn a_module_that_stops_answering_loses_on_time_without_holding_up_another_
     );
     // Its clock decides.
     app.advance(61_000).await;
-    let lost = until_closed(&app, stuck).await;
+    let lost = app.until_closed(stuck).await;
     assert_eq!(lost["result"]["winner"], 1, "{lost}");
     let reason = lost["result"]["reason"].as_str().unwrap_or_default();
     assert!(reason.ends_with("timeout"), "{lost}");
@@ -342,10 +341,80 @@ async fn the_example_engine_in_rust_is_validated_and_plays() {
     assert_eq!(module["status"], "ready", "{module}");
     for game in [json!({}), json!({"variant": "octagon"})] {
         let id = app.challenge(&token, "house-greedy", game.clone()).await;
-        let done = until_closed(&app, id).await;
+        let done = app.until_closed(id).await;
         assert_eq!(done["status"], "finished", "{game}: {done}");
         assert_ne!(done["result"]["reason"], "timeout", "{game}: {done}");
     }
     let module = app.get("/bots/me/module", Some(&token)).await.expect(200);
     assert!(module.get("last_failure").is_none(), "{module}");
+}
+
+/// The matches of the bot called `name` that are pending or running.
+async fn open_matches_of(app: &TestApp, name: &str) -> Vec<i64> {
+    let bot = app.arena.find_bot(name).expect("a bot");
+    app.arena
+        .open_matches_of(bot.id)
+        .await
+        .iter()
+        .map(|snapshot| snapshot.id)
+        .collect()
+}
+
+#[tokio::test]
+async fn a_module_is_auto_matched_only_as_its_settings_allow() {
+    let app = spawn_running(Default::default(), games(), one_worker).await;
+    ready_bot_with(&app, "Shy", module(""), "?accept_challenges=false").await;
+    ready_bot(&app, "Keen", module("")).await;
+    // One round of auto-matching: a house bot's offer to the keen one, which its settings
+    // accept, and none to the shy one, which would decline it.
+    app.advance(5_000).await;
+    settle().await;
+    assert!(open_matches_of(&app, "Shy").await.is_empty());
+    let offered = open_matches_of(&app, "Keen").await;
+    assert_eq!(offered.len(), 1, "{offered:?}");
+    let done = app.until_closed(offered[0]).await;
+    assert_eq!(done["status"], "finished", "{done}");
+    assert_eq!(done["rated"], true, "{done}");
+    assert_ne!(done["result"]["reason"], "timeout", "{done}");
+}
+
+#[tokio::test]
+async fn a_module_plays_its_tournament_game() {
+    let app = spawn_running(Default::default(), games(), one_worker).await;
+    let token = ready_bot(&app, "Wasmy", module("")).await;
+    let created = app
+        .post(
+            "/tournaments",
+            Some(ADMIN),
+            json!({"name": "Sandbox cup", "format": {"kind": "round_robin"}}),
+        )
+        .await
+        .expect(201);
+    let id = created["id"].as_i64().expect("id");
+    app.post(
+        &format!("/tournaments/{id}/entrants"),
+        Some(ADMIN),
+        json!({"bot": "house-greedy"}),
+    )
+    .await
+    .expect(200);
+    app.post(&format!("/tournaments/{id}/join"), Some(&token), json!({}))
+        .await
+        .expect(200);
+    let started = app
+        .post(&format!("/tournaments/{id}/start"), Some(ADMIN), json!({}))
+        .await
+        .expect(200);
+    let game = started["rounds"][0]["games"][0]["match_id"]
+        .as_i64()
+        .expect("a game");
+    let done = app.until_closed(game).await;
+    assert_eq!(done["status"], "finished", "{done}");
+    assert_ne!(done["result"]["reason"], "timeout", "{done}");
+    app.arena.drive_tournaments().await;
+    let standings = app
+        .get(&format!("/tournaments/{id}"), None)
+        .await
+        .expect(200);
+    assert_eq!(standings["status"], "finished", "{standings}");
 }

@@ -147,24 +147,13 @@ async fn webhook_bot(app: &TestApp, server: &BotServer, name: &str, path: &str) 
     panic!("the webhook bot never came online");
 }
 
-async fn until_closed(app: &TestApp, id: i64) -> Value {
-    for _ in 0..500 {
-        let snapshot = app.snapshot(id).await;
-        if snapshot["status"] != "running" && snapshot["status"] != "pending" {
-            return snapshot;
-        }
-        settle().await;
-    }
-    panic!("match {id} never ended");
-}
-
 #[tokio::test]
 async fn a_webhook_bot_plays_a_whole_match_against_a_house_bot() {
     let app = spawn_running(Default::default(), games(), with_webhooks).await;
     let server = bot_server(&app).await;
     let token = webhook_bot(&app, &server, "Hooky", "play").await;
     let id = app.challenge(&token, "house-greedy", json!({})).await;
-    let done = until_closed(&app, id).await;
+    let done = app.until_closed(id).await;
     assert_eq!(done["status"], "finished", "{done}");
     assert_ne!(done["result"]["reason"], "timeout", "{done}");
     assert!(
@@ -230,7 +219,7 @@ async fn a_bot_that_fails_or_answers_garbage_loses_on_time() {
             "{name} was asked {calls} times"
         );
         app.advance(61_000).await;
-        let done = until_closed(&app, id).await;
+        let done = app.until_closed(id).await;
         assert_eq!(done["status"], "finished", "{name}: {done}");
         assert_eq!(done["result"]["winner"], 1, "{name}: {done}");
         let reason = done["result"]["reason"].as_str().unwrap_or_default();
