@@ -3,7 +3,11 @@
 //! request of the same leg arrived. The difference is everything the server does between a
 //! bot's answer and the next call: reading the answer, playing the move, storing it, and
 //! signing and sending the next request. `cargo bench -p arbiter-server --bench webhook --
-//! [MATCHES]`.
+//! [MATCHES] [--db-dir DIR]`.
+//!
+//! The database goes in a fresh temporary directory, or under `DIR`: on a RAM disk
+//! (`/dev/shm`) the durable commit of each move costs next to nothing, which separates the
+//! server's own work from the disk's flush.
 
 use std::collections::HashMap;
 use std::net::{IpAddr, Ipv4Addr};
@@ -33,15 +37,18 @@ struct Timings {
 }
 
 fn main() {
-    let matches: usize = std::env::args()
-        .skip(1)
-        .find_map(|arg| arg.parse().ok())
-        .unwrap_or(10);
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let matches: usize = args.iter().find_map(|arg| arg.parse().ok()).unwrap_or(10);
+    let db_dir = args
+        .iter()
+        .position(|arg| arg == "--db-dir")
+        .and_then(|at| args.get(at + 1))
+        .map(std::path::PathBuf::from);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .expect("a runtime");
-    let gaps = runtime.block_on(run(matches));
+    let gaps = runtime.block_on(run(matches, db_dir.clone()));
     let mut micros: Vec<u128> = gaps.iter().map(Duration::as_micros).collect();
     micros.sort_unstable();
     let at = |q: f64| {
@@ -49,8 +56,13 @@ fn main() {
         micros.get(index).copied().unwrap_or(0)
     };
     println!(
-        "{matches} matches, {} decisions: server time per webhook decision p50 {} µs, p90 {} µs, p99 {} µs, max {} µs",
+        "{matches} matches, {} decisions{}: server time per webhook decision p50 {} µs, p90 {} µs, p99 {} µs, max {} µs",
         micros.len(),
+        if let Some(dir) = &db_dir {
+            format!(" (database under {})", dir.display())
+        } else {
+            String::new()
+        },
         at(0.5),
         at(0.9),
         at(0.99),
@@ -58,8 +70,12 @@ fn main() {
     );
 }
 
-async fn run(matches: usize) -> Vec<Duration> {
-    let dir = tempfile::tempdir().expect("temp dir");
+async fn run(matches: usize, db_dir: Option<std::path::PathBuf>) -> Vec<Duration> {
+    let dir = match db_dir {
+        Some(parent) => tempfile::tempdir_in(parent),
+        None => tempfile::tempdir(),
+    }
+    .expect("temp dir");
     let store = arbiter_store_sqlite::SqliteStore::open(&dir.path().join("bench.db"))
         .await
         .expect("store");
