@@ -1,16 +1,20 @@
 //! What the sandbox costs: the time from handing a trivial engine a request (an Othello
 //! request of ordinary size) to receiving its answer, which is all overhead since the engine
-//! does nothing; and the time to start an instance of a compiled module. `cargo bench -p
-//! arbiter-sandbox --bench decisions -- [DECISIONS]`.
+//! does nothing, for one instance asked again and again and for two asked in turn; and the
+//! time to start an instance of a compiled module.
+//! `cargo bench -p arbiter-sandbox --bench decisions -- [DECISIONS]`.
 //!
-//! Next to the round trip it measures its floor: the same request and answer passed between
+//! Before the round trips it measures a floor: the same request and answer passed between
 //! the caller's runtime and a second runtime built like the sandbox's, over the same kinds of
-//! channel, with no WebAssembly at all. The difference between the two lines is what wasmtime
-//! and the sandbox's WASI cost; the floor is what the two thread hops cost.
+//! channel, with no WebAssembly at all. Where the caller's and the worker's threads both park,
+//! the floor is what the two thread hops cost, and the difference between it and a round trip
+//! is what wasmtime and the sandbox's WASI cost. The sandbox's worker, though, lingers for a
+//! request that comes quickly instead of parking at once (see the crate's documentation), so
+//! its round trips can be faster than the floor.
 
 use std::time::{Duration, Instant};
 
-use arbiter_sandbox::{Limits, Sandbox};
+use arbiter_sandbox::{Instance, Limits, Sandbox};
 use tokio::sync::{mpsc, oneshot};
 
 /// Answers every request with the same move, without reading it beyond its end.
@@ -115,14 +119,29 @@ fn main() {
         let instance = sandbox.start(&program, [1; 32]).await.expect("starts");
         let mut times = Vec::with_capacity(decisions);
         for _ in 0..decisions {
-            let began = Instant::now();
-            let answer = instance
-                .decide(&request, Duration::from_secs(10))
-                .await
-                .expect("an answer");
-            times.push(began.elapsed());
-            assert_eq!(answer, r#"{"move":"d3"}"#);
+            times.push(timed(&instance, &request).await);
         }
         percentiles("decision round trip", &mut times);
+
+        // As in a match between two modules: each request goes to the other instance.
+        let other = sandbox.start(&program, [2; 32]).await.expect("starts");
+        let mut times = Vec::with_capacity(decisions);
+        for turn in 0..decisions {
+            let mover = if turn % 2 == 0 { &instance } else { &other };
+            times.push(timed(mover, &request).await);
+        }
+        percentiles("decision round trip, two instances in turn", &mut times);
     });
+}
+
+/// One decision's round trip.
+async fn timed(instance: &Instance, request: &str) -> Duration {
+    let began = Instant::now();
+    let answer = instance
+        .decide(request, Duration::from_secs(10))
+        .await
+        .expect("an answer");
+    let elapsed = began.elapsed();
+    assert_eq!(answer, r#"{"move":"d3"}"#);
+    elapsed
 }

@@ -23,6 +23,10 @@
 //!   ([`Limits::workers`]), never on the caller's runtime, and yield at every epoch tick, so a
 //!   module that computes for its whole deadline neither starves the server nor other modules.
 //!   At most [`Limits::instances`] run at once; [`Sandbox::start`] waits for a free slot.
+//!   Waking a parked thread can cost more than a quick engine's whole decision, so after an
+//!   answer a worker looks for the same instance's next request for a fraction of a
+//!   millisecond before it parks, but only while that instance's requests have been coming
+//!   that quickly and no other task waits for a thread; an idle instance costs no processor.
 //!
 //! A module that traps, runs out of fuel or memory, exits or answers nothing is finished for
 //! good: every later decision of its instance fails at once with the same reason.
@@ -238,17 +242,10 @@ impl Sandbox {
         let engine = Engine::new(&config).map_err(|e| SetupError::Engine(e.to_string()))?;
         let mut linker = Linker::new(&engine);
         wasi::add_to_linker(&mut linker).map_err(|e| SetupError::Engine(e.to_string()))?;
-        let mut builder = tokio::runtime::Builder::new_multi_thread();
-        builder
+        let workers = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(limits.workers.max(1))
-            .thread_name("arbiter-sandbox");
-        if let Some(v) = std::env::var("EXP_EVENT").ok().and_then(|v| v.parse().ok()) {
-            builder.event_interval(v);
-        }
-        if let Some(v) = std::env::var("EXP_GQI").ok().and_then(|v| v.parse().ok()) {
-            builder.global_queue_interval(v);
-        }
-        let workers = builder.build()?;
+            .thread_name("arbiter-sandbox")
+            .build()?;
         let handle = workers.handle().clone();
         start_ticker(engine.weak())?;
         Ok(Sandbox {
@@ -493,7 +490,7 @@ impl Instance {
         if let Some(ended) = self.ended() {
             return Err(ended);
         }
-        let (answer, mut answered) = oneshot::channel();
+        let (answer, answered) = oneshot::channel();
         let now = Instant::now();
         let ask = Ask {
             line: format!("{line}\n").into_bytes(),
@@ -503,23 +500,6 @@ impl Instance {
         };
         if self.asks.send(ask).await.is_err() {
             return Err(self.ended().unwrap_or(DecideError::Stopped));
-        }
-        let spin_c = *SPIN_C;
-        if spin_c > 0 {
-            let until = Instant::now() + Duration::from_micros(spin_c);
-            loop {
-                match answered.try_recv() {
-                    Ok(answer) => return answer,
-                    Err(oneshot::error::TryRecvError::Closed) => {
-                        return Err(self.ended().unwrap_or(DecideError::Stopped));
-                    }
-                    Err(oneshot::error::TryRecvError::Empty) => {}
-                }
-                if Instant::now() >= until {
-                    break;
-                }
-                tokio::task::yield_now().await;
-            }
         }
         match answered.await {
             Ok(answer) => answer,
@@ -535,18 +515,3 @@ impl Instance {
 
 /// Lets [`Guest`] reach the ended flag without keeping the instance alive.
 pub(crate) type EndedFlag = Weak<Mutex<Option<DecideError>>>;
-
-static SPIN_C: std::sync::LazyLock<u64> = std::sync::LazyLock::new(|| {
-    std::env::var("EXP_SPIN_C")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(0)
-});
-pub(crate) static SPIN_S: std::sync::LazyLock<u64> = std::sync::LazyLock::new(|| {
-    std::env::var("EXP_SPIN_S")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(0)
-});
-pub(crate) static EXP_YIELD: std::sync::LazyLock<bool> =
-    std::sync::LazyLock::new(|| std::env::var("EXP_YIELD").is_ok());

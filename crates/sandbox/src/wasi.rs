@@ -6,6 +6,8 @@
 use std::time::{Duration, Instant};
 
 use sha2::{Digest, Sha256};
+use tokio::runtime::RuntimeMetrics;
+use tokio::sync::mpsc::error::TryRecvError;
 use tokio::sync::{mpsc, oneshot};
 use wasmtime::{
     AsContextMut, Caller, Error, Linker, Memory, ResourceLimiter, Trap, UpdateDeadline,
@@ -31,6 +33,12 @@ const RIGHT_FD_WRITE: u64 = 1 << 6;
 const STDERR_TAIL: usize = 4 << 10;
 /// How long a module has to end once its input is closed.
 const END_GRACE: Duration = Duration::from_secs(1);
+/// How long a worker keeps looking for an instance's next request after its answer, before it
+/// parks. Waking a parked thread costs tens of microseconds on a virtual machine whose idle
+/// processors halt (more than the whole decision of a quick engine), and a caller that asks
+/// decision after decision sends its next request within about that time of the answer: the
+/// time it takes to be woken itself. See [`Guest::next_soon`].
+const LINGER: Duration = Duration::from_micros(100);
 
 /// The WASI functions the sandbox implements; the others answer "not supported".
 pub(crate) const IMPLEMENTED: &[&str] = &[
@@ -90,8 +98,11 @@ pub(crate) struct Guest {
     fuel_given: u64,
     seed: [u8; 32],
     draws: u64,
-    metrics: tokio::runtime::RuntimeMetrics,
+    /// The worker pool's, to see whether other tasks wait for a thread.
+    pool: RuntimeMetrics,
+    /// When the module last answered.
     answered_at: Option<Instant>,
+    /// Whether the last request came within [`LINGER`] of the answer before it.
     quick: bool,
 }
 
@@ -101,7 +112,7 @@ impl Guest {
         seed: [u8; 32],
         limits: Limits,
         ended: EndedFlag,
-        metrics: tokio::runtime::RuntimeMetrics,
+        pool: RuntimeMetrics,
     ) -> Guest {
         Guest {
             asks,
@@ -119,7 +130,7 @@ impl Guest {
             fuel_given: 0,
             seed,
             draws: 0,
-            metrics,
+            pool,
             answered_at: None,
             quick: false,
         }
@@ -181,6 +192,43 @@ impl Guest {
                 Err(Error::new(Stop(DecideError::NotUtf8)))
             }
         }
+    }
+
+    /// The next request, if it arrives very soon: while the previous request came within
+    /// [`LINGER`] of the answer before it, and no other task waits for a thread of the pool,
+    /// the worker looks for it for up to [`LINGER`] instead of parking, yielding its processor
+    /// to any other thread that wants it meanwhile. A caller that asks rarely, or an instance
+    /// that waits, costs no processor time: only a request that came quickly after an answer
+    /// makes the worker linger after the next one.
+    fn next_soon(&mut self) -> Option<Ask> {
+        if !self.quick {
+            return None;
+        }
+        let until = Instant::now() + LINGER;
+        loop {
+            match self.asks.try_recv() {
+                Ok(ask) => return Some(ask),
+                Err(TryRecvError::Disconnected) => return None,
+                Err(TryRecvError::Empty) => {}
+            }
+            // Other instances' requests and newly started instances arrive in the pool's
+            // global queue: the worker leaves them to no one while it lingers.
+            if self.pool.global_queue_depth() > 0 || Instant::now() >= until {
+                return None;
+            }
+            std::thread::yield_now();
+        }
+    }
+
+    /// Takes a request for the module to read, noting whether it came quickly.
+    fn take(&mut self, ask: Ask) {
+        self.quick = self
+            .answered_at
+            .is_some_and(|at| ask.sent.saturating_duration_since(at) < LINGER);
+        self.stdin = ask.line;
+        self.stdin_at = 0;
+        self.pending = Some(ask.answer);
+        self.deadline = Some(ask.deadline);
     }
 
     /// The next block of the seeded random stream.
@@ -436,46 +484,17 @@ async fn fd_read(
         if let Some(started) = guest.started.take() {
             let _ = started.send(Ok(()));
         }
-        let spin_s = *crate::SPIN_S;
-        let mut next = None;
-        if spin_s > 0 && guest.quick {
-            let until = Instant::now() + Duration::from_micros(spin_s);
-            loop {
-                if let Ok(ask) = guest.asks.try_recv() {
-                    next = Some(ask);
-                    break;
-                }
-                if guest.metrics.global_queue_depth() > 0 || Instant::now() >= until {
-                    break;
-                }
-                if *crate::EXP_YIELD {
-                    std::thread::yield_now();
-                } else {
-                    for _ in 0..16 {
-                        std::hint::spin_loop();
-                    }
-                }
-            }
-        }
-        let next = match next {
+        let next = match guest.next_soon() {
             Some(ask) => Some(ask),
             None => guest.asks.recv().await,
         };
-        if let (Some(ask), Some(at)) = (&next, guest.answered_at) {
-            guest.quick = ask.sent.saturating_duration_since(at) < Duration::from_micros(spin_s);
-        }
-        let guest = caller.data_mut();
         let fuel = guest.limits.fuel_per_decision;
         guest.fuel_given = fuel;
-        guest.stdin_at = 0;
         match next {
-            Some(ask) => {
-                guest.stdin = ask.line;
-                guest.pending = Some(ask.answer);
-                guest.deadline = Some(ask.deadline);
-            }
+            Some(ask) => guest.take(ask),
             None => {
                 guest.stdin.clear();
+                guest.stdin_at = 0;
                 guest.deadline = Some(Instant::now() + END_GRACE);
             }
         }

@@ -190,6 +190,28 @@ async fn a_module_computing_for_its_whole_deadline_does_not_block_another() {
 }
 
 #[tokio::test]
+async fn instances_sharing_one_worker_take_turns() {
+    // One worker thread for both: after an answer the worker may look for the same instance's
+    // next request for a moment, but must leave off once the other instance's request waits.
+    let sandbox = Sandbox::new(limits()).expect("a sandbox");
+    let first = started(&sandbox, echo()).await;
+    let second = started(&sandbox, echo()).await;
+    for i in 0..100 {
+        for (name, engine) in [("first", &first), ("second", &second)] {
+            let request = format!(r#"{{"{name}":{i}}}"#);
+            assert_eq!(engine.decide(&request, WALL).await, Ok(request));
+        }
+    }
+    let asking = |name: &'static str, engine: Instance| async move {
+        for i in 0..100 {
+            let request = format!(r#"{{"{name}":{i}}}"#);
+            assert_eq!(engine.decide(&request, WALL).await, Ok(request));
+        }
+    };
+    tokio::join!(asking("first", first), asking("second", second));
+}
+
+#[tokio::test]
 async fn modules_are_checked_before_they_run() {
     let small = Sandbox::new(Limits {
         max_module_bytes: 64,
