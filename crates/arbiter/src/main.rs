@@ -11,6 +11,7 @@ mod open_files;
 mod perft_command;
 mod selfplay_command;
 mod serve_command;
+mod train_command;
 mod verify_command;
 mod watch_bench_command;
 mod xot_command;
@@ -53,6 +54,9 @@ enum Command {
     Match(Box<match_command::MatchArgs>),
     /// Simulate many games between bots for balance: win rates per player count.
     Selfplay(selfplay_command::SelfplayArgs),
+    /// Fit the Othello pattern evaluation's weights to positions of seeded self-play,
+    /// labelled by the exact endgame solver (`docs/training.md`).
+    Train(train_command::TrainArgs),
     /// Make the list of balanced 8-move openings XOT games start from (printed).
     XotOpenings(xot_command::XotArgs),
     /// Check an exported match: its seed against the commitment, every draw, every action
@@ -82,6 +86,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Perft(args) => perft_command::run(&args),
         Command::XotOpenings(args) => xot_command::run(&args),
         Command::Selfplay(args) => selfplay_command::run(&args),
+        Command::Train(args) => train_command::run(&args),
         Command::Serve(args) => runtime()?.block_on(serve_command::run(*args)),
         Command::Bots(args) => runtime()?.block_on(bots_command::run(args)),
         Command::Migrate(args) => runtime()?.block_on(migrate_command::run(args)),

@@ -40,6 +40,26 @@
 //! colours' discs, the side to move and, in classic Reversi, the discs placed. Once the depth
 //! reaches the number of empty squares the search is exact and deepening stops.
 //!
+//! # Endgame solver
+//!
+//! On an 8x8 board (standard Othello, anti-Othello, and classic Reversi once its centre
+//! placements are over) with at most [`ENDGAME_EMPTIES`] empty squares
+//! ([`ANTI_ENDGAME_EMPTIES`] in anti-Othello, whose endgames are harder), a search level deep
+//! enough to reach the end ([`Level::Search`] with `max_depth` at least the empties) first
+//! tries the exact solver of [`endgame`] with half of what is left of the limits; if it
+//! finishes, its move is played with the exact score (`depth` is the number of empties),
+//! otherwise the search above runs with the rest. Levels that search less deeply keep
+//! their heuristic play. The solver works on `u64` bitboards through
+//! [`arbiter_othello::Kernels`] and finds the exact final margin by a null-window
+//! (principal-variation) alpha-beta search: fastest-first move ordering (fewest opponent
+//! replies, corners counted twice, then the square's worth, the discs anchored to corners
+//! and the region parity) with a transposition table of score bounds and best moves and
+//! enhanced transposition cut-offs far from the end; parity ordering without move
+//! generation near it; the last two empties written out and the last one scored by counting
+//! its flips; stability cut-offs (the discs that can never change colour bound the score).
+//! It stops within the limits like the search and then reports no score rather than a wrong
+//! one. [`solve`] and [`solve_window`] call it directly.
+//!
 //! # Time control
 //!
 //! [`Limits`] bounds a search by a deadline, a node count, or both. Depth 1 always completes
@@ -48,8 +68,8 @@
 //! clock every 1024 nodes; an iteration that runs out is abandoned and the best move of the
 //! last completed iteration is played. Tests use node limits only, which are deterministic.
 //!
-//! The crate uses only `Position`'s checked API; it does no I/O, starts no threads and draws
-//! no randomness but the generator it is handed.
+//! Besides the endgame solver's bitboards, the crate uses only `Position`'s checked API; it
+//! does no I/O, starts no threads and draws no randomness but the generator it is handed.
 //!
 //! ```
 //! use arbiter_house::{Level, Limits, choose};
@@ -63,16 +83,23 @@
 //! assert!(position.check(choice.mv).is_ok());
 //! ```
 
+pub mod endgame;
 mod eval;
+mod midgame;
 mod search;
 #[cfg(test)]
 mod tests;
 
 use std::time::Instant;
 
-use arbiter_othello::{Move, Position};
+use arbiter_othello::{Kernels, Move, Position};
+use arbiter_othello_eval::Weights;
 use arbiter_rules::Random;
 use arbiter_rules::random::below;
+
+pub use endgame::{
+    ANTI_ENDGAME_EMPTIES, ENDGAME_EMPTIES, MAX_MARGIN, Solved, solvable, solve, solve_window,
+};
 
 /// The score of a proven win before the disc margin is added: a finished game scores
 /// `WIN_SCORE + margin` for the winner, `-(WIN_SCORE + margin)` for the loser and 0 for a
@@ -88,7 +115,9 @@ pub enum Level {
     /// broken at random.
     Greedy,
     /// Iterative-deepening alpha-beta search up to `max_depth` plies (at least 1), within the
-    /// [`Limits`].
+    /// [`Limits`]; an exact endgame solve first where `max_depth` reaches the end of an 8x8
+    /// game with at most [`ENDGAME_EMPTIES`] empties ([`ANTI_ENDGAME_EMPTIES`] in
+    /// anti-Othello).
     Search {
         /// The deepest iteration to run; passes do not count as plies.
         max_depth: u32,
@@ -107,7 +136,8 @@ impl Level {
     }
 
     /// The hard house bot: a search as deep as the limits allow (up to 60 plies, which solves
-    /// endgames exactly). Give it a deadline or a node limit.
+    /// endgames exactly; with at most [`ENDGAME_EMPTIES`] empties, the endgame solver does so
+    /// far faster). Give it a deadline or a node limit.
     pub const fn hard() -> Level {
         Level::Search { max_depth: 60 }
     }
@@ -128,9 +158,10 @@ pub struct Choice {
     /// The move: always legal for the side to move, [`Move::Pass`] when it has no placement.
     pub mv: Move,
     /// The depth of the last completed search iteration (0 when nothing was searched: a
-    /// random move, a pass or the only legal move; 1 for greedy).
+    /// random move, a pass or the only legal move; 1 for greedy), or the number of empty
+    /// squares when the endgame solver solved the position.
     pub depth: u32,
-    /// Positions visited.
+    /// Positions visited (by the endgame solver and the search together).
     pub nodes: u64,
     /// The search's score for the mover (see [`WIN_SCORE`]); `None` when no search ran.
     pub score: Option<i32>,
@@ -157,9 +188,122 @@ pub fn choose<R: Random + ?Sized>(
             if moves.count_ones() == 1 {
                 return unsearched(Move::Place(moves.trailing_zeros() as u8));
             }
-            search::search(position, max_depth.max(1), limits)
+            let max_depth = max_depth.max(1);
+            let empties = endgame::empties(position);
+            // The solver only replaces a search that would have gone to the end anyway, so
+            // that a shallow level does not turn perfect in the endgame.
+            let threshold = endgame::solve_threshold(position.variant());
+            if empties <= threshold && max_depth >= empties && solvable(position) {
+                return solve_then_search(position, moves, limits, |limits| {
+                    search::search(position, max_depth, limits)
+                });
+            }
+            search::search(position, max_depth, limits)
         }
     }
+}
+
+/// Chooses a move for the side to move of `position` by a search of up to `max_depth` plies
+/// whose leaves `weights` score (see [`arbiter_othello_eval`]), within `limits`, trying an
+/// exact solve first where the search would reach the end anyway, as [`Level::Search`] does.
+/// The weights must be trained for the variant's goal (more discs, or fewer in
+/// anti-Othello). Boards the weights do not fit (10x10, the octagon, Reversi's placements)
+/// are searched with the built-in evaluation. A searched score is in the weights' unit, 1/128
+/// of a disc; a solved one is `±(WIN_SCORE + margin)` as elsewhere. Deterministic under node
+/// limits.
+pub fn choose_with_weights(
+    position: &Position,
+    weights: &Weights,
+    max_depth: u32,
+    limits: &Limits,
+) -> Choice {
+    let moves = position.legal_moves();
+    if moves == 0 {
+        return unsearched(Move::Pass);
+    }
+    if moves.count_ones() == 1 {
+        return unsearched(Move::Place(moves.trailing_zeros() as u8));
+    }
+    let max_depth = max_depth.max(1);
+    if !solvable(position) {
+        return search::search(position, max_depth, limits);
+    }
+    let (p, o) = position.sides();
+    let fewer_wins = position.variant().fewer_wins();
+    let searched = |limits: &Limits| {
+        let found = midgame::search(
+            Kernels::best(),
+            weights,
+            fewer_wins,
+            (p as u64, o as u64),
+            max_depth,
+            limits,
+        );
+        match found {
+            Some(found) => Choice {
+                mv: Move::Place(found.square),
+                depth: found.depth,
+                nodes: found.nodes,
+                score: Some(found.score),
+            },
+            None => unsearched(Move::Pass),
+        }
+    };
+    let empties = endgame::empties(position);
+    if empties <= endgame::solve_threshold(position.variant()) && max_depth >= empties {
+        return solve_then_search(position, moves, limits, searched);
+    }
+    searched(limits)
+}
+
+/// Tries an exact solve with part of the limits, and searches with the rest if it runs out.
+///
+/// The solve gets half the time left and half the nodes (leaving the search at least the
+/// nodes of its first iteration, which always completes), so that a solve that cannot finish
+/// still leaves the search enough to play a sound move.
+fn solve_then_search(
+    position: &Position,
+    moves: u128,
+    limits: &Limits,
+    search: impl FnOnce(&Limits) -> Choice,
+) -> Choice {
+    let now = Instant::now();
+    // An expired deadline leaves time for the search's first iteration only.
+    if limits.deadline.is_some_and(|deadline| deadline <= now) {
+        return search(limits);
+    }
+    // The search's first iteration visits the root and each move at most twice.
+    let first_iteration = 2 * u64::from(moves.count_ones()) + 1;
+    let solver_limits = Limits {
+        deadline: limits
+            .deadline
+            .map(|deadline| now + deadline.saturating_duration_since(now) / 2),
+        max_nodes: limits
+            .max_nodes
+            .map(|max| (max / 2).min(max.saturating_sub(first_iteration))),
+    };
+    if solver_limits.max_nodes == Some(0) {
+        return search(limits);
+    }
+    let solver_nodes =
+        match endgame::attempt(position, &solver_limits, -MAX_MARGIN - 1, MAX_MARGIN + 1) {
+            Ok(solved) => {
+                return Choice {
+                    mv: solved.mv,
+                    depth: endgame::empties(position),
+                    nodes: solved.nodes,
+                    score: Some(solved.score.signum() * WIN_SCORE + solved.score),
+                };
+            }
+            Err(nodes) => nodes,
+        };
+    let rest = Limits {
+        deadline: limits.deadline,
+        max_nodes: limits.max_nodes.map(|max| max.saturating_sub(solver_nodes)),
+    };
+    let mut choice = search(&rest);
+    choice.nodes += solver_nodes;
+    choice
 }
 
 /// A choice made without searching.

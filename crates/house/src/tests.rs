@@ -8,11 +8,11 @@ use rand::rngs::ChaCha8Rng;
 
 use crate::{Choice, Level, Limits, WIN_SCORE, choose};
 
-fn rng(seed: u64) -> ChaCha8Rng {
+pub(crate) fn rng(seed: u64) -> ChaCha8Rng {
     ChaCha8Rng::seed_from_u64(seed)
 }
 
-fn node_limit(max_nodes: u64) -> Limits {
+pub(crate) fn node_limit(max_nodes: u64) -> Limits {
     Limits {
         deadline: None,
         max_nodes: Some(max_nodes),
@@ -31,7 +31,7 @@ fn opening_position(variant: Variant, seed: u64) -> Position {
 
 /// Every position of a game from a random opening continued by random moves, the finished
 /// position included.
-fn random_game(variant: Variant, seed: u64) -> Vec<Position> {
+pub(crate) fn random_game(variant: Variant, seed: u64) -> Vec<Position> {
     let mut position = opening_position(variant, seed);
     let mut moves = rng(seed ^ 0xdead_beef);
     let mut positions = vec![position];

@@ -1,0 +1,505 @@
+//! The search of 8x8 positions with a trained pattern evaluation ([`Weights`]): standard
+//! Othello, anti-Othello and classic Reversi once its centre placements are over.
+//!
+//! It works on `u64` bitboards through [`Kernels`], as the endgame solver does, and scores in
+//! the evaluation's unit, 1/128 of a disc, from the mover's side: a leaf is the weights'
+//! estimate of the final margin (for anti-Othello, weights trained on the negated margin, so
+//! that the search maximises its goal uniformly), and a finished game its exact margin. So a
+//! proven result and an estimate compare on one scale, as in the strongest engines.
+//!
+//! Negamax alpha-beta with a principal-variation scheme, iterative deepening and aspiration
+//! windows around the previous iteration's score (widened to the full window when the score
+//! falls outside). Moves go by the transposition table's move, then, far from the leaves, by
+//! the evaluation of the position after them (the opponent's view, negated), and near the
+//! leaves by how few replies they leave and by the square's worth. Passes cost no depth.
+//!
+//! The transposition table of a timed search outlives it: such searches take one from a small
+//! pool (one pool per goal, since the weights differ) and give it back, so the next move of a game usually finds the entries of the last (each entry is
+//! checked against the whole position's hash, so a table used for other games is merely less
+//! useful). Entries of an older search give way to the current one's. A node-limited search
+//! gets a fresh table, so that it depends on its arguments alone, as training needs.
+//!
+//! Classic Reversi's rule that a colour with all 32 discs placed must pass is not modelled
+//! inside the tree: it cannot bind before the last few empties, which the endgame solver
+//! plays, and the root's moves always come from the checked position.
+
+use std::sync::Mutex;
+use std::time::Instant;
+
+use arbiter_othello::Kernels;
+use arbiter_othello_eval::{SCALE, Weights};
+
+use crate::Limits;
+
+/// Above any score.
+const INFINITY: i32 = 1 << 20;
+/// How often the clock is read, in nodes.
+const CLOCK_INTERVAL: u64 = 1024;
+/// From this depth on, moves are ordered by evaluating the position after each.
+const EVAL_ORDERING_DEPTH: u32 = 3;
+/// The aspiration window's half-width around the last iteration's score: two discs.
+const ASPIRATION: i32 = 2 * SCALE;
+/// The transposition table's entries (a power of two): 4 MiB at 16 bytes each.
+const TABLE_ENTRIES: usize = 1 << 18;
+/// The most tables kept for later searches.
+const POOL_SIZE: usize = 8;
+/// The most legal moves a position has.
+const MAX_MOVES: usize = 32;
+/// No move recorded.
+const NO_MOVE: u8 = u8::MAX;
+
+const CORNERS: u64 = 0x8100_0000_0000_0081;
+/// The X squares (diagonally next to a corner).
+const X_SQUARES: u64 = 0x0042_0000_0000_4200;
+
+/// What a search found: the best square, its score (1/128 of a disc, from the mover's side),
+/// the depth of the last completed iteration and the nodes visited.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Found {
+    pub(crate) square: u8,
+    pub(crate) score: i32,
+    pub(crate) depth: u32,
+    pub(crate) nodes: u64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Bound {
+    Exact,
+    Lower,
+    Upper,
+}
+
+#[derive(Clone, Copy)]
+struct Entry {
+    key: u64,
+    score: i32,
+    depth: u8,
+    generation: u8,
+    bound: Bound,
+    best: u8,
+}
+
+const EMPTY: Entry = Entry {
+    key: 0,
+    score: 0,
+    depth: 0,
+    generation: 0,
+    bound: Bound::Upper,
+    best: NO_MOVE,
+};
+
+/// A transposition table and the generation of the search using it.
+struct Table {
+    entries: Vec<Entry>,
+    generation: u8,
+}
+
+/// Tables between searches, one pool per goal (more discs, fewer): an entry scores a position
+/// for one goal and its weights, so the two never share a table.
+static POOLS: [Mutex<Vec<Table>>; 2] = [Mutex::new(Vec::new()), Mutex::new(Vec::new())];
+
+impl Table {
+    fn new() -> Table {
+        Table::with_entries(TABLE_ENTRIES)
+    }
+
+    /// A table of `entries` (a power of two).
+    fn with_entries(entries: usize) -> Table {
+        Table {
+            entries: vec![EMPTY; entries],
+            generation: 0,
+        }
+    }
+}
+
+fn take_table(fewer_wins: bool) -> Table {
+    POOLS[usize::from(fewer_wins)]
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .pop()
+        .unwrap_or_else(Table::new)
+}
+
+fn give_back(table: Table, fewer_wins: bool) {
+    let mut pool = POOLS[usize::from(fewer_wins)]
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if pool.len() < POOL_SIZE {
+        pool.push(table);
+    }
+}
+
+/// A 64-bit mix (SplitMix64's finaliser).
+fn mix(mut x: u64) -> u64 {
+    x ^= x >> 30;
+    x = x.wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    x ^= x >> 27;
+    x = x.wrapping_mul(0x94D0_49BB_1331_11EB);
+    x ^ (x >> 31)
+}
+
+fn hash(p: u64, o: u64) -> u64 {
+    mix(p ^ mix(o ^ 0x9E37_79B9_7F4A_7C15))
+}
+
+/// The bits of `set`, lowest first.
+fn squares(mut set: u64) -> impl Iterator<Item = u8> {
+    std::iter::from_fn(move || {
+        (set != 0).then(|| {
+            let sq = set.trailing_zeros() as u8;
+            set &= set - 1;
+            sq
+        })
+    })
+}
+
+struct Searcher<'a> {
+    kernels: Kernels,
+    weights: &'a Weights,
+    /// -1 in anti-Othello, where the mover's goal is the negated margin; else 1.
+    goal: i32,
+    table: &'a mut Table,
+    limits: &'a Limits,
+    nodes: u64,
+    /// Whether the limits apply yet: the first iteration always completes.
+    enforce: bool,
+    aborted: bool,
+}
+
+/// Searches the 8x8 position (`p` the mover's discs, `o` the opponent's), which has at least
+/// one legal move, to at most `max_depth` plies within `limits`, scoring leaves with
+/// `weights`; `fewer_wins` for anti-Othello. `None` only if it has no legal move.
+pub(crate) fn search(
+    kernels: Kernels,
+    weights: &Weights,
+    fewer_wins: bool,
+    (p, o): (u64, u64),
+    max_depth: u32,
+    limits: &Limits,
+) -> Option<Found> {
+    // A node-limited search must depend on its arguments alone (training replays games from
+    // their seeds), so it gets a fresh table of its own, no larger than its nodes need.
+    if let Some(nodes) = limits.max_nodes {
+        let entries = usize::try_from(nodes)
+            .unwrap_or(TABLE_ENTRIES)
+            .clamp(1 << 10, TABLE_ENTRIES)
+            .next_power_of_two();
+        let mut table = Table::with_entries(entries);
+        return search_in(
+            &mut table,
+            kernels,
+            weights,
+            fewer_wins,
+            (p, o),
+            max_depth,
+            limits,
+        );
+    }
+    let mut table = take_table(fewer_wins);
+    let found = search_in(
+        &mut table,
+        kernels,
+        weights,
+        fewer_wins,
+        (p, o),
+        max_depth,
+        limits,
+    );
+    give_back(table, fewer_wins);
+    found
+}
+
+/// The same with `table`.
+fn search_in(
+    table: &mut Table,
+    kernels: Kernels,
+    weights: &Weights,
+    fewer_wins: bool,
+    (p, o): (u64, u64),
+    max_depth: u32,
+    limits: &Limits,
+) -> Option<Found> {
+    table.generation = table.generation.wrapping_add(1);
+    let mut searcher = Searcher {
+        kernels,
+        weights,
+        goal: if fewer_wins { -1 } else { 1 },
+        table,
+        limits,
+        nodes: 0,
+        enforce: false,
+        aborted: false,
+    };
+    let empties = (!(p | o)).count_ones();
+    let mut moves = searcher.ordered(p, o, kernels.moves8(p, o), NO_MOVE, EVAL_ORDERING_DEPTH);
+    let mut found: Option<Found> = None;
+    for depth in 1..=max_depth.max(1) {
+        searcher.enforce = depth > 1;
+        if searcher.enforce && searcher.past_deadline() {
+            break;
+        }
+        let result = match found {
+            Some(last) if depth > 2 => {
+                let (alpha, beta) = (last.score - ASPIRATION, last.score + ASPIRATION);
+                match searcher.root(p, o, &mut moves, depth, alpha, beta) {
+                    Some((_, score)) if score <= alpha || score >= beta => {
+                        searcher.root(p, o, &mut moves, depth, -INFINITY, INFINITY)
+                    }
+                    other => other,
+                }
+            }
+            _ => searcher.root(p, o, &mut moves, depth, -INFINITY, INFINITY),
+        };
+        let Some((square, score)) = result else {
+            break;
+        };
+        found = Some(Found {
+            square,
+            score,
+            depth,
+            nodes: 0,
+        });
+        // With as many plies as empties every line reaches the end, so the score is exact.
+        if depth >= empties {
+            break;
+        }
+    }
+    let nodes = searcher.nodes;
+    found.map(|found| Found { nodes, ..found })
+}
+
+impl Searcher<'_> {
+    fn past_deadline(&self) -> bool {
+        self.limits
+            .deadline
+            .is_some_and(|deadline| Instant::now() >= deadline)
+    }
+
+    /// Counts a node and reports whether the search must stop.
+    fn out_of_budget(&mut self) -> bool {
+        self.nodes += 1;
+        if !self.enforce {
+            return false;
+        }
+        if self.aborted
+            || self.limits.max_nodes.is_some_and(|max| self.nodes > max)
+            || (self.nodes.is_multiple_of(CLOCK_INTERVAL) && self.past_deadline())
+        {
+            self.aborted = true;
+        }
+        self.aborted
+    }
+
+    /// The heuristic score of a position for its mover.
+    fn evaluate(&self, p: u64, o: u64) -> i32 {
+        self.weights.evaluate(p, o)
+    }
+
+    /// The exact score of a finished game for its mover.
+    fn final_score(&self, p: u64, o: u64) -> i32 {
+        self.goal * (p.count_ones() as i32 - o.count_ones() as i32) * SCALE
+    }
+
+    /// The position after the mover plays `sq`, as (mover, opponent) of the next turn.
+    fn play(&self, p: u64, o: u64, sq: u8) -> (u64, u64) {
+        let flips = self.kernels.flips8(p, o, u32::from(sq));
+        (o & !flips, p | flips | 1 << sq)
+    }
+
+    /// The squares of `moves` best first: `hint` (the table's move) leads; from
+    /// [`EVAL_ORDERING_DEPTH`] on the others follow by the evaluation after them, nearer the
+    /// leaves by how few replies they leave, corners first and X squares last.
+    fn ordered(&self, p: u64, o: u64, moves: u64, hint: u8, depth: u32) -> Vec<u8> {
+        let mut list = [(0i32, 0u8); MAX_MOVES];
+        let count = self.order(p, o, moves, hint, depth, &mut list);
+        list[..count].iter().map(|&(_, sq)| sq).collect()
+    }
+
+    fn order(
+        &self,
+        p: u64,
+        o: u64,
+        moves: u64,
+        hint: u8,
+        depth: u32,
+        out: &mut [(i32, u8); MAX_MOVES],
+    ) -> usize {
+        let mut count = 0;
+        for sq in squares(moves) {
+            let Some(slot) = out.get_mut(count) else {
+                break;
+            };
+            let key = if sq == hint {
+                i32::MAX
+            } else {
+                let (np, no) = self.play(p, o, sq);
+                if depth >= EVAL_ORDERING_DEPTH {
+                    -self.evaluate(np, no)
+                } else {
+                    let bit = 1u64 << sq;
+                    let square = if bit & CORNERS != 0 {
+                        64
+                    } else if bit & X_SQUARES != 0 {
+                        -32
+                    } else {
+                        0
+                    };
+                    square - 16 * self.kernels.moves8(np, no).count_ones() as i32
+                }
+            };
+            *slot = (key, sq);
+            count += 1;
+        }
+        // An insertion sort: few moves, and stable, so equal keys keep square order and the
+        // search stays deterministic.
+        let list = &mut out[..count];
+        for i in 1..list.len() {
+            let mut j = i;
+            while j > 0 && list[j - 1].0 < list[j].0 {
+                list.swap(j - 1, j);
+                j -= 1;
+            }
+        }
+        count
+    }
+
+    /// Searches the root to `depth` within `(alpha, beta)`: the best move and its score, or
+    /// `None` if a limit stopped the iteration. The best move goes to the front of `moves`.
+    fn root(
+        &mut self,
+        p: u64,
+        o: u64,
+        moves: &mut Vec<u8>,
+        depth: u32,
+        mut alpha: i32,
+        beta: i32,
+    ) -> Option<(u8, i32)> {
+        self.out_of_budget();
+        let mut best: Option<(usize, i32)> = None;
+        for (i, &sq) in moves.iter().enumerate() {
+            let (np, no) = self.play(p, o, sq);
+            let score = if best.is_none() {
+                -self.negamax(np, no, depth - 1, -beta, -alpha)
+            } else {
+                let probe = -self.negamax(np, no, depth - 1, -alpha - 1, -alpha);
+                if probe > alpha && probe < beta && !self.aborted {
+                    -self.negamax(np, no, depth - 1, -beta, -alpha)
+                } else {
+                    probe
+                }
+            };
+            if self.aborted {
+                return None;
+            }
+            if best.is_none_or(|(_, b)| score > b) {
+                best = Some((i, score));
+                alpha = alpha.max(score);
+                if alpha >= beta {
+                    break;
+                }
+            }
+        }
+        let (index, score) = best?;
+        let sq = moves.remove(index);
+        moves.insert(0, sq);
+        Some((sq, score))
+    }
+
+    /// The negamax value of the position searched `depth` plies within `(alpha, beta)`;
+    /// meaningless once `self.aborted` is set.
+    fn negamax(&mut self, p: u64, o: u64, depth: u32, mut alpha: i32, beta: i32) -> i32 {
+        if self.out_of_budget() {
+            return 0;
+        }
+        let moves = self.kernels.moves8(p, o);
+        if moves == 0 {
+            if self.kernels.moves8(o, p) == 0 {
+                return self.final_score(p, o);
+            }
+            // A pass costs no depth; the opponent can move, so passes never follow each other.
+            return -self.negamax(o, p, depth, -beta, -alpha);
+        }
+        if depth == 0 {
+            return self.evaluate(p, o);
+        }
+
+        let key = hash(p, o);
+        let slot = (key as usize) & (self.table.entries.len() - 1);
+        let entry = self.table.entries.get(slot).copied().unwrap_or(EMPTY);
+        let mut hint = NO_MOVE;
+        if entry.key == key {
+            if entry.best != NO_MOVE && moves >> entry.best & 1 != 0 {
+                hint = entry.best;
+            }
+            if u32::from(entry.depth) >= depth {
+                let cut = match entry.bound {
+                    Bound::Exact => true,
+                    Bound::Lower => entry.score >= beta,
+                    Bound::Upper => entry.score <= alpha,
+                };
+                if cut {
+                    return entry.score;
+                }
+            }
+        }
+
+        let mut list = [(0i32, 0u8); MAX_MOVES];
+        let count = self.order(p, o, moves, hint, depth, &mut list);
+        let original_alpha = alpha;
+        let mut best_score = -INFINITY;
+        let mut best_move = NO_MOVE;
+        for &(_, sq) in &list[..count] {
+            let (np, no) = self.play(p, o, sq);
+            let score = if best_move == NO_MOVE {
+                -self.negamax(np, no, depth - 1, -beta, -alpha)
+            } else {
+                let probe = -self.negamax(np, no, depth - 1, -alpha - 1, -alpha);
+                if probe > alpha && probe < beta && !self.aborted {
+                    -self.negamax(np, no, depth - 1, -beta, -alpha)
+                } else {
+                    probe
+                }
+            };
+            if self.aborted {
+                return 0;
+            }
+            if score > best_score || best_move == NO_MOVE {
+                best_score = score;
+                best_move = sq;
+                if score > alpha {
+                    alpha = score;
+                    if alpha >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+
+        let bound = if best_score <= original_alpha {
+            Bound::Upper
+        } else if best_score >= beta {
+            Bound::Lower
+        } else {
+            Bound::Exact
+        };
+        let generation = self.table.generation;
+        if let Some(slot) = self.table.entries.get_mut(slot) {
+            // Depth-preferred within a search, but an older search's entry always gives way,
+            // so the table kept between moves never fills with stale deep results.
+            if slot.key == key || slot.generation != generation || u32::from(slot.depth) <= depth {
+                *slot = Entry {
+                    key,
+                    score: best_score,
+                    depth: depth.min(u32::from(u8::MAX)) as u8,
+                    generation,
+                    bound,
+                    best: best_move,
+                };
+            }
+        }
+        best_score
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,212 @@
+use arbiter_othello::{Kernels, Position, Variant};
+use arbiter_othello_eval::{FORMAT_VERSION, MAGIC, PATTERN_SET, SCALE, WEIGHTS_PER_STAGE, Weights};
+use rand::RngExt;
+
+use super::{Found, Table, search, search_in};
+use crate::Limits;
+use crate::tests::{random_game, rng};
+
+/// Weights of one stage drawn at random, so that leaves score unevenly and every part of the
+/// search (ordering, the table, the aspiration windows) matters.
+fn random_weights(seed: u64) -> Weights {
+    let mut bytes = Vec::with_capacity(10 + 2 * WEIGHTS_PER_STAGE);
+    bytes.extend_from_slice(&MAGIC);
+    bytes.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    bytes.extend_from_slice(&PATTERN_SET.to_le_bytes());
+    bytes.extend_from_slice(&1u16.to_le_bytes());
+    let mut draw = rng(seed);
+    for _ in 0..WEIGHTS_PER_STAGE {
+        let weight: i16 = draw.random_range(-200..=200);
+        bytes.extend_from_slice(&weight.to_le_bytes());
+    }
+    Weights::from_bytes(&bytes).expect("valid weights")
+}
+
+const UNLIMITED: Limits = Limits {
+    deadline: None,
+    max_nodes: None,
+};
+
+fn sides(position: &Position) -> (u64, u64) {
+    let (p, o) = position.sides();
+    (p as u64, o as u64)
+}
+
+/// Plain minimax to `depth` plies over the same leaves, passes costing no depth: what the
+/// search must find with all its pruning.
+fn minimax(kernels: Kernels, weights: &Weights, goal: i32, p: u64, o: u64, depth: u32) -> i32 {
+    let moves = kernels.moves8(p, o);
+    if moves == 0 {
+        if kernels.moves8(o, p) == 0 {
+            return goal * (p.count_ones() as i32 - o.count_ones() as i32) * SCALE;
+        }
+        return -minimax(kernels, weights, goal, o, p, depth);
+    }
+    if depth == 0 {
+        return weights.evaluate(p, o);
+    }
+    let mut best = i32::MIN;
+    let mut rest = moves;
+    while rest != 0 {
+        let sq = rest.trailing_zeros();
+        rest &= rest - 1;
+        let flips = kernels.flips8(p, o, sq);
+        let score = -minimax(
+            kernels,
+            weights,
+            goal,
+            o & !flips,
+            p | flips | 1 << sq,
+            depth - 1,
+        );
+        best = best.max(score);
+    }
+    best
+}
+
+/// Positions of random games with between `fewest` and `most` empties and a legal move.
+fn positions(
+    variant: Variant,
+    seeds: std::ops::Range<u64>,
+    fewest: u32,
+    most: u32,
+) -> Vec<Position> {
+    seeds
+        .flat_map(|seed| random_game(variant, seed))
+        .filter(|position| {
+            let empties = crate::endgame::empties(position);
+            (fewest..=most).contains(&empties) && position.legal_moves() != 0
+        })
+        .collect()
+}
+
+#[test]
+fn the_search_scores_as_plain_minimax_does() {
+    let kernels = Kernels::best();
+    let weights = random_weights(7);
+    for (variant, goal) in [(Variant::Std, 1), (Variant::Anti, -1)] {
+        for position in positions(variant, 0..6, 24, 40).into_iter().step_by(5) {
+            let (p, o) = sides(&position);
+            for depth in 1..=4 {
+                // A fresh table each time: a deeper search's entries would answer for
+                // shallower ones.
+                let found = search_in(
+                    &mut Table::new(),
+                    kernels,
+                    &weights,
+                    goal < 0,
+                    (p, o),
+                    depth,
+                    &UNLIMITED,
+                )
+                .expect("a move");
+                assert_eq!(
+                    found.score,
+                    minimax(kernels, &weights, goal, p, o, depth),
+                    "{variant:?} depth {depth}: {position:?}"
+                );
+                let (np, no) = {
+                    let flips = kernels.flips8(p, o, u32::from(found.square));
+                    (o & !flips, p | flips | 1 << found.square)
+                };
+                assert_eq!(
+                    -minimax(kernels, &weights, goal, np, no, depth - 1),
+                    found.score,
+                    "the move reaches the score"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn searched_to_the_end_the_score_is_the_exact_margin() {
+    let kernels = Kernels::best();
+    let weights = random_weights(3);
+    for variant in [Variant::Std, Variant::Anti] {
+        for position in positions(variant, 10..16, 6, 11).into_iter().step_by(3) {
+            let (p, o) = sides(&position);
+            let found = search(
+                kernels,
+                &weights,
+                variant == Variant::Anti,
+                (p, o),
+                60,
+                &UNLIMITED,
+            )
+            .expect("a move");
+            let exact = crate::solve(&position, &UNLIMITED).expect("solved");
+            assert_eq!(
+                found.score,
+                exact.score * SCALE,
+                "{variant:?}: {position:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_node_limited_search_is_deterministic_and_plays_a_legal_move() {
+    let kernels = Kernels::best();
+    let weights = random_weights(11);
+    let limits = Limits {
+        deadline: None,
+        max_nodes: Some(5_000),
+    };
+    for position in positions(Variant::Std, 20..24, 30, 50)
+        .into_iter()
+        .step_by(7)
+    {
+        let (p, o) = sides(&position);
+        let fresh = || {
+            search_in(
+                &mut Table::new(),
+                kernels,
+                &weights,
+                false,
+                (p, o),
+                60,
+                &limits,
+            )
+            .expect("a move")
+        };
+        let first: Found = fresh();
+        assert_eq!(fresh(), first);
+        assert!(kernels.moves8(p, o) >> first.square & 1 == 1);
+        assert!(first.depth >= 2, "{first:?}");
+        // A table kept from an earlier search of the position lets the next go at least as
+        // deep.
+        let mut kept = Table::new();
+        let before = search_in(&mut kept, kernels, &weights, false, (p, o), 60, &limits);
+        let after = search_in(&mut kept, kernels, &weights, false, (p, o), 60, &limits);
+        assert!(after.expect("a move").depth >= before.expect("a move").depth);
+    }
+}
+
+#[test]
+fn choosing_with_weights_is_deterministic_and_solves_the_end() {
+    let weights = random_weights(5);
+    let limits = Limits {
+        deadline: None,
+        max_nodes: Some(20_000),
+    };
+    for variant in [Variant::Std, Variant::Anti] {
+        for position in positions(variant, 30..33, 8, 40).into_iter().step_by(4) {
+            let choice = crate::choose_with_weights(&position, &weights, 60, &limits);
+            assert!(position.check(choice.mv).is_ok(), "{position:?}");
+            assert_eq!(
+                crate::choose_with_weights(&position, &weights, 60, &limits),
+                choice,
+                "node-limited choices repeat"
+            );
+            let empties = crate::endgame::empties(&position);
+            if empties <= 10 && position.legal_moves().count_ones() > 1 {
+                let exact = crate::solve(&position, &UNLIMITED).expect("solved");
+                let solved = crate::choose_with_weights(&position, &weights, 60, &UNLIMITED);
+                let score = solved.score.expect("a score");
+                assert_eq!(solved.depth, empties);
+                assert_eq!(score.signum() * crate::WIN_SCORE + exact.score, score);
+            }
+        }
+    }
+}
