@@ -11,8 +11,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use anyhow::{Context, bail};
 use arbiter_connector::EngineSpec;
 use arbiter_match::stats::{Sprt, SprtVerdict, Tally};
-use arbiter_match::{Entrant, MatchOptions, Openings, Report, Standing, TimeControl, Update};
-use arbiter_plugin::Opening;
+use arbiter_match::{
+    Entrant, MatchOptions, Openings, Player, Report, Standing, TimeControl, Update,
+};
+use arbiter_plugin::{HouseLevel, Opening};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use tokio::sync::mpsc;
@@ -42,9 +44,17 @@ pub(crate) struct MatchArgs {
     /// The engine NAME is a Gomocup brain (Gomoku) instead.
     #[arg(long, value_name = "NAME")]
     gomocup: Vec<String>,
+    /// The NBoard engine NAME searches to this depth (`set depth`, 1–60) instead of its
+    /// default: `NAME=DEPTH` (repeatable).
+    #[arg(long = "nboard-depth", value_name = "NAME=DEPTH", value_parser = named)]
+    nboard_depths: Vec<(String, String)>,
     /// Add the built-in practice engine (the first legal action) as NAME.
     #[arg(long, value_name = "NAME")]
     practice: Vec<String>,
+    /// Add the game's own house player as NAME, at a level (random, greedy, easy, medium, hard,
+    /// max), thinking in this process as it does on a server: `NAME=LEVEL` (repeatable).
+    #[arg(long, value_name = "NAME=LEVEL", value_parser = named)]
+    house: Vec<(String, String)>,
     /// Games per pairing: each opening is played twice, colours swapped.
     #[arg(long, default_value_t = 100)]
     games: u32,
@@ -156,7 +166,10 @@ impl MatchArgs {
                     command,
                     options: Vec::new(),
                 },
-                ["nboard"] => EngineSpec::Nboard { command, depth: 0 },
+                ["nboard"] => EngineSpec::Nboard {
+                    command,
+                    depth: self.nboard_depth(name)?,
+                },
                 ["gomocup"] => EngineSpec::Gomocup {
                     command,
                     max_memory_mb: arbiter_connector::DEFAULT_GOMOCUP_MEMORY_MB,
@@ -168,21 +181,51 @@ impl MatchArgs {
             };
             entrants.push(Entrant {
                 name: name.clone(),
-                engine,
+                player: Player::Engine(engine),
             });
         }
         for name in &self.practice {
             entrants.push(Entrant {
                 name: name.clone(),
-                engine: EngineSpec::Practice,
+                player: Player::Engine(EngineSpec::Practice),
             });
         }
+        for (name, level) in &self.house {
+            let Some(level) = HouseLevel::parse(level.trim()) else {
+                let levels: Vec<&str> = HouseLevel::ALL.iter().map(|l| l.name()).collect();
+                bail!(
+                    "--house {name}={level}: no such level; levels: {}",
+                    levels.join(", ")
+                );
+            };
+            entrants.push(Entrant {
+                name: name.clone(),
+                player: Player::House(level),
+            });
+        }
+        let nboard_named = self.nboard_depths.iter().map(|(name, _)| name);
         for name in self.uci.iter().chain(&self.nboard).chain(&self.gomocup) {
             if !self.engines.iter().any(|(named, _)| named == name) {
                 bail!("no --engine is named {name:?}");
             }
         }
+        for name in nboard_named {
+            if !self.nboard.contains(name) {
+                bail!("--nboard-depth names {name:?}, which is not an --nboard engine");
+            }
+        }
         Ok(entrants)
+    }
+
+    /// The depth `--nboard-depth` gives the NBoard engine `name`: 0 (its default) if none.
+    fn nboard_depth(&self, name: &str) -> anyhow::Result<u8> {
+        let Some((_, depth)) = self.nboard_depths.iter().find(|(named, _)| named == name) else {
+            return Ok(0);
+        };
+        match depth.trim().parse::<u8>() {
+            Ok(depth @ 1..=60) => Ok(depth),
+            _ => bail!("--nboard-depth {name}={depth}: a depth is a number from 1 to 60"),
+        }
     }
 }
 
@@ -262,6 +305,8 @@ pub(crate) async fn run(args: MatchArgs) -> anyhow::Result<()> {
         if let Some(out) = output.as_mut() {
             serde_json::to_writer(&mut *out, &update.game)?;
             out.write_all(b"\n")?;
+            // Each game is in the file as soon as it ends, for whoever follows a long match.
+            out.flush()?;
         }
         if let Some((format, out)) = records.as_mut()
             && let Some(text) = update

@@ -576,8 +576,8 @@ impl Actor {
                 .house_level()
                 .unwrap_or(arbiter_plugin::HouseLevel::Greedy);
             let view = arbiter_plugin::SeatView::new(state.as_ref(), seat);
-            let share = l.decision_share_ms(seat, now, house.decisions_left(&view));
-            let budget_ms = level.max_think_ms().min(share).max(1);
+            let share = l.decision_share_ms(seat, now, |left| house.think_ms(&view, level, left));
+            let budget_ms = level.budget_ms(share);
             let deadline =
                 Instant::now() + Duration::from_millis(u64::try_from(budget_ms).unwrap_or(1));
             let nonce = (1u64 << 40)

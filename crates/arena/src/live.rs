@@ -487,13 +487,18 @@ impl Leg {
 
     /// How long one decision of `seat` may take, from what is left to it at `now_ms`: in a
     /// simultaneous phase bounded by the rules' deadline the phase is this one decision, and
-    /// half of what is left of it keeps a margin for the decision to arrive; otherwise the
-    /// seat's clock is shared among the `decisions_left` it probably still has.
-    pub(crate) fn decision_share_ms(&self, seat: Seat, now_ms: i64, decisions_left: i64) -> i64 {
+    /// half of what is left of it keeps a margin for the decision to arrive; otherwise
+    /// `clock_share` shares what is left of the seat's clock among the rest of its game.
+    pub(crate) fn decision_share_ms(
+        &self,
+        seat: Seat,
+        now_ms: i64,
+        clock_share: impl FnOnce(i64) -> i64,
+    ) -> i64 {
         let left = self.time_left(seat, now_ms);
         match (self.phase(), self.state.deadline()) {
             (Some(_), Some(_)) => left / 2,
-            _ => left / decisions_left.max(1),
+            _ => clock_share(left).clamp(0, left),
         }
     }
 

@@ -20,7 +20,7 @@ mod strength;
 #[cfg(test)]
 mod tests;
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use arbiter_plugin::{HouseLevel, HousePlayer, SeatView};
 use arbiter_rules::Random;
@@ -50,12 +50,12 @@ impl HousePlayer for House {
         deadline: Instant,
         rng: &mut dyn Random,
     ) -> Value {
-        let think = Duration::from_millis(u64::try_from(level.max_think_ms()).unwrap_or(0));
+        // The arena's deadline already keeps within the level's thinking time and the clock.
         // A searcher reads the clock every few hundred nodes and then unwinds, so it stops
         // a little after its deadline: a fiftieth of the thinking time is kept for that.
-        let until = deadline.min(Instant::now() + think);
+        let think = deadline.saturating_duration_since(Instant::now());
         let limits = Limits {
-            deadline: until.checked_sub(think / 50).unwrap_or(until),
+            deadline: deadline.checked_sub(think / 50).unwrap_or(deadline),
             max_nodes: None,
         };
         choose_with_limits(view, level, limits, rng)

@@ -13,7 +13,7 @@ mod search;
 #[cfg(test)]
 mod tests;
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use arbiter_plugin::{Budget, HouseLevel, HousePlayer, SeatView};
 use arbiter_rules::Random;
@@ -45,8 +45,7 @@ impl HousePlayer for House {
         deadline: Instant,
         rng: &mut dyn Random,
     ) -> Value {
-        let think = Duration::from_millis(u64::try_from(level.max_think_ms()).unwrap_or(0));
-        let deadline = deadline.min(Instant::now() + think);
+        // The arena's deadline already keeps within the level's thinking time and the clock.
         let limits = Limits {
             deadline,
             max_nodes: None,
@@ -87,7 +86,7 @@ fn strength(level: HouseLevel) -> Option<Strength> {
             width: 10,
             max_depth: 8,
         }),
-        HouseLevel::Hard => Some(Strength {
+        HouseLevel::Hard | HouseLevel::Max => Some(Strength {
             vcf_depth: 20,
             vct_depth: 5,
             width: 14,
@@ -234,7 +233,7 @@ fn stone(
         }
     }
     // Hard's check of its move reads threes too, and takes more of the time.
-    let (until, nodes) = if level == HouseLevel::Hard {
+    let (until, nodes) = if matches!(level, HouseLevel::Hard | HouseLevel::Max) {
         share(3, 4)
     } else {
         share(7, 8)
@@ -248,7 +247,7 @@ fn stone(
     order.extend(scan.moves.iter().map(|m| m.point).filter(|&p| ok(p)));
     if level != HouseLevel::Easy {
         engine.budget = Budget::new(limits.deadline, max_nodes / 8);
-        let reads_threes = level == HouseLevel::Hard;
+        let reads_threes = matches!(level, HouseLevel::Hard | HouseLevel::Max);
         if let Some(point) = safe_move(&mut engine, color, &order, strength, reads_threes) {
             return play(&engine, point);
         }
@@ -331,7 +330,10 @@ fn choose_colour(
         }
     };
     let even = value.abs() < 500;
-    let strong = matches!(level, HouseLevel::Medium | HouseLevel::Hard);
+    let strong = matches!(
+        level,
+        HouseLevel::Medium | HouseLevel::Hard | HouseLevel::Max
+    );
     let choice = if game.phase == Phase::Swap2Choose && strong && even && below(rng, 2) == 0 {
         Swap2Choice::More
     } else if (value >= 0) == (next == Color::Black) {

@@ -66,7 +66,11 @@
 //! (it costs about one evaluation per legal move), so there is always a searched move even when the
 //! deadline has already passed. Deeper iterations check the node limit at every node and the
 //! clock every 1024 nodes; an iteration that runs out is abandoned and the best move of the
-//! last completed iteration is played. Tests use node limits only, which are deterministic.
+//! last completed iteration is played; no iteration starts once half the time to the deadline
+//! is spent, since it would rarely finish.
+//! [`move_time_ms`] shares a game's clock among its moves by phase: the moves the solver
+//! takes over get the most, those after it the least. Tests use node limits only, which are
+//! deterministic.
 //!
 //! Besides the endgame solver's bitboards, the crate uses only `Position`'s checked API; it
 //! does no I/O, starts no threads and draws no randomness but the generator it is handed.
@@ -87,8 +91,10 @@ pub mod endgame;
 mod eval;
 mod midgame;
 mod search;
+mod shipped;
 #[cfg(test)]
 mod tests;
+mod tree;
 
 use std::time::Instant;
 
@@ -96,6 +102,8 @@ use arbiter_othello::{Kernels, Move, Position};
 use arbiter_othello_eval::Weights;
 use arbiter_rules::Random;
 use arbiter_rules::random::below;
+
+pub use shipped::{move_time_ms, shipped_weights};
 
 pub use endgame::{
     ANTI_ENDGAME_EMPTIES, ENDGAME_EMPTIES, MAX_MARGIN, Solved, solvable, solve, solve_window,

@@ -30,11 +30,10 @@ use arbiter_othello::Kernels;
 use arbiter_othello_eval::{SCALE, Weights};
 
 use crate::Limits;
+use crate::tree::{Bound, Meter, NO_MOVE, Table, mix, sort_best_first};
 
 /// Above any score.
 const INFINITY: i32 = 1 << 20;
-/// How often the clock is read, in nodes.
-const CLOCK_INTERVAL: u64 = 1024;
 /// From this depth on, moves are ordered by evaluating the position after each.
 const EVAL_ORDERING_DEPTH: u32 = 3;
 /// The aspiration window's half-width around the last iteration's score: two discs.
@@ -45,8 +44,6 @@ const TABLE_ENTRIES: usize = 1 << 18;
 const POOL_SIZE: usize = 8;
 /// The most legal moves a position has.
 const MAX_MOVES: usize = 32;
-/// No move recorded.
-const NO_MOVE: u8 = u8::MAX;
 
 const CORNERS: u64 = 0x8100_0000_0000_0081;
 /// The X squares (diagonally next to a corner).
@@ -62,62 +59,16 @@ pub(crate) struct Found {
     pub(crate) nodes: u64,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Bound {
-    Exact,
-    Lower,
-    Upper,
-}
-
-#[derive(Clone, Copy)]
-struct Entry {
-    key: u64,
-    score: i32,
-    depth: u8,
-    generation: u8,
-    bound: Bound,
-    best: u8,
-}
-
-const EMPTY: Entry = Entry {
-    key: 0,
-    score: 0,
-    depth: 0,
-    generation: 0,
-    bound: Bound::Upper,
-    best: NO_MOVE,
-};
-
-/// A transposition table and the generation of the search using it.
-struct Table {
-    entries: Vec<Entry>,
-    generation: u8,
-}
-
 /// Tables between searches, one pool per goal (more discs, fewer): an entry scores a position
 /// for one goal and its weights, so the two never share a table.
 static POOLS: [Mutex<Vec<Table>>; 2] = [Mutex::new(Vec::new()), Mutex::new(Vec::new())];
-
-impl Table {
-    fn new() -> Table {
-        Table::with_entries(TABLE_ENTRIES)
-    }
-
-    /// A table of `entries` (a power of two).
-    fn with_entries(entries: usize) -> Table {
-        Table {
-            entries: vec![EMPTY; entries],
-            generation: 0,
-        }
-    }
-}
 
 fn take_table(fewer_wins: bool) -> Table {
     POOLS[usize::from(fewer_wins)]
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
         .pop()
-        .unwrap_or_else(Table::new)
+        .unwrap_or_else(|| Table::with_entries(TABLE_ENTRIES))
 }
 
 fn give_back(table: Table, fewer_wins: bool) {
@@ -127,15 +78,6 @@ fn give_back(table: Table, fewer_wins: bool) {
     if pool.len() < POOL_SIZE {
         pool.push(table);
     }
-}
-
-/// A 64-bit mix (SplitMix64's finaliser).
-fn mix(mut x: u64) -> u64 {
-    x ^= x >> 30;
-    x = x.wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    x ^= x >> 27;
-    x = x.wrapping_mul(0x94D0_49BB_1331_11EB);
-    x ^ (x >> 31)
 }
 
 fn hash(p: u64, o: u64) -> u64 {
@@ -159,11 +101,7 @@ struct Searcher<'a> {
     /// -1 in anti-Othello, where the mover's goal is the negated margin; else 1.
     goal: i32,
     table: &'a mut Table,
-    limits: &'a Limits,
-    nodes: u64,
-    /// Whether the limits apply yet: the first iteration always completes.
-    enforce: bool,
-    aborted: bool,
+    meter: Meter<'a>,
 }
 
 /// Searches the 8x8 position (`p` the mover's discs, `o` the opponent's), which has at least
@@ -219,23 +157,21 @@ fn search_in(
     max_depth: u32,
     limits: &Limits,
 ) -> Option<Found> {
-    table.generation = table.generation.wrapping_add(1);
+    table.new_search();
     let mut searcher = Searcher {
         kernels,
         weights,
         goal: if fewer_wins { -1 } else { 1 },
         table,
-        limits,
-        nodes: 0,
-        enforce: false,
-        aborted: false,
+        meter: Meter::new(limits),
     };
     let empties = (!(p | o)).count_ones();
     let mut moves = searcher.ordered(p, o, kernels.moves8(p, o), NO_MOVE, EVAL_ORDERING_DEPTH);
     let mut found: Option<Found> = None;
+    let started = Instant::now();
     for depth in 1..=max_depth.max(1) {
-        searcher.enforce = depth > 1;
-        if searcher.enforce && searcher.past_deadline() {
+        searcher.meter.enforce = depth > 1;
+        if searcher.meter.enforce && searcher.meter.too_late_to_deepen(started) {
             break;
         }
         let result = match found {
@@ -264,32 +200,11 @@ fn search_in(
             break;
         }
     }
-    let nodes = searcher.nodes;
+    let nodes = searcher.meter.nodes;
     found.map(|found| Found { nodes, ..found })
 }
 
 impl Searcher<'_> {
-    fn past_deadline(&self) -> bool {
-        self.limits
-            .deadline
-            .is_some_and(|deadline| Instant::now() >= deadline)
-    }
-
-    /// Counts a node and reports whether the search must stop.
-    fn out_of_budget(&mut self) -> bool {
-        self.nodes += 1;
-        if !self.enforce {
-            return false;
-        }
-        if self.aborted
-            || self.limits.max_nodes.is_some_and(|max| self.nodes > max)
-            || (self.nodes.is_multiple_of(CLOCK_INTERVAL) && self.past_deadline())
-        {
-            self.aborted = true;
-        }
-        self.aborted
-    }
-
     /// The heuristic score of a position for its mover.
     fn evaluate(&self, p: u64, o: u64) -> i32 {
         self.weights.evaluate(p, o)
@@ -350,16 +265,7 @@ impl Searcher<'_> {
             *slot = (key, sq);
             count += 1;
         }
-        // An insertion sort: few moves, and stable, so equal keys keep square order and the
-        // search stays deterministic.
-        let list = &mut out[..count];
-        for i in 1..list.len() {
-            let mut j = i;
-            while j > 0 && list[j - 1].0 < list[j].0 {
-                list.swap(j - 1, j);
-                j -= 1;
-            }
-        }
+        sort_best_first(&mut out[..count]);
         count
     }
 
@@ -374,7 +280,7 @@ impl Searcher<'_> {
         mut alpha: i32,
         beta: i32,
     ) -> Option<(u8, i32)> {
-        self.out_of_budget();
+        self.meter.tick();
         let mut best: Option<(usize, i32)> = None;
         for (i, &sq) in moves.iter().enumerate() {
             let (np, no) = self.play(p, o, sq);
@@ -382,13 +288,13 @@ impl Searcher<'_> {
                 -self.negamax(np, no, depth - 1, -beta, -alpha)
             } else {
                 let probe = -self.negamax(np, no, depth - 1, -alpha - 1, -alpha);
-                if probe > alpha && probe < beta && !self.aborted {
+                if probe > alpha && probe < beta && !self.meter.aborted {
                     -self.negamax(np, no, depth - 1, -beta, -alpha)
                 } else {
                     probe
                 }
             };
-            if self.aborted {
+            if self.meter.aborted {
                 return None;
             }
             if best.is_none_or(|(_, b)| score > b) {
@@ -406,9 +312,9 @@ impl Searcher<'_> {
     }
 
     /// The negamax value of the position searched `depth` plies within `(alpha, beta)`;
-    /// meaningless once `self.aborted` is set.
+    /// meaningless once `self.meter.aborted` is set.
     fn negamax(&mut self, p: u64, o: u64, depth: u32, mut alpha: i32, beta: i32) -> i32 {
-        if self.out_of_budget() {
+        if self.meter.tick() {
             return 0;
         }
         let moves = self.kernels.moves8(p, o);
@@ -424,24 +330,11 @@ impl Searcher<'_> {
         }
 
         let key = hash(p, o);
-        let slot = (key as usize) & (self.table.entries.len() - 1);
-        let entry = self.table.entries.get(slot).copied().unwrap_or(EMPTY);
-        let mut hint = NO_MOVE;
-        if entry.key == key {
-            if entry.best != NO_MOVE && moves >> entry.best & 1 != 0 {
-                hint = entry.best;
-            }
-            if u32::from(entry.depth) >= depth {
-                let cut = match entry.bound {
-                    Bound::Exact => true,
-                    Bound::Lower => entry.score >= beta,
-                    Bound::Upper => entry.score <= alpha,
-                };
-                if cut {
-                    return entry.score;
-                }
-            }
+        let probe = self.table.probe(key, u128::from(moves), depth, alpha, beta);
+        if let Some(score) = probe.cut {
+            return score;
         }
+        let hint = probe.hint.unwrap_or(NO_MOVE);
 
         let mut list = [(0i32, 0u8); MAX_MOVES];
         let count = self.order(p, o, moves, hint, depth, &mut list);
@@ -454,13 +347,13 @@ impl Searcher<'_> {
                 -self.negamax(np, no, depth - 1, -beta, -alpha)
             } else {
                 let probe = -self.negamax(np, no, depth - 1, -alpha - 1, -alpha);
-                if probe > alpha && probe < beta && !self.aborted {
+                if probe > alpha && probe < beta && !self.meter.aborted {
                     -self.negamax(np, no, depth - 1, -beta, -alpha)
                 } else {
                     probe
                 }
             };
-            if self.aborted {
+            if self.meter.aborted {
                 return 0;
             }
             if score > best_score || best_move == NO_MOVE {
@@ -475,28 +368,8 @@ impl Searcher<'_> {
             }
         }
 
-        let bound = if best_score <= original_alpha {
-            Bound::Upper
-        } else if best_score >= beta {
-            Bound::Lower
-        } else {
-            Bound::Exact
-        };
-        let generation = self.table.generation;
-        if let Some(slot) = self.table.entries.get_mut(slot) {
-            // Depth-preferred within a search, but an older search's entry always gives way,
-            // so the table kept between moves never fills with stale deep results.
-            if slot.key == key || slot.generation != generation || u32::from(slot.depth) <= depth {
-                *slot = Entry {
-                    key,
-                    score: best_score,
-                    depth: depth.min(u32::from(u8::MAX)) as u8,
-                    generation,
-                    bound,
-                    best: best_move,
-                };
-            }
-        }
+        let bound = Bound::of(best_score, original_alpha, beta);
+        self.table.store(key, depth, best_score, bound, best_move);
         best_score
     }
 }

@@ -5,12 +5,11 @@ use std::time::Instant;
 use arbiter_othello::{Color, Move, Position};
 
 use crate::eval::Geometry;
+use crate::tree::{Bound, Meter, NO_MOVE, Table, mix, sort_best_first};
 use crate::{Choice, Limits, squares};
 
 /// Above every score a search can return, exact or heuristic.
 const INFINITY: i32 = 10_000_000;
-/// How often (in nodes, a power of two) the clock is read.
-const CLOCK_INTERVAL: u64 = 1024;
 /// The largest transposition table, in entries (16 bytes each: 4 MiB).
 const MAX_TABLE: u64 = 1 << 18;
 /// The smallest transposition table.
@@ -18,55 +17,8 @@ const MIN_TABLE: u64 = 1 << 10;
 /// From this remaining depth on, moves are ordered by the opponent's mobility after them,
 /// which costs a move generation per child but pays off in larger subtrees.
 const MOBILITY_ORDERING_DEPTH: u32 = 3;
-/// Marks an entry without a best move.
-const NO_MOVE: u8 = u8::MAX;
 /// The most legal moves a position can have (a 10x10 board has 100 squares).
 const MAX_MOVES: usize = 100;
-
-/// What a stored score says about the true value.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Bound {
-    /// The value is exactly the score.
-    Exact,
-    /// The value is at least the score (a beta cut-off).
-    Lower,
-    /// The value is at most the score (every move failed low).
-    Upper,
-}
-
-/// One transposition-table slot.
-#[derive(Clone, Copy, Debug)]
-struct Entry {
-    /// The full hash, to tell the position apart from others sharing the slot.
-    key: u64,
-    /// The score, from the mover's point of view.
-    score: i32,
-    /// The remaining depth the score was searched to.
-    depth: u8,
-    /// What the score bounds.
-    bound: Bound,
-    /// The best or refuting move's square, or [`NO_MOVE`].
-    best: u8,
-}
-
-// The table's memory budget above assumes this size.
-const _: () = assert!(size_of::<Entry>() == 16);
-
-/// An empty slot: depth 0 never answers a probe and [`NO_MOVE`] suggests nothing.
-const EMPTY: Entry = Entry {
-    key: 0,
-    score: 0,
-    depth: 0,
-    bound: Bound::Upper,
-    best: NO_MOVE,
-};
-
-/// The finaliser of SplitMix64: a cheap, well-mixing bijection on 64 bits.
-fn mix(mut x: u64) -> u64 {
-    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    x ^ (x >> 31)
-}
 
 /// The transposition key of a position: both colours' discs, the side to move and, in
 /// classic Reversi, the discs each colour has placed (they decide who may still move).
@@ -88,13 +40,8 @@ fn hash(position: &Position) -> u64 {
 /// One search's state.
 struct Searcher<'a> {
     geometry: Geometry,
-    table: Vec<Entry>,
-    limits: &'a Limits,
-    nodes: u64,
-    /// Whether the limits apply (not during depth 1, which always completes).
-    enforce: bool,
-    /// Set once a limit is hit; every caller then unwinds and the iteration is discarded.
-    aborted: bool,
+    table: Table,
+    meter: Meter<'a>,
 }
 
 /// Runs the search from `position`, which has at least two legal moves.
@@ -112,13 +59,12 @@ pub(crate) fn search(position: &Position, max_depth: u32, limits: &Limits) -> Ch
     let geometry = Geometry::new(position.variant());
     let (me, opp) = position.sides();
     let empties = (geometry.board() & !(me | opp)).count_ones();
+    let mut table = Table::with_entries(table_size as usize);
+    table.new_search();
     let mut searcher = Searcher {
         geometry,
-        table: vec![EMPTY; table_size as usize],
-        limits,
-        nodes: 0,
-        enforce: false,
-        aborted: false,
+        table,
+        meter: Meter::new(limits),
     };
 
     // The root is ordered once with the costlier heuristic; later iterations only move their
@@ -135,9 +81,10 @@ pub(crate) fn search(position: &Position, max_depth: u32, limits: &Limits) -> Ch
         nodes: 0,
         score: None,
     };
+    let started = Instant::now();
     for depth in 1..=max_depth {
-        searcher.enforce = depth > 1;
-        if searcher.enforce && searcher.past_deadline() {
+        searcher.meter.enforce = depth > 1;
+        if searcher.meter.enforce && searcher.meter.too_late_to_deepen(started) {
             break;
         }
         let Some((best, score)) = searcher.root(position, &mut root_moves, depth) else {
@@ -152,33 +99,11 @@ pub(crate) fn search(position: &Position, max_depth: u32, limits: &Limits) -> Ch
             break;
         }
     }
-    choice.nodes = searcher.nodes;
+    choice.nodes = searcher.meter.nodes;
     choice
 }
 
 impl Searcher<'_> {
-    /// Whether the deadline, if any, has passed.
-    fn past_deadline(&self) -> bool {
-        self.limits
-            .deadline
-            .is_some_and(|deadline| Instant::now() >= deadline)
-    }
-
-    /// Counts a node and reports whether the search must stop.
-    fn out_of_budget(&mut self) -> bool {
-        self.nodes += 1;
-        if !self.enforce {
-            return false;
-        }
-        if self.aborted
-            || self.limits.max_nodes.is_some_and(|max| self.nodes > max)
-            || (self.nodes.is_multiple_of(CLOCK_INTERVAL) && self.past_deadline())
-        {
-            self.aborted = true;
-        }
-        self.aborted
-    }
-
     /// The root's moves in search order: `first` (if legal), then by the ordering heuristic.
     fn ordered_moves(
         &self,
@@ -226,23 +151,14 @@ impl Searcher<'_> {
             *slot = (key, sq);
             count += 1;
         }
-        // Few moves: an insertion sort is fastest, and it is stable, so equal keys keep square
-        // order and the search stays deterministic.
-        let list = &mut out[..count];
-        for i in 1..list.len() {
-            let mut j = i;
-            while j > 0 && list[j - 1].0 < list[j].0 {
-                list.swap(j - 1, j);
-                j -= 1;
-            }
-        }
+        sort_best_first(&mut out[..count]);
         count
     }
 
     /// Searches the root to `depth`: the best move and its score, or `None` if a limit
     /// stopped the iteration. The best move is moved to the front of `moves` for the next one.
     fn root(&mut self, position: &Position, moves: &mut Vec<u8>, depth: u32) -> Option<(u8, i32)> {
-        self.out_of_budget();
+        self.meter.tick();
         let mut alpha = -INFINITY;
         let mut best: Option<(usize, i32)> = None;
         for (i, &sq) in moves.iter().enumerate() {
@@ -254,13 +170,13 @@ impl Searcher<'_> {
                 -self.negamax(&child, depth - 1, -INFINITY, -alpha)
             } else {
                 let probe = -self.negamax(&child, depth - 1, -alpha - 1, -alpha);
-                if probe > alpha && !self.aborted {
+                if probe > alpha && !self.meter.aborted {
                     -self.negamax(&child, depth - 1, -INFINITY, -alpha)
                 } else {
                     probe
                 }
             };
-            if self.aborted {
+            if self.meter.aborted {
                 return None;
             }
             if best.is_none_or(|(_, b)| score > b) {
@@ -275,9 +191,9 @@ impl Searcher<'_> {
     }
 
     /// The negamax value of `position` searched `depth` plies within `(alpha, beta)`;
-    /// meaningless once `self.aborted` is set.
+    /// meaningless once `self.meter.aborted` is set.
     fn negamax(&mut self, position: &Position, depth: u32, mut alpha: i32, beta: i32) -> i32 {
-        if self.out_of_budget() {
+        if self.meter.tick() {
             return 0;
         }
         let (me, opp) = position.sides();
@@ -304,24 +220,11 @@ impl Searcher<'_> {
         }
 
         let key = hash(position);
-        let slot = (key as usize) & (self.table.len() - 1);
-        let entry = self.table.get(slot).copied().unwrap_or(EMPTY);
-        let mut hint = None;
-        if entry.key == key {
-            if entry.best != NO_MOVE && moves >> entry.best & 1 != 0 {
-                hint = Some(entry.best);
-            }
-            if u32::from(entry.depth) >= depth {
-                let cut = match entry.bound {
-                    Bound::Exact => true,
-                    Bound::Lower => entry.score >= beta,
-                    Bound::Upper => entry.score <= alpha,
-                };
-                if cut {
-                    return entry.score;
-                }
-            }
+        let probe = self.table.probe(key, moves, depth, alpha, beta);
+        if let Some(score) = probe.cut {
+            return score;
         }
+        let hint = probe.hint;
 
         let mut list = [(0i32, 0u8); MAX_MOVES];
         let count = self.order(position, moves, hint, depth, &mut list);
@@ -337,13 +240,13 @@ impl Searcher<'_> {
                 -self.negamax(&child, depth - 1, -beta, -alpha)
             } else {
                 let probe = -self.negamax(&child, depth - 1, -alpha - 1, -alpha);
-                if probe > alpha && probe < beta && !self.aborted {
+                if probe > alpha && probe < beta && !self.meter.aborted {
                     -self.negamax(&child, depth - 1, -beta, -alpha)
                 } else {
                     probe
                 }
             };
-            if self.aborted {
+            if self.meter.aborted {
                 return 0;
             }
             if score > best_score || best_move == NO_MOVE {
@@ -358,26 +261,8 @@ impl Searcher<'_> {
             }
         }
 
-        let bound = if best_score <= original_alpha {
-            Bound::Upper
-        } else if best_score >= beta {
-            Bound::Lower
-        } else {
-            Bound::Exact
-        };
-        if let Some(slot) = self.table.get_mut(slot) {
-            // Depth-preferred: another position's entry gives way only to a search at least as
-            // deep, so the expensive results near the root survive the flood of shallow ones.
-            if slot.key == key || u32::from(slot.depth) <= depth {
-                *slot = Entry {
-                    key,
-                    score: best_score,
-                    depth: depth.min(u32::from(u8::MAX)) as u8,
-                    bound,
-                    best: best_move,
-                };
-            }
-        }
+        let bound = Bound::of(best_score, original_alpha, beta);
+        self.table.store(key, depth, best_score, bound, best_move);
         best_score
     }
 }

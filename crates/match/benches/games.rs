@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
 use arbiter_connector::EngineSpec;
-use arbiter_match::{Entrant, MatchOptions, Openings, TimeControl, run};
+use arbiter_match::{Entrant, MatchOptions, Openings, Player, TimeControl, run};
 use arbiter_plugin::Opening;
 
 const TEST_ENGINE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/engines/test_engine.py");
@@ -21,9 +21,9 @@ fn main() {
     let concurrency = numbers.get(1).copied().unwrap_or(2);
     let entrant = |name: &str| Entrant {
         name: name.to_owned(),
-        engine: EngineSpec::Json {
+        player: Player::Engine(EngineSpec::Json {
             command: format!("python3 {TEST_ENGINE}"),
-        },
+        }),
     };
     let options = MatchOptions {
         family: &arbiter_othello_plugin::FAMILY,

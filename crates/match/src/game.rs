@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use arbiter_connector::EnginePlayer;
 use arbiter_fair::ServerSeed;
-use arbiter_plugin::{DecisionContext, Family, SeatView};
+use arbiter_plugin::{DecisionContext, Family, HouseLevel, HousePlayer, SeatView};
 use arbiter_rules::{Ctx, Dice, DynState, Outcome, Seat, SeatResult, ToAct, Viewer};
 use serde_json::Value;
 
@@ -21,6 +21,13 @@ impl Dice for SeedDice<'_> {
     fn roll(&self, nonce: u64, sides: u8, count: usize) -> Vec<u8> {
         self.0.roll("", nonce, sides, count)
     }
+}
+
+/// What plays for an entrant in a worker: an engine, whose processes the worker keeps from
+/// game to game, or the family's house player at a level.
+pub(crate) enum Contender {
+    Engine(Box<EnginePlayer>),
+    House(HouseLevel),
 }
 
 /// The reason of a game lost on time.
@@ -71,7 +78,7 @@ pub(crate) struct GameError(pub(crate) String);
 /// of time loses the game; the engine is left to start afresh at its next decision.
 pub(crate) async fn play(
     plan: &GamePlan<'_>,
-    players: &mut [EnginePlayer],
+    players: &mut [Contender],
 ) -> Result<Played, GameError> {
     let family = plan.family;
     let dice = SeedDice(plan.seed);
@@ -136,18 +143,46 @@ pub(crate) async fn play(
             move_times_ms: &[],
             room: None,
         };
-        let text = family
-            .decisions
-            .request(&SeatView::new(&*state, seat), &context);
-        let request: Value = serde_json::from_str(&text)
-            .map_err(|e| GameError(format!("the family wrote a request that is not JSON: {e}")))?;
         let asked = Instant::now();
         if let Some(answered) = last_answer {
             game.overheads
                 .push(asked.saturating_duration_since(answered));
         }
-        let budget = Duration::from_millis(u64::try_from(clocks_ms[index]).unwrap_or(0).max(1));
-        let answer = players[player].decide(&request, budget).await;
+        let answer = match &mut players[player] {
+            Contender::Engine(engine) => {
+                let text = family
+                    .decisions
+                    .request(&SeatView::new(&*state, seat), &context);
+                let request: Value = serde_json::from_str(&text).map_err(|e| {
+                    GameError(format!("the family wrote a request that is not JSON: {e}"))
+                })?;
+                let budget =
+                    Duration::from_millis(u64::try_from(clocks_ms[index]).unwrap_or(0).max(1));
+                engine
+                    .decide(&request, budget)
+                    .await
+                    .map(|answer| (answer.action, answer.at))
+                    .map_err(|error| error.to_string())
+            }
+            Contender::House(level) => {
+                let Some(house) = family.house else {
+                    return Err(GameError(format!("{} has no house player", family.id())));
+                };
+                let rng = plan.seed.stream("house", revision);
+                let decided = house_decision(
+                    house,
+                    *level,
+                    state.clone_box(),
+                    seat,
+                    clocks_ms[index],
+                    rng,
+                );
+                tokio::task::spawn_blocking(decided)
+                    .await
+                    .map(|action| (action, Instant::now()))
+                    .map_err(|_| "the house player failed".to_owned())
+            }
+        };
         let spent = asked.elapsed();
         let spent_ms = i64::try_from(spent.as_millis()).unwrap_or(i64::MAX);
         clocks_ms[index] = clocks_ms[index].saturating_sub(spent_ms);
@@ -161,12 +196,12 @@ pub(crate) async fn play(
         if out_of_time {
             return Ok(game.forfeited(&*state, seat, TIME.to_owned()));
         }
-        let answer = match answer {
+        let (answer, at) = match answer {
             Ok(answer) => answer,
-            Err(error) => return Ok(game.forfeited(&*state, seat, error.to_string())),
+            Err(error) => return Ok(game.forfeited(&*state, seat, error)),
         };
-        last_answer = Some(answer.at);
-        let action = match family.codec.parse(&*state, &answer.action) {
+        last_answer = Some(at);
+        let action = match family.codec.parse(&*state, &answer) {
             Ok(action) => action,
             Err(error) => return Ok(game.forfeited(&*state, seat, error.to_string())),
         };
@@ -191,6 +226,27 @@ pub(crate) async fn play(
         if !matches!(state.to_act(), ToAct::Turn { seat: next } if next == seat) {
             clocks_ms[index] = clocks_ms[index].saturating_add(increment);
         }
+    }
+}
+
+/// The house player's decision for `seat` of `state`, to run off the async runtime: it is
+/// given the time a server gives it, the family's share of the seat's `clock_ms` within the
+/// level's thinking time.
+fn house_decision(
+    house: &'static dyn HousePlayer,
+    level: HouseLevel,
+    state: Box<dyn DynState>,
+    seat: Seat,
+    clock_ms: i64,
+    mut rng: impl arbiter_rules::Random + Send + 'static,
+) -> impl FnOnce() -> Value + Send + 'static {
+    move || {
+        let view = SeatView::new(&*state, seat);
+        let share = house.think_ms(&view, level, clock_ms).clamp(0, clock_ms);
+        let budget_ms = level.budget_ms(share);
+        let deadline =
+            Instant::now() + Duration::from_millis(u64::try_from(budget_ms).unwrap_or(1));
+        house.choose(&view, level, deadline, &mut rng)
     }
 }
 

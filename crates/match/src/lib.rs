@@ -19,13 +19,13 @@ use std::time::{Duration, Instant};
 
 use arbiter_connector::{EnginePlayer, EngineSpec};
 use arbiter_fair::ServerSeed;
-use arbiter_plugin::{Family, LegRequest, Opening, RecordFormat, RecordedGame};
+use arbiter_plugin::{Family, HouseLevel, LegRequest, Opening, RecordFormat, RecordedGame};
 use arbiter_rules::SeatResult;
 use serde::Serialize;
 use serde_json::Value;
 use tokio::sync::mpsc;
 
-use game::GamePlan;
+use game::{Contender, GamePlan};
 use stats::{Pentanomial, Score, Sprt, SprtVerdict, Tally};
 
 /// One engine taking part, with the name the results use.
@@ -33,8 +33,19 @@ use stats::{Pentanomial, Score, Sprt, SprtVerdict, Tally};
 pub struct Entrant {
     /// Its name, unique among the entrants.
     pub name: String,
-    /// How to run it.
-    pub engine: EngineSpec,
+    /// What plays for it.
+    pub player: Player,
+}
+
+/// What plays for an entrant.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Player {
+    /// A local engine, behind the connector's adapters.
+    Engine(EngineSpec),
+    /// The game's own house player at a level, in this process. It is given the time a server
+    /// gives it: the family's share of its clock ([`arbiter_plugin::HousePlayer::think_ms`]),
+    /// within the level's [`HouseLevel::max_think_ms`].
+    House(HouseLevel),
 }
 
 /// Each engine's clock in a game: a base time and an increment added after each of its turns.
@@ -146,6 +157,14 @@ pub enum MatchError {
         engine: String,
         /// The game and variant.
         mode: String,
+    },
+    /// A house entrant in a game whose family has no house player.
+    #[error("{engine} is a house player, and {game} has none")]
+    NoHousePlayer {
+        /// The entrant's name.
+        engine: String,
+        /// The game.
+        game: String,
     },
     /// The SPRT needs exactly two engines.
     #[error("the SPRT compares two engines; a round robin of {0} has no single result to test")]
@@ -333,7 +352,7 @@ fn pairings(options: &MatchOptions) -> Result<Vec<Pairing>, MatchError> {
         )));
     }
     for entrant in entrants {
-        check_engine(entrant, family.id(), variant.name)?;
+        check_engine(entrant, family, family.id(), variant.name)?;
     }
     if let Openings::Book(lines) = &options.openings {
         check_book(family, variant.name, lines)?;
@@ -373,14 +392,28 @@ fn check_book(family: &Family, variant: &str, lines: &[String]) -> Result<(), Ma
 
 /// Checks that `entrant`'s adapter can play `game`'s `variant` at all, so that a match that
 /// could only be lost by forfeit is refused before it starts.
-fn check_engine(entrant: &Entrant, game: &str, variant: &str) -> Result<(), MatchError> {
-    let plays = match &entrant.engine {
-        EngineSpec::Json { .. } | EngineSpec::Practice => true,
-        EngineSpec::Nboard { .. } | EngineSpec::Edax { .. } | EngineSpec::Egaroucid { .. } => {
-            game == arbiter_connector::OTHELLO && entrant.engine.variants().contains(&variant)
+fn check_engine(
+    entrant: &Entrant,
+    family: &Family,
+    game: &str,
+    variant: &str,
+) -> Result<(), MatchError> {
+    let plays = match &entrant.player {
+        Player::House(_) if family.house.is_none() => {
+            return Err(MatchError::NoHousePlayer {
+                engine: entrant.name.clone(),
+                game: game.to_owned(),
+            });
         }
-        EngineSpec::Gomocup { .. } => game == arbiter_connector::GOMOKU,
-        EngineSpec::Uci { .. } => game == arbiter_connector::CHESS,
+        Player::House(_) => true,
+        Player::Engine(EngineSpec::Json { .. } | EngineSpec::Practice) => true,
+        Player::Engine(
+            engine @ (EngineSpec::Nboard { .. }
+            | EngineSpec::Edax { .. }
+            | EngineSpec::Egaroucid { .. }),
+        ) => game == arbiter_connector::OTHELLO && engine.variants().contains(&variant),
+        Player::Engine(EngineSpec::Gomocup { .. }) => game == arbiter_connector::GOMOKU,
+        Player::Engine(EngineSpec::Uci { .. }) => game == arbiter_connector::CHESS,
     };
     if plays {
         Ok(())
@@ -557,10 +590,13 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 /// kept from game to game.
 async fn work(shared: Arc<Shared>) -> Result<(), MatchError> {
     let options = &shared.options;
-    let mut players: Vec<EnginePlayer> = options
+    let mut players: Vec<Contender> = options
         .entrants
         .iter()
-        .map(|entrant| EnginePlayer::new(&entrant.engine))
+        .map(|entrant| match &entrant.player {
+            Player::Engine(spec) => Contender::Engine(Box::new(EnginePlayer::new(spec))),
+            Player::House(level) => Contender::House(*level),
+        })
         .collect();
     let result = async {
         loop {
@@ -599,7 +635,9 @@ async fn work(shared: Arc<Shared>) -> Result<(), MatchError> {
     }
     .await;
     for player in &mut players {
-        player.stop().await;
+        if let Contender::Engine(engine) = player {
+            engine.stop().await;
+        }
     }
     result
 }
@@ -608,7 +646,7 @@ async fn work(shared: Arc<Shared>) -> Result<(), MatchError> {
 async fn play_job(
     shared: &Shared,
     job: &Job,
-    players: &mut [EnginePlayer],
+    players: &mut [Contender],
 ) -> Result<GameRecord, MatchError> {
     let options = &shared.options;
     let pairing = shared.pairings[job.pairing];
@@ -660,7 +698,9 @@ async fn play_job(
         .await
         .map_err(|e| refused(e.to_string()))?;
     for &player in &players_by_seat {
-        players[player].new_game().await;
+        if let Contender::Engine(engine) = &mut players[player] {
+            engine.new_game().await;
+        }
     }
     let name = |i: usize| options.entrants[i].name.clone();
     Ok(GameRecord {

@@ -46,7 +46,7 @@ fn pairings_take_turns_and_each_pair_is_played_together() {
 fn entrant(name: &str) -> Entrant {
     Entrant {
         name: name.to_owned(),
-        engine: EngineSpec::Practice,
+        player: Player::Engine(EngineSpec::Practice),
     }
 }
 
@@ -82,10 +82,10 @@ fn matches_that_cannot_be_played_are_refused() {
     assert!(matches!(pairings(&unknown), Err(MatchError::Variant(_))));
     let uci = Entrant {
         name: "fish".to_owned(),
-        engine: EngineSpec::Uci {
+        player: Player::Engine(EngineSpec::Uci {
             command: "stockfish".to_owned(),
             options: Vec::new(),
-        },
+        }),
     };
     assert!(matches!(
         pairings(&options(vec![entrant("a"), uci])),

@@ -6,8 +6,10 @@ use std::sync::atomic::AtomicBool;
 
 use arbiter_connector::EngineSpec;
 use arbiter_match::stats::{Score, Sprt, SprtVerdict};
-use arbiter_match::{Entrant, GameRecord, MatchOptions, Openings, Report, TimeControl, run};
-use arbiter_plugin::{Family, Opening};
+use arbiter_match::{
+    Entrant, GameRecord, MatchError, MatchOptions, Openings, Player, Report, TimeControl, run,
+};
+use arbiter_plugin::{Family, HouseLevel, Opening};
 use tokio::sync::mpsc;
 
 const TEST_ENGINE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/engines/test_engine.py");
@@ -16,7 +18,7 @@ const GREEDY_ENGINE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples
 fn entrant(name: &str, command: String) -> Entrant {
     Entrant {
         name: name.to_owned(),
-        engine: EngineSpec::Json { command },
+        player: Player::Engine(EngineSpec::Json { command }),
     }
 }
 
@@ -149,7 +151,7 @@ async fn a_simultaneous_game_is_played_through_the_generic_protocol() {
         entrant("one", format!("python3 {TEST_ENGINE}")),
         Entrant {
             name: "practice".to_owned(),
-            engine: EngineSpec::Practice,
+            player: Player::Engine(EngineSpec::Practice),
         },
     ];
     let mut options = options(&arbiter_goofspiel::FAMILY, "short", entrants);
@@ -193,7 +195,7 @@ async fn chess_games_are_recorded_as_pgn_and_othello_games_as_ggf() {
             entrant("first", format!("python3 {TEST_ENGINE}")),
             Entrant {
                 name: "practice".to_owned(),
-                engine: EngineSpec::Practice,
+                player: Player::Engine(EngineSpec::Practice),
             },
         ]
     };
@@ -246,7 +248,7 @@ async fn an_opening_book_is_played_in_order_each_line_in_both_colours() {
         entrant("first", format!("python3 {TEST_ENGINE}")),
         Entrant {
             name: "practice".to_owned(),
-            engine: EngineSpec::Practice,
+            player: Player::Engine(EngineSpec::Practice),
         },
     ];
     let mut options = options(&arbiter_chess::FAMILY, "standard", entrants);
@@ -292,4 +294,68 @@ async fn an_engine_that_overruns_its_clock_loses_on_time() {
         ("time", Score::Loss)
     );
     assert_eq!(games[0].failed, None, "{:?}", games[0]);
+}
+
+fn house(name: &str, level: HouseLevel) -> Entrant {
+    Entrant {
+        name: name.to_owned(),
+        player: Player::House(level),
+    }
+}
+
+#[tokio::test]
+async fn the_house_player_plays_in_process_within_its_clock() {
+    // Othello's house player and Goofspiel's, a game of simultaneous bids: the match plays
+    // any family's house player the same way.
+    let cases: [(&'static Family, &str); 2] = [
+        (&arbiter_othello_plugin::FAMILY, "std"),
+        (&arbiter_goofspiel::FAMILY, "short"),
+    ];
+    for (family, variant) in cases {
+        let entrants = vec![
+            house("medium", HouseLevel::Medium),
+            Entrant {
+                name: "practice".to_owned(),
+                player: Player::Engine(EngineSpec::Practice),
+            },
+        ];
+        let mut options = options(family, variant, entrants);
+        options.games = 2;
+        options.time_control = TimeControl {
+            base_ms: 5_000,
+            increment_ms: 0,
+        };
+        let (report, games) = play(options).await;
+        assert_eq!(games.len(), 2);
+        for game in &games {
+            assert_eq!(game.failed, None, "{game:?}");
+        }
+        if family.id() == "othello" {
+            // Six plies of search against the first legal move win both colours.
+            assert_eq!(report.standing.pairings[0].tally.wins, 2, "{games:?}");
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_house_entrant_needs_a_family_with_a_house_player() {
+    let family: &'static Family = Box::leak(Box::new(Family {
+        house: None,
+        ..arbiter_othello_plugin::FAMILY
+    }));
+    let entrants = vec![
+        house("hard", HouseLevel::Hard),
+        house("easy", HouseLevel::Easy),
+    ];
+    let (sender, _receiver) = mpsc::unbounded_channel();
+    let refused = run(
+        options(family, "std", entrants),
+        sender,
+        Arc::new(AtomicBool::new(false)),
+    )
+    .await;
+    assert!(
+        matches!(refused, Err(MatchError::NoHousePlayer { ref engine, .. }) if engine == "hard"),
+        "{refused:?}"
+    );
 }

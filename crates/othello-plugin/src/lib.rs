@@ -217,7 +217,21 @@ impl DecisionWriter for Decisions {
     }
 }
 
+/// The house player of every Othello variant. Its searching levels score positions with the
+/// shipped trained weights on 8x8 boards (`arbiter_house::shipped_weights`) and with the
+/// built-in evaluation on 10x10 ones.
 struct House;
+
+/// How deep each searching level may search: easy and medium by depth, so that a faster
+/// machine does not make them much stronger; hard and max as deep as their time allows.
+fn max_depth(level: HouseLevel) -> u32 {
+    match level {
+        HouseLevel::Random | HouseLevel::Greedy => 0,
+        HouseLevel::Easy => 2,
+        HouseLevel::Medium => 6,
+        HouseLevel::Hard | HouseLevel::Max => 60,
+    }
+}
 
 impl HousePlayer for House {
     fn choose(
@@ -230,18 +244,28 @@ impl HousePlayer for House {
         let Ok(othello) = view.typed().downcast::<OthelloView>() else {
             return json!(Move::Pass.index());
         };
-        let house_level = match level {
-            HouseLevel::Random => arbiter_house::Level::Random,
-            HouseLevel::Greedy => arbiter_house::Level::Greedy,
-            HouseLevel::Easy => arbiter_house::Level::Search { max_depth: 2 },
-            HouseLevel::Medium => arbiter_house::Level::Search { max_depth: 8 },
-            HouseLevel::Hard => arbiter_house::Level::Search { max_depth: 60 },
-        };
+        let position = &othello.position;
         let limits = arbiter_house::Limits {
             deadline: Some(deadline),
             max_nodes: None,
         };
-        let choice = arbiter_house::choose(&othello.position, house_level, &limits, rng);
+        let choice = match (level, arbiter_house::shipped_weights(position.variant())) {
+            (HouseLevel::Random, _) => {
+                arbiter_house::choose(position, arbiter_house::Level::Random, &limits, rng)
+            }
+            (HouseLevel::Greedy, _) => {
+                arbiter_house::choose(position, arbiter_house::Level::Greedy, &limits, rng)
+            }
+            (level, Some(weights)) => {
+                arbiter_house::choose_with_weights(position, weights, max_depth(level), &limits)
+            }
+            (level, None) => {
+                let level = arbiter_house::Level::Search {
+                    max_depth: max_depth(level),
+                };
+                arbiter_house::choose(position, level, &limits, rng)
+            }
+        };
         json!(choice.mv.index())
     }
 
@@ -249,15 +273,19 @@ impl HousePlayer for House {
         view.typed()
             .downcast::<OthelloView>()
             .map_or(30, |othello| {
-                let position = othello.position;
-                let empty = i64::from(position.variant().playable_squares())
-                    - position
-                        .disc_counts()
-                        .iter()
-                        .map(|&d| i64::from(d))
-                        .sum::<i64>();
-                empty / 2 + 1
+                i64::from(arbiter_house::endgame::empties(&othello.position)) / 2 + 1
             })
+    }
+
+    /// Hard and max share their clock by the game's phase, most where the exact solver takes
+    /// over; the lower levels, which think briefly, evenly.
+    fn think_ms(&self, view: &SeatView<'_>, level: HouseLevel, clock_ms: i64) -> i64 {
+        match (level, view.typed().downcast::<OthelloView>()) {
+            (HouseLevel::Hard | HouseLevel::Max, Ok(othello)) => {
+                arbiter_house::move_time_ms(&othello.position, clock_ms)
+            }
+            _ => clock_ms / self.decisions_left(view).max(1),
+        }
     }
 }
 

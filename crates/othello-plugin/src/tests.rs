@@ -150,6 +150,21 @@ fn house_moves_are_legal_and_engine_requests_are_flipsight_s() {
         .expect("legal");
     let view = SeatView::new(state.as_ref(), seat);
     assert!(House.decisions_left(&view) > 20);
+    // Hard and max share the clock by the game's phase, the lower levels evenly.
+    let position = *othello_state(state.as_ref()).expect("Othello").position();
+    let (even, by_phase) = (
+        60_000 / House.decisions_left(&view),
+        arbiter_house::move_time_ms(&position, 60_000),
+    );
+    assert_ne!(even, by_phase);
+    for (level, share) in [
+        (HouseLevel::Easy, even),
+        (HouseLevel::Medium, even),
+        (HouseLevel::Hard, by_phase),
+        (HouseLevel::Max, by_phase),
+    ] {
+        assert_eq!(House.think_ms(&view, level, 60_000), share, "{level:?}");
+    }
 }
 
 fn arbiter_othello_state(state: &dyn DynState) -> &OthelloState {

@@ -21,20 +21,25 @@ pub enum HouseLevel {
     Medium,
     /// A search of up to 1.5 s an action.
     Hard,
+    /// The strongest play the seat's clock allows: its time shared over the game as the
+    /// family sees fit, up to a minute an action.
+    Max,
 }
 
 impl HouseLevel {
     /// Every level, weakest first.
-    pub const ALL: [HouseLevel; 5] = [
+    pub const ALL: [HouseLevel; 6] = [
         HouseLevel::Random,
         HouseLevel::Greedy,
         HouseLevel::Easy,
         HouseLevel::Medium,
         HouseLevel::Hard,
+        HouseLevel::Max,
     ];
 
     /// The level of the house bots that fill a table's free seats when its opener starts it
-    /// without waiting: the strongest (a random player would spoil a table of people).
+    /// without waiting: a strong one (a random player would spoil a table of people) that
+    /// still answers within seconds, as people at a table expect.
     pub const TABLE: HouseLevel = HouseLevel::Hard;
 
     /// The level's name, also the suffix of its house bot's name.
@@ -45,12 +50,20 @@ impl HouseLevel {
             HouseLevel::Easy => "easy",
             HouseLevel::Medium => "medium",
             HouseLevel::Hard => "hard",
+            HouseLevel::Max => "max",
         }
     }
 
     /// Parses a level name.
     pub fn parse(name: &str) -> Option<HouseLevel> {
         HouseLevel::ALL.into_iter().find(|l| l.name() == name)
+    }
+
+    /// How long a decision may take at this level when the family's share of the clock for
+    /// it ([`HousePlayer::think_ms`]) is `share_ms`: the share within the level's thinking
+    /// time, and at least a millisecond.
+    pub fn budget_ms(self, share_ms: i64) -> i64 {
+        self.max_think_ms().min(share_ms).max(1)
     }
 
     /// The longest an action may take at this level, in milliseconds.
@@ -60,6 +73,7 @@ impl HouseLevel {
             HouseLevel::Easy => 50,
             HouseLevel::Medium => 300,
             HouseLevel::Hard => 1_500,
+            HouseLevel::Max => 60_000,
         }
     }
 }
@@ -78,6 +92,16 @@ pub trait HousePlayer: Send + Sync {
 
     /// How many decisions the seat probably still has in the game, to share its clock.
     fn decisions_left(&self, view: &SeatView<'_>) -> i64;
+
+    /// How long the pending decision may take at `level`, in milliseconds, when the seat has
+    /// `clock_ms` left for the rest of its game. The arena keeps the answer within the level's
+    /// [`HouseLevel::max_think_ms`] and the clock. By default the clock is shared evenly among
+    /// [`HousePlayer::decisions_left`]; a family whose decisions differ in worth (an opening
+    /// book move, an endgame that can be solved exactly) shares it by phase instead.
+    fn think_ms(&self, view: &SeatView<'_>, level: HouseLevel, clock_ms: i64) -> i64 {
+        let _ = level;
+        clock_ms / self.decisions_left(view).max(1)
+    }
 
     /// Free actions (`arbiter_rules::Game::is_free`: a claim, a chat line) the house player
     /// takes along with its decision, decided from the same view, in the order they are to

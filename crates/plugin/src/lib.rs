@@ -51,6 +51,7 @@ use arbiter_rules::DynGame;
 ///
 /// Families are plain statics (`pub static FAMILY: Family = Family { … };`), registered by the
 /// binary.
+#[derive(Clone, Copy)]
 pub struct Family {
     /// The rules, type-erased.
     pub rules: &'static dyn DynGame,

@@ -107,7 +107,7 @@ fn strength(level: HouseLevel) -> Option<Strength> {
             deep_replies: 2,
             full: true,
         }),
-        HouseLevel::Hard => Some(Strength {
+        HouseLevel::Hard | HouseLevel::Max => Some(Strength {
             passes: &[
                 Pass {
                     depth: 1,

@@ -28,7 +28,7 @@ pub(super) fn settings(level: HouseLevel) -> Option<Settings> {
             max_depth: 64,
             table_bits: 18,
         }),
-        HouseLevel::Hard => Some(Settings {
+        HouseLevel::Hard | HouseLevel::Max => Some(Settings {
             max_depth: 64,
             table_bits: 20,
         }),

@@ -2,9 +2,10 @@ use arbiter_othello::{Kernels, Position, Variant};
 use arbiter_othello_eval::{FORMAT_VERSION, MAGIC, PATTERN_SET, SCALE, WEIGHTS_PER_STAGE, Weights};
 use rand::RngExt;
 
-use super::{Found, Table, search, search_in};
+use super::{Found, TABLE_ENTRIES, search, search_in};
 use crate::Limits;
 use crate::tests::{random_game, rng};
+use crate::tree::Table;
 
 /// Weights of one stage drawn at random, so that leaves score unevenly and every part of the
 /// search (ordering, the table, the aspiration windows) matters.
@@ -91,7 +92,7 @@ fn the_search_scores_as_plain_minimax_does() {
                 // A fresh table each time: a deeper search's entries would answer for
                 // shallower ones.
                 let found = search_in(
-                    &mut Table::new(),
+                    &mut Table::with_entries(TABLE_ENTRIES),
                     kernels,
                     &weights,
                     goal < 0,
@@ -160,7 +161,7 @@ fn a_node_limited_search_is_deterministic_and_plays_a_legal_move() {
         let (p, o) = sides(&position);
         let fresh = || {
             search_in(
-                &mut Table::new(),
+                &mut Table::with_entries(TABLE_ENTRIES),
                 kernels,
                 &weights,
                 false,
@@ -176,7 +177,7 @@ fn a_node_limited_search_is_deterministic_and_plays_a_legal_move() {
         assert!(first.depth >= 2, "{first:?}");
         // A table kept from an earlier search of the position lets the next go at least as
         // deep.
-        let mut kept = Table::new();
+        let mut kept = Table::with_entries(TABLE_ENTRIES);
         let before = search_in(&mut kept, kernels, &weights, false, (p, o), 60, &limits);
         let after = search_in(&mut kept, kernels, &weights, false, (p, o), 60, &limits);
         assert!(after.expect("a move").depth >= before.expect("a move").depth);

@@ -109,7 +109,7 @@ async fn a_bot_polls_challenges_accepts_and_moves_as_flipsight_documents() {
         .collect();
     assert_eq!(
         builtin.len(),
-        5,
+        arbiter_plugin::HouseLevel::ALL.len(),
         "the house bots are FlipSight's built-in bots"
     );
     assert_eq!(

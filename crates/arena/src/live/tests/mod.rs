@@ -816,7 +816,7 @@ fn simultaneous_phases_take_input_in_any_order_and_rules_deadlines_apply_default
     // A decision in a phase with a deadline may take half of what is left of the phase,
     // however many decisions the game still has.
     assert_eq!(
-        progress.legs[0].decision_share_ms(Seat(0), T0 + 400, 10),
+        progress.legs[0].decision_share_ms(Seat(0), T0 + 400, |left| left / 10),
         (T0 + 1_200 - (T0 + 400)) / 2
     );
     // Round 2: nobody bids; the rules' deadline bids the lowest cards for both.
