@@ -63,6 +63,9 @@ pub(crate) struct BenchArgs {
     /// The NATS server the servers talk through, with `--nodes` above 1.
     #[arg(long)]
     nats: Option<String>,
+    /// Has the servers carry everything between them through NATS, with no direct links.
+    #[arg(long)]
+    no_links: bool,
     /// Flushes timed to measure the raw `fdatasync` latency of the database's disk, printed
     /// beside the latencies (0 to skip).
     #[arg(long, default_value_t = 500)]
@@ -695,6 +698,9 @@ pub(crate) async fn run(args: BenchArgs) -> anyhow::Result<()> {
         if let (true, Some(nats)) = (nodes > 1, &args.nats) {
             options.extend(["--nats".to_owned(), nats.clone()]);
             options.extend(["--node-id".to_owned(), format!("bench-{node}")]);
+            if args.no_links {
+                options.push("--no-links".to_owned());
+            }
         }
         servers.push(Server::start_with(
             args.database_dir.as_deref(),

@@ -1,5 +1,6 @@
 //! `arbiter serve`: the arena server, on the embedded SQLite store or on PostgreSQL.
 
+use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -31,8 +32,23 @@ pub(crate) struct ServeArgs {
     /// This server's name among servers sharing one PostgreSQL database, each its own (the
     /// machine's host name by default). A server runs the open matches whose lease it holds,
     /// and takes over those of a server that stops or dies.
-    #[arg(long, env = "ARBITER_NODE_ID")]
+    #[arg(long, env = "ARBITER_NODE_ID", value_parser = node_name)]
     node_id: Option<String>,
+    /// The address this server accepts direct links from the other servers on, with `--nats`:
+    /// by default the host it listens on (`--listen`), on a port the system picks. Requests
+    /// forwarded to the server running their match, and the events relayed to a bot's stream
+    /// on another server, take these links rather than going through NATS.
+    #[arg(long, env = "ARBITER_LINK_LISTEN")]
+    link_listen: Option<String>,
+    /// The address the other servers reach this one's links at, where it differs from the
+    /// one it accepts them on (a published container port, say). By default that one or,
+    /// where it accepts them on every interface, the address this machine reaches the NATS
+    /// server from.
+    #[arg(long, env = "ARBITER_LINK_ADVERTISE")]
+    link_advertise: Option<String>,
+    /// Carries everything between servers through NATS, with no direct links.
+    #[arg(long, env = "ARBITER_NO_LINKS")]
+    no_links: bool,
     /// How long a server's lease on a match lasts unless renewed (every second): a server
     /// silent this long is taken for dead and its matches are taken over.
     #[arg(long, env = "ARBITER_LEASE_MS", default_value_t = ArenaConfig::default().lease_ms,
@@ -217,13 +233,104 @@ pub(crate) async fn shutdown_signal() {
 }
 
 /// The machine's host name, or `local` where it cannot be read.
+/// The machine's host name as a server's name: its dots become dashes, since a name is one
+/// token of the bus's subjects.
 fn host_name() -> String {
     std::fs::read_to_string("/proc/sys/kernel/hostname")
         .ok()
         .or_else(|| std::env::var("HOSTNAME").ok())
-        .map(|name| name.trim().to_owned())
+        .map(|name| name.trim().replace('.', "-"))
         .filter(|name| !name.is_empty())
         .unwrap_or_else(|| "local".to_owned())
+}
+
+/// A server's name as given: one token of the bus's subjects.
+fn node_name(name: &str) -> Result<String, String> {
+    let allowed = |c: char| c.is_ascii_alphanumeric() || matches!(c, '-' | '_');
+    if name.is_empty() || name.len() > 64 || !name.chars().all(allowed) {
+        return Err(format!(
+            "{name:?}: a server's name is 1 to 64 letters, digits, '-' or '_' (no dots)"
+        ));
+    }
+    Ok(name.to_owned())
+}
+
+/// The bus of a server sharing its store: NATS at `url`, with direct links to the other
+/// servers unless `--no-links`.
+async fn shared_bus(
+    args: &ServeArgs,
+    url: &str,
+    node_id: &str,
+) -> anyhow::Result<Arc<dyn arbiter_bus::Bus>> {
+    let nats: Arc<dyn arbiter_bus::Bus> = Arc::new(
+        arbiter_bus_nats::NatsBus::connect(url, node_id)
+            .await
+            .with_context(|| format!("connecting to NATS at {}", arbiter_bus_nats::shown(url)))?,
+    );
+    if args.no_links {
+        return Ok(nats);
+    }
+    let at = match &args.link_listen {
+        Some(at) => at.clone(),
+        None => {
+            let (host, _) = args.listen.rsplit_once(':').unwrap_or(("127.0.0.1", ""));
+            format!("{host}:0")
+        }
+    };
+    let listener = TcpListener::bind(&at)
+        .await
+        .with_context(|| format!("accepting links from other servers on {at}"))?;
+    let bound = listener.local_addr()?;
+    let advertised = match &args.link_advertise {
+        Some(address) => tokio::net::lookup_host(address)
+            .await
+            .ok()
+            .and_then(|mut found| found.next())
+            .with_context(|| format!("--link-advertise {address:?} names no address"))?,
+        None if bound.ip().is_unspecified() => {
+            let ip = route_to(url).await.context(
+                "finding the address other servers reach this one at: give --link-advertise",
+            )?;
+            SocketAddr::new(ip, bound.port())
+        }
+        None => bound,
+    };
+    let bus = arbiter_bus::LinkedBus::start(
+        nats,
+        arbiter_arena::NODE_SUBJECTS,
+        node_id,
+        listener,
+        advertised,
+    )
+    .await?;
+    tracing::info!(%bound, %advertised, "direct links to other servers");
+    Ok(Arc::new(bus))
+}
+
+/// The address of this machine on the way to the first NATS server in `urls`: the one the
+/// other servers, which reach that NATS server too, most likely reach this one at. Nothing
+/// is sent to find it.
+async fn route_to(urls: &str) -> anyhow::Result<std::net::IpAddr> {
+    let url = urls.split(',').next().unwrap_or_default().trim();
+    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
+    let host = rest.rsplit_once('@').map_or(rest, |(_, host)| host);
+    let host = host.split('/').next().unwrap_or_default();
+    let host = if host.contains(':') && !host.ends_with(']') {
+        host.to_owned()
+    } else {
+        format!("{host}:4222")
+    };
+    let nats = tokio::net::lookup_host(&host)
+        .await?
+        .next()
+        .with_context(|| format!("{host} names no address"))?;
+    let probe = std::net::UdpSocket::bind(if nats.is_ipv4() {
+        "0.0.0.0:0"
+    } else {
+        "[::]:0"
+    })?;
+    probe.connect(nats)?;
+    Ok(probe.local_addr()?.ip())
 }
 
 pub(crate) async fn run(args: ServeArgs) -> anyhow::Result<()> {
@@ -252,13 +359,7 @@ pub(crate) async fn run(args: ServeArgs) -> anyhow::Result<()> {
     let node_id = args.node_id.clone().unwrap_or_else(host_name);
     tracing::info!(node = %node_id, lease_ms = args.lease_ms, "node");
     let bus: Arc<dyn arbiter_bus::Bus> = match &args.nats {
-        Some(url) => Arc::new(
-            arbiter_bus_nats::NatsBus::connect(url, &node_id)
-                .await
-                .with_context(|| {
-                    format!("connecting to NATS at {}", arbiter_bus_nats::shown(url))
-                })?,
-        ),
+        Some(url) => shared_bus(&args, url, &node_id).await?,
         None => Arc::new(arbiter_bus::LocalBus::new()),
     };
     let arena = Arena::start(
@@ -393,6 +494,35 @@ fn webhook_key(path: &std::path::Path) -> anyhow::Result<Vec<u8>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_server_name_is_one_token_of_a_subject() {
+        for (name, accepted) in [
+            ("a", true),
+            ("node-2_east", true),
+            ("web1.example.org", false),
+            ("", false),
+            ("a b", false),
+            ("*", false),
+            (">", false),
+        ] {
+            assert_eq!(node_name(name).is_ok(), accepted, "{name:?}");
+        }
+        assert!(!host_name().contains('.'));
+        assert!(node_name(&host_name()).is_ok(), "{}", host_name());
+    }
+
+    #[tokio::test]
+    async fn the_route_to_nats_is_found_without_sending() {
+        for url in [
+            "nats://127.0.0.1:4222",
+            "nats://user:secret@127.0.0.1",
+            "127.0.0.1:4222, nats://10.0.0.9:4222",
+        ] {
+            let ip = route_to(url).await.expect("a route");
+            assert!(ip.is_loopback(), "{url}: {ip}");
+        }
+    }
 
     #[test]
     fn flags_override_the_file_which_overrides_the_defaults() {

@@ -10,6 +10,16 @@ use arbiter_store::{AccountId, BotId};
 use crate::Arena;
 use crate::context::Context;
 
+/// What the subjects addressed to one server start with: `arbiter.node.{node}.…` is heard by
+/// the server `node` alone, so a bus may carry it straight there
+/// ([`arbiter_bus::LinkedBus`]).
+pub const NODE_SUBJECTS: &str = "arbiter.node";
+
+/// The subject `rest` (`feed`, `http`, …) addressed to the server `node`.
+pub fn node_subject(node: &str, rest: &str) -> String {
+    format!("{NODE_SUBJECTS}.{node}.{rest}")
+}
+
 /// The subject a bot's change is announced on, with the announcing server's name and the
 /// bot's id, separated by a space, as the payload.
 const BOT_CHANGED: &str = "arbiter.bot.changed";

@@ -56,6 +56,7 @@ pub use arbiter_plugin::{
 pub use arbiter_rating::RatingSystem;
 pub use arbiter_store::{BotKind, MatchStatus, NoteRecord};
 pub use clock::{Clock, ManualClock, SystemClock, utc_datetime};
+pub use cluster::{NODE_SUBJECTS, node_subject};
 pub use config::{ArenaConfig, TimeControl};
 pub use directory::{Bot, BotProfile, Environment, ModuleStatus, Sandboxed, Webhook};
 pub use error::{ArenaError, ErrorClass};

@@ -36,7 +36,7 @@ const QUEUE: usize = 8_192;
 
 /// The subject a server hears its bots' relayed stream events on.
 fn feed_subject(node: &str) -> String {
-    format!("arbiter.node.{node}.feed")
+    crate::node_subject(node, "feed")
 }
 
 /// What the feeds hand the relay to send.

@@ -8,7 +8,9 @@
 //! store is the record, and the bus only says where to look and whom to ask.
 //!
 //! [`LocalBus`] is the bus of a node alone (and of tests that run several arenas in one
-//! process); `arbiter-bus-nats` carries the same trait over NATS.
+//! process); `arbiter-bus-nats` carries the same trait over NATS. [`LinkedBus`] wraps a
+//! shared bus and carries what is addressed to one node straight to it, on a TCP connection
+//! of its own.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -20,6 +22,9 @@ pub use bytes::Bytes;
 use tokio::sync::mpsc;
 
 pub mod conformance;
+mod links;
+
+pub use links::LinkedBus;
 
 /// Messages a subscription holds before the newest are dropped (a subscriber that falls this
 /// far behind has stopped reading).
@@ -126,6 +131,55 @@ pub fn matches(pattern: &str, subject: &str) -> bool {
     subject_tokens.next().is_none()
 }
 
+/// Subscriptions held in this process, and the messages handed to those that match.
+#[derive(Debug, Default)]
+struct Registry {
+    subscriptions: Mutex<Vec<(String, mpsc::Sender<Message>)>>,
+}
+
+impl Registry {
+    fn register(&self, pattern: String, sender: mpsc::Sender<Message>) {
+        self.subscriptions
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .push((pattern, sender));
+    }
+
+    /// Hands `message` to every open subscription whose pattern matches its subject; whether
+    /// there was one.
+    fn deliver(&self, message: Message) -> bool {
+        let mut heard = false;
+        let mut subscriptions = self
+            .subscriptions
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        // A closed subscription is forgotten; a full one misses the message, as a slow
+        // consumer on NATS does.
+        subscriptions.retain(|(pattern, sender)| {
+            if matches(pattern, &message.subject) {
+                let open = !matches!(
+                    sender.try_send(message.clone()),
+                    Err(mpsc::error::TrySendError::Closed(_))
+                );
+                heard |= open;
+                open
+            } else {
+                !sender.is_closed()
+            }
+        });
+        heard
+    }
+
+    /// Whether an open subscription's pattern matches `subject`.
+    fn listens(&self, subject: &str) -> bool {
+        self.subscriptions
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .iter()
+            .any(|(pattern, sender)| !sender.is_closed() && matches(pattern, subject))
+    }
+}
+
 /// The bus of the arenas of one process: a node alone, or the nodes of a test.
 #[derive(Clone, Debug, Default)]
 pub struct LocalBus {
@@ -134,7 +188,7 @@ pub struct LocalBus {
 
 #[derive(Debug, Default)]
 struct LocalInner {
-    subscriptions: Mutex<Vec<(String, mpsc::Sender<Message>)>>,
+    registry: Registry,
     inboxes: AtomicU64,
     /// Whether it stands for a bus shared between nodes (a test's several arenas).
     shared: bool,
@@ -156,40 +210,16 @@ impl LocalBus {
         }
     }
 
-    fn send(&self, message: Message) {
-        let mut subscriptions = self
-            .inner
-            .subscriptions
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        // A closed subscription is forgotten; a full one misses the message, as a slow
-        // consumer on NATS does.
-        subscriptions.retain(|(pattern, sender)| {
-            if matches(pattern, &message.subject) {
-                !matches!(
-                    sender.try_send(message.clone()),
-                    Err(mpsc::error::TrySendError::Closed(_))
-                )
-            } else {
-                !sender.is_closed()
-            }
-        });
-    }
-
     fn listen(&self, pattern: String) -> Subscription {
         let (sender, receiver) = mpsc::channel(SUBSCRIPTION_QUEUE);
-        self.inner
-            .subscriptions
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .push((pattern, sender));
+        self.inner.registry.register(pattern, sender);
         Subscription::new(receiver)
     }
 }
 
 impl Bus for LocalBus {
     fn publish(&self, subject: String, payload: Bytes) -> BusFuture<'_, ()> {
-        self.send(Message {
+        self.inner.registry.deliver(Message {
             subject,
             payload,
             reply: None,
@@ -209,17 +239,10 @@ impl Bus for LocalBus {
                 self.inner.inboxes.fetch_add(1, Ordering::Relaxed)
             );
             let mut answers = self.listen(inbox.clone());
-            let listened = self
-                .inner
-                .subscriptions
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner)
-                .iter()
-                .any(|(pattern, _)| matches(pattern, &subject));
-            if !listened {
+            if !self.inner.registry.listens(&subject) {
                 return Err(BusError::NoAnswer(subject));
             }
-            self.send(Message {
+            self.inner.registry.deliver(Message {
                 subject: subject.clone(),
                 payload,
                 reply: Some(inbox),

@@ -8,9 +8,12 @@
 //! runs it through its own router, as if the client had asked it, and sends the response
 //! back whole. Long-polls wait there as long as they would here. A response whose length is
 //! not known when its head is (an NDJSON or event stream) comes back as it is written: the
-//! owner names a subject in the head, the asking server subscribes to it and says `go`, and
-//! each chunk follows as a message, an empty one ending the body; a client that hangs up
-//! makes the asking server say `stop`. A request that was forwarded once is never forwarded
+//! owner names two subjects in the head, one addressed to the asking server for the chunks and
+//! one addressed to itself for control; the asking server subscribes to the first and says
+//! `go` on the second, and each chunk follows as a message, an empty one ending the body; a
+//! client that hangs up makes the asking server say `stop`. Every subject is addressed to the
+//! one server that listens on it ([`arbiter_arena::NODE_SUBJECTS`]), so that a bus with direct
+//! links between servers carries it straight there. A request that was forwarded once is never forwarded
 //! again, so that two servers that disagree about an owner cannot pass it back and forth.
 //!
 //! Every dialect's paths about one match are forwarded: the native API's, the Board Game
@@ -70,7 +73,7 @@ const HOP_BY_HOP: [&str; 6] = [
 
 /// The subject a server hears forwarded requests on.
 fn subject(node: &str) -> String {
-    format!("arbiter.node.{node}.http")
+    arbiter_arena::node_subject(node, "http")
 }
 
 /// The paths about one match, by dialect: the prefix before the match's id, and whether
@@ -125,9 +128,15 @@ struct Head {
     headers: Vec<(String, String)>,
     /// The client's address, for a request.
     peer: Option<SocketAddr>,
+    /// The server that forwarded a request.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    from: Option<String>,
     /// For a response whose body follows chunk by chunk, the subject it comes on.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     stream: Option<String>,
+    /// For a response whose body follows chunk by chunk, the subject to say `go` and `stop` on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    control: Option<String>,
 }
 
 fn encode(head: &Head, body: &[u8]) -> Bytes {
@@ -208,7 +217,9 @@ pub(crate) async fn to_owner(
         status: None,
         headers: headers_of(&parts.headers),
         peer,
+        from: Some(state.arena.node_id().to_owned()),
         stream: None,
+        control: None,
     };
     let wait = wait_of(parts.uri.query(), state.arena.config().max_wait_ms) + SLACK;
     let bus = state.arena.bus();
@@ -224,12 +235,12 @@ pub(crate) async fn to_owner(
     let Some((head, body)) = decode(&answer) else {
         return unavailable("its answer could not be read");
     };
-    let body = match &head.stream {
-        Some(chunks) => match streamed(bus, chunks).await {
+    let body = match (&head.stream, &head.control) {
+        (Some(chunks), Some(control)) => match streamed(bus, chunks, control).await {
             Ok(body) => body,
             Err(error) => return unavailable(&error.to_string()),
         },
-        None => axum::body::Body::from(body),
+        _ => axum::body::Body::from(body),
     };
     let mut response = Response::new(body);
     *response.status_mut() = head
@@ -245,11 +256,6 @@ pub(crate) async fn to_owner(
         }
     }
     response
-}
-
-/// The subject the asking server says `go` or `stop` on for a streamed body on `chunks`.
-fn control_of(chunks: &str) -> String {
-    format!("{chunks}.control")
 }
 
 /// Says `stop` to the owner of a streamed body when the body is dropped: its client hung up,
@@ -270,14 +276,15 @@ impl Drop for StopOnDrop {
     }
 }
 
-/// The body the owner streams on `chunks`: subscribed to before saying `go`, so that no
-/// chunk is missed.
+/// The body the owner streams on `chunks`: subscribed to before saying `go` on `control`, so
+/// that no chunk is missed.
 async fn streamed(
     bus: std::sync::Arc<dyn arbiter_bus::Bus>,
     chunks: &str,
+    control: &str,
 ) -> Result<axum::body::Body, arbiter_bus::BusError> {
     let frames = bus.subscribe(chunks.to_owned()).await?;
-    let control = control_of(chunks);
+    let control = control.to_owned();
     bus.publish(control.clone(), Bytes::from_static(b"go"))
         .await?;
     let guard = StopOnDrop { bus, control };
@@ -361,10 +368,11 @@ pub(crate) async fn answer_forwarded(router: Router, arena: Arena) {
     });
 }
 
-/// Names the subjects this server streams bodies on: unique to this run of the server, so
-/// that a subject of a server's earlier run is never reused.
+/// Names the subjects this server streams bodies on and hears their control on: unique to
+/// this run of the server, so that a subject of a server's earlier run is never reused.
 struct StreamNames {
-    prefix: String,
+    node: String,
+    run: u64,
     next: std::sync::atomic::AtomicU64,
 }
 
@@ -376,14 +384,21 @@ impl StreamNames {
             .build_hasher()
             .finish();
         StreamNames {
-            prefix: format!("arbiter.node.{node}.body.{run:x}"),
+            node: node.to_owned(),
+            run,
             next: std::sync::atomic::AtomicU64::new(0),
         }
     }
 
-    fn next(&self) -> String {
+    /// The subjects of the next body streamed to the server `to`: its chunks, addressed to
+    /// `to`, and its control, addressed to this server.
+    fn next(&self, to: &str) -> (String, String) {
         let n = self.next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        format!("{}.{n}", self.prefix)
+        let (node, run) = (&self.node, self.run);
+        (
+            arbiter_arena::node_subject(to, &format!("body.{node}.{run:x}.{n}")),
+            arbiter_arena::node_subject(node, &format!("control.{run:x}.{n}")),
+        )
     }
 }
 
@@ -396,7 +411,9 @@ impl Head {
             status: Some(status),
             headers: Vec::new(),
             peer: None,
+            from: None,
             stream: None,
+            control: None,
         }
     }
 }
@@ -410,6 +427,7 @@ async fn answer(
     head: Head,
     body: Bytes,
 ) -> Bytes {
+    let from = head.from.clone();
     let mut request = Request::new(axum::body::Body::from(body));
     *request.method_mut() = head
         .method
@@ -444,11 +462,15 @@ async fn answer(
     let mut head = Head::response(parts.status.as_u16());
     head.headers = headers_of(&parts.headers);
     if axum::body::HttpBody::size_hint(&body).exact().is_none() {
-        let chunks = streams.next();
-        return match bus.subscribe(control_of(&chunks)).await {
-            Ok(control) => {
-                tokio::spawn(stream_out(bus.clone(), chunks.clone(), control, body));
+        let Some(from) = from else {
+            return encode(&Head::response(503), b"");
+        };
+        let (chunks, control) = streams.next(&from);
+        return match bus.subscribe(control.clone()).await {
+            Ok(said) => {
+                tokio::spawn(stream_out(bus.clone(), chunks.clone(), said, body));
                 head.stream = Some(chunks);
+                head.control = Some(control);
                 encode(&head, b"")
             }
             Err(_) => encode(&Head::response(503), b""),
@@ -525,6 +547,18 @@ mod tests {
     }
 
     #[test]
+    fn a_streamed_body_is_addressed_to_the_servers_that_hear_it() {
+        let names = StreamNames::new("a");
+        let (chunks, control) = names.next("b");
+        let (again, _) = names.next("b");
+        assert!(chunks.starts_with("arbiter.node.b.body.a."), "{chunks}");
+        assert!(control.starts_with("arbiter.node.a.control."), "{control}");
+        assert_ne!(chunks, again);
+        // Another run of the same server names other subjects.
+        assert_ne!(StreamNames::new("a").next("b").0, chunks);
+    }
+
+    #[test]
     fn a_message_carries_its_head_and_body() {
         let head = Head {
             method: Some("POST".to_owned()),
@@ -532,13 +566,16 @@ mod tests {
             status: None,
             headers: vec![("authorization".to_owned(), "Bearer t".to_owned())],
             peer: Some(SocketAddr::from(([10, 0, 0, 1], 4000))),
+            from: Some("b".to_owned()),
             stream: None,
+            control: None,
         };
         let body = b"{\"move\":\n19}";
         let (decoded, decoded_body) = decode(&encode(&head, body)).expect("decoded");
         assert_eq!(decoded.uri, head.uri);
         assert_eq!(decoded.headers, head.headers);
         assert_eq!(decoded.peer, head.peer);
+        assert_eq!(decoded.from, head.from);
         assert_eq!(&decoded_body[..], body);
     }
 }

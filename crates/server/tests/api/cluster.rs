@@ -1,19 +1,29 @@
 //! Two servers sharing one store and a bus: bots connected to different servers play a match
 //! to its end, each server forwarding the requests about a match the other runs; a closed
-//! match is read from the store on either.
+//! match is read from the store on either. They do so on the shared bus alone, and with
+//! direct links between the servers, which carry everything addressed to one of them.
 
 use std::sync::Arc;
 
 use arbiter_arena::{ArenaConfig, ManualClock};
-use arbiter_bus::LocalBus;
+use arbiter_bus::{Bus, LinkedBus, LocalBus};
 use arbiter_store_sqlite::SqliteStore;
 use reqwest::Method;
 use serde_json::json;
 
 use crate::helpers::{ADMIN, T0, TestApp, settle, start_with_store};
 
-/// Two servers, `a` and `b`, on one SQLite file and one in-process bus.
-async fn two_servers() -> (TestApp, TestApp) {
+/// How the two servers reach each other.
+#[derive(Clone, Copy, Debug)]
+enum Between {
+    /// Everything on the shared bus.
+    Bus,
+    /// What is addressed to one server on a direct link to it, the rest on the shared bus.
+    Links,
+}
+
+/// Two servers, `a` and `b`, on one SQLite file and one in-process bus, linked or not.
+async fn two_servers(between: Between) -> (TestApp, TestApp) {
     let bus = LocalBus::shared();
     let clock = ManualClock::new(T0);
     let shared = tempfile::tempdir().expect("temp dir");
@@ -21,9 +31,22 @@ async fn two_servers() -> (TestApp, TestApp) {
     let mut apps = Vec::new();
     for (node, dir) in [("a", shared), ("b", tempfile::tempdir().expect("temp dir"))] {
         let store = SqliteStore::open(&path).await.expect("store");
+        let node_bus: Arc<dyn Bus> = match between {
+            Between::Bus => Arc::new(bus.clone()),
+            Between::Links => {
+                let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+                    .await
+                    .expect("bind");
+                let at = listener.local_addr().expect("address");
+                let shared = Arc::new(bus.clone());
+                let linked =
+                    LinkedBus::start(shared, arbiter_arena::NODE_SUBJECTS, node, listener, at);
+                Arc::new(linked.await.expect("linked"))
+            }
+        };
         let config = ArenaConfig {
             node_id: node.to_owned(),
-            bus: Arc::new(bus.clone()),
+            bus: node_bus,
             ..ArenaConfig::default()
         };
         apps.push(start_with_store(dir, clock.clone(), config, Arc::new(store)).await);
@@ -60,7 +83,14 @@ async fn flipsight(app: &TestApp, token: &str, body: serde_json::Value) -> serde
 
 #[tokio::test]
 async fn bots_on_different_servers_play_a_match_to_its_end() {
-    let (a, b) = two_servers().await;
+    for between in [Between::Bus, Between::Links] {
+        bots_on_different_servers_play_a_match(between).await;
+    }
+}
+
+async fn bots_on_different_servers_play_a_match(between: Between) {
+    eprintln!("between the servers: {between:?}");
+    let (a, b) = two_servers(between).await;
     let (_, alpha) = a.register("Alpha").await;
     let (_, beta) = a.register("Beta").await;
     until_known(&b, &beta).await;
@@ -134,7 +164,14 @@ async fn bots_on_different_servers_play_a_match_to_its_end() {
 
 #[tokio::test]
 async fn a_bot_streams_from_one_server_and_spectators_watch_from_either() {
-    let (a, b) = two_servers().await;
+    for between in [Between::Bus, Between::Links] {
+        a_bot_streams_and_spectators_watch(between).await;
+    }
+}
+
+async fn a_bot_streams_and_spectators_watch(between: Between) {
+    eprintln!("between the servers: {between:?}");
+    let (a, b) = two_servers(between).await;
     // Gomoku, which the Board Game Protocol's spectators can watch.
     let mut tokens = Vec::new();
     for name in ["Alpha", "Beta"] {
