@@ -66,6 +66,11 @@ pub(crate) struct BenchArgs {
     /// Has the servers carry everything between them through NATS, with no direct links.
     #[arg(long)]
     no_links: bool,
+    /// With `--nodes` above 1, connects both bots of a pair to the same server, the pairs
+    /// spread over the servers, so that no move crosses: what running several servers costs
+    /// apart from the crossing.
+    #[arg(long)]
+    together: bool,
     /// Flushes timed to measure the raw `fdatasync` latency of the database's disk, printed
     /// beside the latencies (0 to skip).
     #[arg(long, default_value_t = 500)]
@@ -780,14 +785,15 @@ async fn bench(args: &BenchArgs, servers: &[Server]) -> anyhow::Result<()> {
                     until_known(&client, other, last).await?;
                 }
             }
-            // Pair p's challenger connects to server p, its opponent to the next one.
-            let several = servers.len() > 1;
+            // Pair p's challenger connects to server p, its opponent to the next one (or to
+            // the same one, `--together`).
+            let several = servers.len() > 1 && !args.together;
             let bots: Vec<Arc<Bot>> = tokens
                 .into_iter()
                 .enumerate()
                 .map(|(i, token)| {
                     let (pair, challenged) = (i / 2, i % 2 == 1);
-                    let node = (pair + usize::from(challenged)) % servers.len();
+                    let node = (pair + usize::from(several && challenged)) % servers.len();
                     let crossing = match (several, challenged) {
                         (false, _) => None,
                         (true, false) => Some(Crossing::Forwarded),

@@ -208,8 +208,8 @@ async fn a_killed_servers_match_goes_on_on_the_other_with_nothing_lost() {
     );
 
     // Once a's lease lapses, b takes the match over at its next heartbeat. A request b
-    // forwarded to a in the moment a died waits for its answer until the forwarding gives up
-    // on it; asking again a second later finds the match on b without waiting for that.
+    // forwarded to a in the moment a died fails when b's link to a closes (on NATS alone it
+    // would wait until the forwarding gives up on it); asking again finds the match on b.
     let impatient = arbiter_http_client::builder()
         .timeout(Duration::from_secs(1))
         .build()

@@ -20,7 +20,7 @@
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::time::{Duration, Instant};
 
 use bytes::{Buf, BufMut, Bytes, BytesMut};
@@ -28,7 +28,7 @@ use rand::TryRng;
 use subtle::ConstantTimeEq;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::{mpsc, oneshot, watch};
 
 use crate::{Bus, BusError, BusFuture, Message, Registry, SUBSCRIPTION_QUEUE, Subscription};
 
@@ -42,15 +42,12 @@ const DIAL_TIMEOUT: Duration = Duration::from_secs(2);
 /// is tried again.
 const RETRY_AFTER: Duration = Duration::from_secs(1);
 
-/// Frames waiting to be written to one node; a node that stops reading misses what comes
-/// after, as a slow consumer on NATS does.
-const LINK_QUEUE: usize = 8_192;
+/// How long one frame may wait to be written to a node that is not reading before the link is
+/// given up (and the frame sent through the wrapped bus).
+const WRITE_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// The largest frame read from a link (a forwarded request with its body, with room).
 const MAX_FRAME: usize = 64 << 20;
-
-/// Bytes gathered from the queue into one write.
-const WRITE_BATCH: usize = 256 << 10;
 
 /// A frame carrying a message.
 const KIND_MESSAGE: u8 = 0;
@@ -81,26 +78,66 @@ struct Shared {
     local: Registry,
     links: Mutex<HashMap<String, Arc<Slot>>>,
     /// Requests sent on links and waiting for their answers, by number.
-    pending: Mutex<HashMap<u64, oneshot::Sender<Result<Bytes, BusError>>>>,
+    pending: Mutex<HashMap<u64, Pending>>,
     next_request: AtomicU64,
+    /// Itself, for the tasks it starts.
+    me: Weak<Shared>,
+    /// Dropped with the bus: its links and listener close, as when a process ends.
+    closing: watch::Sender<()>,
 }
 
-/// The link to one other node.
+/// A request sent on a link, waiting for its answer.
+#[derive(Debug)]
+struct Pending {
+    /// The node it was sent to: if its link closes, no answer will come.
+    node: String,
+    answer: oneshot::Sender<Result<Bytes, BusError>>,
+}
+
+/// The link to one other node, made when first needed.
 #[derive(Debug, Default)]
 struct Slot {
-    /// The queue of its writing task, while the link is up.
-    frames: Mutex<Option<mpsc::Sender<Bytes>>>,
+    /// The link, while it is up.
+    link: Mutex<Option<Arc<Link>>>,
     /// Held while the link is being made, with when the last try failed.
     dialing: tokio::sync::Mutex<Option<Instant>>,
 }
 
 impl Slot {
-    fn current(&self) -> Option<mpsc::Sender<Bytes>> {
-        let frames = self.frames.lock().unwrap_or_else(PoisonError::into_inner);
-        frames
-            .as_ref()
-            .filter(|sender| !sender.is_closed())
-            .cloned()
+    fn current(&self) -> Option<Arc<Link>> {
+        let link = self.link.lock().unwrap_or_else(PoisonError::into_inner);
+        link.as_ref().filter(|link| !link.is_down()).cloned()
+    }
+}
+
+/// A connection to another node, written by whoever sends on it: one frame at a time, in the
+/// order the senders took the lock, each written whole with no task in between.
+#[derive(Debug)]
+struct Link {
+    write: tokio::sync::Mutex<tokio::net::tcp::OwnedWriteHalf>,
+    /// Set when the other node closed the connection or a write failed.
+    down: Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl Link {
+    fn is_down(&self) -> bool {
+        self.down.load(Ordering::Acquire)
+    }
+
+    /// Writes `frame`; false, with the link down, when it cannot be written whole in time.
+    async fn send(&self, frame: &[u8]) -> bool {
+        let mut write = self.write.lock().await;
+        if self.is_down() {
+            return false;
+        }
+        let written = tokio::time::timeout(WRITE_TIMEOUT, write.write_all(frame)).await;
+        if matches!(written, Ok(Ok(()))) {
+            return true;
+        }
+        // A frame may have been cut short: nothing more can be written on this connection.
+        self.down.store(true, Ordering::Release);
+        let _ = write.shutdown().await;
+        false
     }
 }
 
@@ -118,7 +155,7 @@ impl LinkedBus {
         rand::rngs::SysRng
             .try_fill_bytes(&mut secret)
             .map_err(|error| BusError::Unavailable(format!("no randomness: {error}")))?;
-        let shared = Arc::new(Shared {
+        let shared = Arc::new_cyclic(|me| Shared {
             inner: inner.clone(),
             prefix: format!("{prefix}."),
             own: format!("{prefix}.{node}."),
@@ -129,6 +166,8 @@ impl LinkedBus {
             links: Mutex::default(),
             pending: Mutex::default(),
             next_request: AtomicU64::new(0),
+            me: me.clone(),
+            closing: watch::channel(()).0,
         });
         // Answers that came back through the wrapped bus, from a node that could not link to
         // this one.
@@ -151,7 +190,11 @@ impl LinkedBus {
                 }
             }
         });
-        tokio::spawn(accept(Arc::downgrade(&shared), listener));
+        tokio::spawn(accept(
+            Arc::downgrade(&shared),
+            shared.closing.subscribe(),
+            listener,
+        ));
         Ok(LinkedBus { shared })
     }
 
@@ -184,9 +227,26 @@ impl Shared {
             .unwrap_or_else(PoisonError::into_inner)
             .remove(&id);
         if let Some(waiting) = waiting {
-            let _ = waiting.send(answer);
+            let _ = waiting.answer.send(answer);
         }
         true
+    }
+
+    /// Fails at once the requests waiting on `node`, whose link closed: no answer will come.
+    fn link_lost(&self, node: &str) {
+        let lost: Vec<Pending> = {
+            let mut pending = self.pending.lock().unwrap_or_else(PoisonError::into_inner);
+            let ids: Vec<u64> = pending
+                .iter()
+                .filter(|(_, waiting)| waiting.node == node)
+                .map(|(&id, _)| id)
+                .collect();
+            ids.iter().filter_map(|id| pending.remove(id)).collect()
+        };
+        for waiting in lost {
+            let why = format!("the link to {node} closed before it answered");
+            let _ = waiting.answer.send(Err(BusError::Unavailable(why)));
+        }
     }
 
     /// Hands a message addressed to this node to its subscriptions; a request no one here
@@ -208,44 +268,36 @@ impl Shared {
         }
     }
 
-    /// Queues `frame` on the link to `node`, making the link first if need be; false when
-    /// there is no link to be had.
+    /// Writes `frame` on the link to `node`, making the link first if need be; false when
+    /// there is no link to be had or it broke.
     async fn send_direct(&self, node: &str, frame: Bytes) -> bool {
-        let Some(frames) = self.link_to(node).await else {
-            return false;
-        };
-        match frames.try_send(frame) {
-            Ok(()) => true,
-            // A node that has stopped reading misses the message, as on the wrapped bus.
-            Err(mpsc::error::TrySendError::Full(_)) => {
-                tracing::warn!(%node, "a linked node is not reading; a message was dropped");
-                true
-            }
-            Err(mpsc::error::TrySendError::Closed(_)) => false,
+        match self.link_to(node).await {
+            Some(link) => link.send(&frame).await,
+            None => false,
         }
     }
 
-    /// The queue of the link to `node`, made now if there is none.
-    async fn link_to(&self, node: &str) -> Option<mpsc::Sender<Bytes>> {
+    /// The link to `node`, made now if there is none.
+    async fn link_to(&self, node: &str) -> Option<Arc<Link>> {
         let slot = {
             let mut links = self.links.lock().unwrap_or_else(PoisonError::into_inner);
             links.entry(node.to_owned()).or_default().clone()
         };
-        if let Some(frames) = slot.current() {
-            return Some(frames);
+        if let Some(link) = slot.current() {
+            return Some(link);
         }
         let mut failed = slot.dialing.lock().await;
-        if let Some(frames) = slot.current() {
-            return Some(frames);
+        if let Some(link) = slot.current() {
+            return Some(link);
         }
         if failed.is_some_and(|at| at.elapsed() < RETRY_AFTER) {
             return None;
         }
         match tokio::time::timeout(DIAL_TIMEOUT, self.dial(node)).await {
-            Ok(Ok(frames)) => {
+            Ok(Ok(link)) => {
                 *failed = None;
-                *slot.frames.lock().unwrap_or_else(PoisonError::into_inner) = Some(frames.clone());
-                Some(frames)
+                *slot.link.lock().unwrap_or_else(PoisonError::into_inner) = Some(link.clone());
+                Some(link)
             }
             Ok(Err(error)) => {
                 tracing::warn!(%node, %error, "no direct link; using the message bus");
@@ -260,9 +312,9 @@ impl Shared {
         }
     }
 
-    /// Asks `node` for its link address and secret, connects, and starts the task that writes
-    /// to it.
-    async fn dial(&self, node: &str) -> Result<mpsc::Sender<Bytes>, BusError> {
+    /// Asks `node` for its link address and secret, connects, and starts the task that
+    /// notices when the other node closes it.
+    async fn dial(&self, node: &str) -> Result<Arc<Link>, BusError> {
         let subject = format!("{}{node}._link", self.prefix);
         let answer = self
             .inner
@@ -294,41 +346,27 @@ impl Shared {
                 "link to {node} at {address}: refused"
             )));
         }
-        let (frames, queue) = mpsc::channel(LINK_QUEUE);
-        tokio::spawn(write_link(queue, read, write));
-        Ok(frames)
-    }
-}
-
-/// Writes the frames queued for one node, gathering what is waiting into one write, until
-/// the connection closes or the queue's senders are gone.
-async fn write_link(
-    mut queue: mpsc::Receiver<Bytes>,
-    mut read: BufReader<tokio::net::tcp::OwnedReadHalf>,
-    mut write: tokio::net::tcp::OwnedWriteHalf,
-) {
-    let mut batch = Vec::with_capacity(64 << 10);
-    let mut scratch = [0u8; 64];
-    loop {
-        let first = tokio::select! {
-            first = queue.recv() => first,
+        let link = Arc::new(Link {
+            write: tokio::sync::Mutex::new(write),
+            down: Arc::default(),
+        });
+        let (down, me, node) = (link.down.clone(), self.me.clone(), node.to_owned());
+        let mut closing = self.closing.subscribe();
+        tokio::spawn(async move {
             // The other node never writes after its welcome: a read ends only when it closes.
-            _ = read.read(&mut scratch) => None,
-        };
-        let Some(first) = first else { break };
-        batch.clear();
-        batch.extend_from_slice(&first);
-        while batch.len() < WRITE_BATCH {
-            match queue.try_recv() {
-                Ok(more) => batch.extend_from_slice(&more),
-                Err(_) => break,
+            let mut scratch = [0u8; 64];
+            let closed = async { while matches!(read.read(&mut scratch).await, Ok(n) if n > 0) {} };
+            tokio::select! {
+                () = closed => {}
+                _ = closing.changed() => {}
             }
-        }
-        if write.write_all(&batch).await.is_err() {
-            break;
-        }
+            down.store(true, Ordering::Release);
+            if let Some(shared) = me.upgrade() {
+                shared.link_lost(&node);
+            }
+        });
+        Ok(link)
     }
-    // Dropping the queue marks the link down; the next message makes a new one.
 }
 
 /// Encodes one frame: its length, kind, subject, reply subject and payload.
@@ -375,23 +413,30 @@ fn unframe(mut body: Bytes) -> Option<(u8, Message)> {
 }
 
 /// Accepts links from other nodes for as long as the bus lives.
-async fn accept(shared: std::sync::Weak<Shared>, listener: TcpListener) {
+async fn accept(shared: Weak<Shared>, mut closing: watch::Receiver<()>, listener: TcpListener) {
     loop {
-        let Ok((stream, peer)) = listener.accept().await else {
+        let accepted = tokio::select! {
+            accepted = listener.accept() => accepted,
+            _ = closing.changed() => break,
+        };
+        let Ok((stream, peer)) = accepted else {
             // Out of descriptors, say: try again shortly rather than spin.
             tokio::time::sleep(Duration::from_millis(50)).await;
             continue;
         };
-        if shared.strong_count() == 0 {
-            break;
-        }
-        tokio::spawn(read_link(shared.clone(), stream, peer));
+        let (shared, mut closed) = (shared.clone(), closing.clone());
+        tokio::spawn(async move {
+            tokio::select! {
+                () = read_link(shared, stream, peer) => {}
+                _ = closed.changed() => {}
+            }
+        });
     }
 }
 
 /// Reads one node's link: its greeting, then its frames, until it closes or breaks the
 /// protocol.
-async fn read_link(shared: std::sync::Weak<Shared>, stream: TcpStream, peer: SocketAddr) {
+async fn read_link(shared: Weak<Shared>, stream: TcpStream, peer: SocketAddr) {
     let _ = stream.set_nodelay(true);
     let (read, mut write) = stream.into_split();
     let mut read = BufReader::new(read);
@@ -450,7 +495,7 @@ async fn read_link(shared: std::sync::Weak<Shared>, stream: TcpStream, peer: Soc
             }
         }
     }
-    // Closing tells the other node's writing task that the link is down.
+    // Closing tells the other node that the link is down.
     drop(write);
 }
 
@@ -524,7 +569,14 @@ impl Bus for LinkedBus {
                     .lock()
                     .unwrap_or_else(PoisonError::into_inner)
             };
-            pending().insert(id, answer);
+            let node_name = node.to_owned();
+            pending().insert(
+                id,
+                Pending {
+                    node: node_name,
+                    answer,
+                },
+            );
             let frame = frame(KIND_MESSAGE, &subject, Some(&reply), &payload);
             if !shared.send_direct(node, frame).await {
                 pending().remove(&id);

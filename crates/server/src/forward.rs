@@ -40,7 +40,8 @@ use crate::error::ApiError;
 const FORWARDED: &str = "x-arbiter-forwarded";
 
 /// How long an answer may take beyond a long-poll's wait: the round trip and the work. An
-/// owner that dies with a request in hand is given up on after this.
+/// owner that dies with a request in hand is given up on after this, or at once where the
+/// direct link to it closes.
 const SLACK: Duration = Duration::from_secs(10);
 
 /// How long a streamed body may go without a chunk before the asking server ends it (every

@@ -149,6 +149,30 @@ async fn a_request_no_one_hears_fails_at_once() {
 }
 
 #[tokio::test]
+async fn a_request_to_a_node_that_goes_away_fails_at_once() {
+    let inner = Counted::new();
+    let (a, b) = (node(&inner, "a").await, node(&inner, "b").await);
+    let mut calls = b.subscribe("n.b.slow".into()).await.expect("subscribe");
+    let started = Instant::now();
+    let asked = tokio::spawn(async move {
+        a.request("n.b.slow".into(), Bytes::new(), Duration::from_secs(60))
+            .await
+    });
+    // b has the request in hand, and goes away without answering.
+    next(&mut calls).await;
+    drop((calls, b));
+    let failed = tokio::time::timeout(Duration::from_secs(10), asked)
+        .await
+        .expect("failed before its timeout")
+        .expect("joined");
+    assert!(
+        matches!(failed, Err(BusError::Unavailable(_))),
+        "{failed:?}"
+    );
+    assert!(started.elapsed() < Duration::from_secs(10));
+}
+
+#[tokio::test]
 async fn a_node_without_links_is_reached_through_the_wrapped_bus() {
     let inner = Counted::new();
     let a = node(&inner, "a").await;
@@ -230,8 +254,8 @@ async fn a_link_to_a_node_that_restarted_is_made_again() {
     drop((feed, b));
     let b = node(&inner, "b").await;
     let mut feed = b.subscribe("n.b.feed".into()).await.expect("subscribe");
-    // The old link's reader ends when the old bus is gone; messages sent meanwhile may be
-    // lost, as on any bus, and the next ones arrive.
+    // The old link closed with the old bus; messages sent meanwhile may be lost, as on any
+    // bus, and the next ones arrive.
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
         a.publish("n.b.feed".into(), Bytes::from("after"))
