@@ -10,12 +10,12 @@
 //! A node learns another's link address by asking it on the wrapped bus
 //! (`{prefix}.{node}._link`), and presents the secret it was told there when it connects: the
 //! links are open to whoever may use the wrapped bus, and to no one else. A node sends to
-//! each other node on one connection, written by one task, so that messages from one node to
-//! another arrive in the order they were sent; answers to requests come back on the
-//! answering node's own connection. When a link cannot be made, or breaks, messages go
-//! through the wrapped bus instead, where the addressee listens too: nothing is lost that the
-//! wrapped bus would not lose, though a message sent just after a link broke may overtake
-//! one sent just before.
+//! each other node on one connection, one whole frame at a time, so that messages from one
+//! node to another arrive in the order they were sent; answers to requests come back on the
+//! answering node's own connection, and a request whose link closes fails at once. When a
+//! link cannot be made, or breaks, messages go through the wrapped bus instead, where the
+//! addressee listens too: nothing is lost that the wrapped bus would not lose, though a
+//! message sent just after a link broke may overtake one sent just before.
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
