@@ -30,7 +30,7 @@ use arbiter_othello::Kernels;
 use arbiter_othello_eval::{SCALE, Weights};
 
 use crate::Limits;
-use crate::tree::{Bound, Meter, NO_MOVE, Table, mix, sort_best_first};
+use crate::tree::{Bound, Meter, NO_MOVE, Stoppable, Table, mix, pvs_child, sort_best_first};
 
 /// Above any score.
 const INFINITY: i32 = 1 << 20;
@@ -204,6 +204,12 @@ fn search_in(
     found.map(|found| Found { nodes, ..found })
 }
 
+impl Stoppable for Searcher<'_> {
+    fn aborted(&self) -> bool {
+        self.meter.aborted
+    }
+}
+
 impl Searcher<'_> {
     /// The heuristic score of a position for its mover.
     fn evaluate(&self, p: u64, o: u64) -> i32 {
@@ -284,16 +290,9 @@ impl Searcher<'_> {
         let mut best: Option<(usize, i32)> = None;
         for (i, &sq) in moves.iter().enumerate() {
             let (np, no) = self.play(p, o, sq);
-            let score = if best.is_none() {
-                -self.negamax(np, no, depth - 1, -beta, -alpha)
-            } else {
-                let probe = -self.negamax(np, no, depth - 1, -alpha - 1, -alpha);
-                if probe > alpha && probe < beta && !self.meter.aborted {
-                    -self.negamax(np, no, depth - 1, -beta, -alpha)
-                } else {
-                    probe
-                }
-            };
+            let score = pvs_child(self, best.is_none(), alpha, beta, |s, a, b| {
+                -s.negamax(np, no, depth - 1, -b, -a)
+            });
             if self.meter.aborted {
                 return None;
             }
@@ -343,16 +342,9 @@ impl Searcher<'_> {
         let mut best_move = NO_MOVE;
         for &(_, sq) in &list[..count] {
             let (np, no) = self.play(p, o, sq);
-            let score = if best_move == NO_MOVE {
-                -self.negamax(np, no, depth - 1, -beta, -alpha)
-            } else {
-                let probe = -self.negamax(np, no, depth - 1, -alpha - 1, -alpha);
-                if probe > alpha && probe < beta && !self.meter.aborted {
-                    -self.negamax(np, no, depth - 1, -beta, -alpha)
-                } else {
-                    probe
-                }
-            };
+            let score = pvs_child(self, best_move == NO_MOVE, alpha, beta, |s, a, b| {
+                -s.negamax(np, no, depth - 1, -b, -a)
+            });
             if self.meter.aborted {
                 return 0;
             }

@@ -5,7 +5,7 @@ use std::time::Instant;
 use arbiter_othello::{Color, Move, Position};
 
 use crate::eval::Geometry;
-use crate::tree::{Bound, Meter, NO_MOVE, Table, mix, sort_best_first};
+use crate::tree::{Bound, Meter, NO_MOVE, Stoppable, Table, mix, pvs_child, sort_best_first};
 use crate::{Choice, Limits, squares};
 
 /// Above every score a search can return, exact or heuristic.
@@ -103,6 +103,12 @@ pub(crate) fn search(position: &Position, max_depth: u32, limits: &Limits) -> Ch
     choice
 }
 
+impl Stoppable for Searcher<'_> {
+    fn aborted(&self) -> bool {
+        self.meter.aborted
+    }
+}
+
 impl Searcher<'_> {
     /// The root's moves in search order: `first` (if legal), then by the ordering heuristic.
     fn ordered_moves(
@@ -166,16 +172,9 @@ impl Searcher<'_> {
             if child.play(Move::Place(sq)).is_err() {
                 continue;
             }
-            let score = if best.is_none() {
-                -self.negamax(&child, depth - 1, -INFINITY, -alpha)
-            } else {
-                let probe = -self.negamax(&child, depth - 1, -alpha - 1, -alpha);
-                if probe > alpha && !self.meter.aborted {
-                    -self.negamax(&child, depth - 1, -INFINITY, -alpha)
-                } else {
-                    probe
-                }
-            };
+            let score = pvs_child(self, best.is_none(), alpha, INFINITY, |s, a, b| {
+                -s.negamax(&child, depth - 1, -b, -a)
+            });
             if self.meter.aborted {
                 return None;
             }
@@ -236,16 +235,9 @@ impl Searcher<'_> {
             if child.play(Move::Place(sq)).is_err() {
                 continue;
             }
-            let score = if best_move == NO_MOVE {
-                -self.negamax(&child, depth - 1, -beta, -alpha)
-            } else {
-                let probe = -self.negamax(&child, depth - 1, -alpha - 1, -alpha);
-                if probe > alpha && probe < beta && !self.meter.aborted {
-                    -self.negamax(&child, depth - 1, -beta, -alpha)
-                } else {
-                    probe
-                }
-            };
+            let score = pvs_child(self, best_move == NO_MOVE, alpha, beta, |s, a, b| {
+                -s.negamax(&child, depth - 1, -b, -a)
+            });
             if self.meter.aborted {
                 return 0;
             }

@@ -163,6 +163,36 @@ pub(crate) fn sort_best_first(list: &mut [(i32, u8)]) {
     }
 }
 
+/// A search that its [`Meter`] can stop.
+pub(crate) trait Stoppable {
+    /// Whether a limit stopped the search: every score since is meaningless.
+    fn aborted(&self) -> bool;
+}
+
+/// The score of one child in a principal-variation search, from the parent's side. The
+/// first child is searched with the whole window `(alpha, beta)`. Each later one is searched
+/// first with a null window at `alpha`, which proves it no better cheaply, and again with the
+/// whole window only when it proved better and below `beta`, unless the search was stopped
+/// meanwhile. `search(searcher, alpha, beta)` searches the child within a window given from
+/// the parent's side.
+pub(crate) fn pvs_child<S: Stoppable>(
+    searcher: &mut S,
+    first: bool,
+    alpha: i32,
+    beta: i32,
+    mut search: impl FnMut(&mut S, i32, i32) -> i32,
+) -> i32 {
+    if first {
+        return search(searcher, alpha, beta);
+    }
+    let probe = search(searcher, alpha, alpha + 1);
+    if probe > alpha && probe < beta && !searcher.aborted() {
+        search(searcher, alpha, beta)
+    } else {
+        probe
+    }
+}
+
 /// A search's count of nodes against its [`Limits`].
 pub(crate) struct Meter<'a> {
     limits: &'a Limits,

@@ -1,6 +1,6 @@
 use std::time::{Duration, Instant};
 
-use super::{Bound, Meter, NO_MOVE, Table, sort_best_first};
+use super::{Bound, Meter, NO_MOVE, Stoppable, Table, pvs_child, sort_best_first};
 use crate::Limits;
 
 /// A table of one slot, so that every key collides.
@@ -120,4 +120,49 @@ fn the_node_limit_applies_once_enforced() {
     meter.enforce = true;
     assert!(meter.tick(), "past the limit");
     assert!(meter.aborted);
+}
+
+/// A child whose true value is `value`, searched with fail-soft bounds: it reports its value
+/// clamped to the window's edges, records each window it was asked, and stops the search
+/// after `stop_after` searches.
+struct Child {
+    value: i32,
+    windows: Vec<(i32, i32)>,
+    stop_after: usize,
+}
+
+impl Stoppable for Child {
+    fn aborted(&self) -> bool {
+        self.windows.len() >= self.stop_after
+    }
+}
+
+#[test]
+fn a_later_child_is_searched_again_only_when_it_proves_better_within_the_window() {
+    // (first, child's value, parent's window, stop after, windows asked, score)
+    let cases = [
+        // The first child: the whole window, once.
+        (true, 5, (0, 10), 9, vec![(0, 10)], 5),
+        // Not better than alpha: the null window proves it.
+        (false, -3, (0, 10), 9, vec![(0, 1)], 0),
+        // Better than alpha, below beta: searched again for its exact value.
+        (false, 5, (0, 10), 9, vec![(0, 1), (0, 10)], 5),
+        (false, 12, (0, 10), 9, vec![(0, 1), (0, 10)], 10),
+        // In a null window of the parent's own, the fail-high is all there is to know.
+        (false, 5, (0, 1), 9, vec![(0, 1)], 1),
+        // Stopped during the null window: no second search.
+        (false, 5, (0, 10), 1, vec![(0, 1)], 1),
+    ];
+    for (first, value, (alpha, beta), stop_after, windows, score) in cases {
+        let mut child = Child {
+            value,
+            windows: Vec::new(),
+            stop_after,
+        };
+        let got = pvs_child(&mut child, first, alpha, beta, |child, alpha, beta| {
+            child.windows.push((alpha, beta));
+            child.value.clamp(alpha, beta)
+        });
+        assert_eq!((child.windows, got), (windows, score), "value {value}");
+    }
 }
