@@ -241,7 +241,9 @@ pub(crate) async fn to_owner(
             Ok(body) => body,
             Err(error) => return unavailable(&error.to_string()),
         },
-        _ => axum::body::Body::from(body),
+        (None, _) => axum::body::Body::from(body),
+        // A server of another version, streaming on a subject with no control beside it.
+        (Some(_), None) => return unavailable("its streamed answer names no control subject"),
     };
     let mut response = Response::new(body);
     *response.status_mut() = head
