@@ -29,9 +29,10 @@ pub(crate) struct ServeArgs {
     /// one). Without it the server is alone with its database.
     #[arg(long, env = "ARBITER_NATS")]
     nats: Option<String>,
-    /// This server's name among servers sharing one PostgreSQL database, each its own (the
-    /// machine's host name by default). A server runs the open matches whose lease it holds,
-    /// and takes over those of a server that stops or dies.
+    /// This server's name among servers sharing one PostgreSQL database, each its own:
+    /// letters, digits, `-` and `_` (the machine's host name, dots made dashes, by default). A
+    /// server runs the open matches whose lease it holds, and takes over those of a server
+    /// that stops or dies.
     #[arg(long, env = "ARBITER_NODE_ID", value_parser = node_name)]
     node_id: Option<String>,
     /// The address this server accepts direct links from the other servers on, with `--nats`:
@@ -232,9 +233,8 @@ pub(crate) async fn shutdown_signal() {
     tracing::info!("shutting down");
 }
 
-/// The machine's host name, or `local` where it cannot be read.
-/// The machine's host name as a server's name: its dots become dashes, since a name is one
-/// token of the bus's subjects.
+/// The machine's host name as a server's name, its dots made dashes since a name is one
+/// token of the bus's subjects; `local` where it cannot be read.
 fn host_name() -> String {
     std::fs::read_to_string("/proc/sys/kernel/hostname")
         .ok()
