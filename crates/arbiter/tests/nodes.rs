@@ -1,8 +1,9 @@
 //! Two real servers sharing PostgreSQL and NATS: a token rotated on one is refused by the other
 //! within a second; bots connected to different servers play one match, the one streaming on
-//! the server that does not run it hearing of it; the server that runs it is killed with SIGKILL, and the other takes the match over
-//! once its lease lapses, with every acknowledged move kept and no event twice. Skips without
-//! `ARBITER_TEST_POSTGRES_URL` and `ARBITER_TEST_NATS_URL`.
+//! the server that does not run it hearing of it, their moves and answers going on the direct
+//! links between the servers; the server that runs it is killed with SIGKILL, and the other
+//! takes the match over once its lease lapses, with every acknowledged move kept and no event
+//! twice. Skips without `ARBITER_TEST_POSTGRES_URL` and `ARBITER_TEST_NATS_URL`.
 
 mod support;
 
@@ -192,6 +193,27 @@ async fn a_killed_servers_match_goes_on_on_the_other_with_nothing_lost() {
     ];
     while acknowledged.lock().expect("lock").len() < 20 {
         tokio::time::sleep(Duration::from_millis(2)).await;
+    }
+    // Beta's moves went from b to a, and their answers back, on the direct links.
+    for server in [&a, &b] {
+        let root = server.base.trim_end_matches("/api/v1");
+        let metrics = client
+            .get(format!("{root}/metrics"))
+            .send()
+            .await
+            .expect("metrics")
+            .text()
+            .await
+            .expect("text");
+        let value = |name: &str| {
+            metrics
+                .lines()
+                .find_map(|line| line.strip_prefix(&format!("{name} ")))
+                .and_then(|v| v.parse::<f64>().ok())
+                .unwrap_or_else(|| panic!("{name} in\n{metrics}"))
+        };
+        assert!(value("arbiter_link_messages_total") >= 10.0, "{metrics}");
+        assert_eq!(value("arbiter_link_fallbacks_total"), 0.0, "{metrics}");
     }
     a.child.kill().expect("SIGKILL");
     let killed = Instant::now();

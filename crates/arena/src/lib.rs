@@ -257,6 +257,7 @@ impl Arena {
         self.context.metrics.render(
             self.matches.open_count(),
             self.identities.feeds.open_count(),
+            self.context.config.bus.link_counts(),
         )
     }
 

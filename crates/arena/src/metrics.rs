@@ -1,6 +1,6 @@
 //! What the server reports to Prometheus: moves played, commit latency, open matches and
-//! streams, lease takeovers, and the bus's lag (how long requests forwarded to another server
-//! took). The counters are counted where things happen; the gauges are
+//! streams, lease takeovers, the bus's lag (how long requests forwarded to another server
+//! took), and what went on direct links to the other servers. The counters are counted where things happen; the gauges are
 //! read when a scrape asks, so that nothing is counted twice.
 
 use prometheus_client::metrics::counter::Counter;
@@ -23,6 +23,11 @@ pub(crate) struct Metrics {
     open_matches: Gauge,
     /// Open bot streams, set at each scrape.
     open_streams: Gauge,
+    /// Messages written on direct links to other servers, brought up to the bus's count at
+    /// each scrape.
+    link_messages: Counter,
+    /// Messages addressed to another server sent through NATS for want of a link, likewise.
+    link_fallbacks: Counter,
 }
 
 impl Metrics {
@@ -63,8 +68,22 @@ impl Metrics {
             "Bot streams open on this server",
             open_streams.clone(),
         );
+        let link_messages = Counter::default();
+        registry.register(
+            "link_messages",
+            "Messages to another server written on the direct link to it",
+            link_messages.clone(),
+        );
+        let link_fallbacks = Counter::default();
+        registry.register(
+            "link_fallbacks",
+            "Messages to another server sent through NATS because no direct link to it could be had",
+            link_fallbacks.clone(),
+        );
         Metrics {
             registry,
+            link_messages,
+            link_fallbacks,
             moves,
             commit_seconds,
             takeovers,
@@ -75,8 +94,21 @@ impl Metrics {
     }
 
     /// The metrics in Prometheus's text format, with the gauges set to `open_matches` and
-    /// `open_streams`.
-    pub(crate) fn render(&self, open_matches: usize, open_streams: usize) -> String {
+    /// `open_streams` and the links' counters brought up to `links` (a bus without links
+    /// reports none).
+    pub(crate) fn render(
+        &self,
+        open_matches: usize,
+        open_streams: usize,
+        links: Option<arbiter_bus::LinkCounts>,
+    ) -> String {
+        let links = links.unwrap_or_default();
+        for (counter, total) in [
+            (&self.link_messages, links.sent),
+            (&self.link_fallbacks, links.fallbacks),
+        ] {
+            counter.inc_by(total.saturating_sub(counter.get()));
+        }
         self.open_matches
             .set(i64::try_from(open_matches).unwrap_or(i64::MAX));
         self.open_streams
@@ -99,7 +131,12 @@ mod tests {
         metrics.takeovers.inc();
         metrics.commit_seconds.observe(0.002);
         metrics.forwarded_seconds.observe(0.001);
-        let text = metrics.render(7, 2);
+        let links = arbiter_bus::LinkCounts {
+            sent: 40,
+            fallbacks: 2,
+        };
+        let _ = metrics.render(0, 0, Some(arbiter_bus::LinkCounts::default()));
+        let text = metrics.render(7, 2, Some(links));
         for line in [
             "arbiter_moves_total 3",
             "arbiter_lease_takeovers_total 1",
@@ -107,6 +144,8 @@ mod tests {
             "arbiter_open_streams 2",
             "arbiter_store_commit_seconds_count 1",
             "arbiter_forwarded_request_seconds_count 1",
+            "arbiter_link_messages_total 40",
+            "arbiter_link_fallbacks_total 2",
             "# EOF",
         ] {
             assert!(text.lines().any(|l| l == line), "{line:?} in\n{text}");

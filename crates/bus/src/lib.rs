@@ -115,6 +115,22 @@ pub trait Bus: std::fmt::Debug + Send + Sync + 'static {
     /// Whether other processes hear this bus: false for a [`LocalBus`], whose node is alone
     /// with its store (so that nothing needs to be said at all).
     fn is_shared(&self) -> bool;
+
+    /// What this bus carried on direct links to other nodes, for the metrics; `None` for a
+    /// bus without links.
+    fn link_counts(&self) -> Option<LinkCounts> {
+        None
+    }
+}
+
+/// What a bus with direct links ([`LinkedBus`]) carried since it started.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LinkCounts {
+    /// Messages addressed to one node written on the link to it.
+    pub sent: u64,
+    /// Messages addressed to one node sent through the wrapped bus instead, because no link
+    /// to it could be had: many of these mean the nodes cannot reach each other's links.
+    pub fallbacks: u64,
 }
 
 /// Whether the subscription pattern `pattern` matches `subject`.

@@ -30,7 +30,9 @@ use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{mpsc, oneshot, watch};
 
-use crate::{Bus, BusError, BusFuture, Message, Registry, SUBSCRIPTION_QUEUE, Subscription};
+use crate::{
+    Bus, BusError, BusFuture, LinkCounts, Message, Registry, SUBSCRIPTION_QUEUE, Subscription,
+};
 
 /// The first line a connecting node writes, before its name and the secret.
 const GREETING: &str = "arbiter-link/1";
@@ -80,6 +82,10 @@ struct Shared {
     /// Requests sent on links and waiting for their answers, by number.
     pending: Mutex<HashMap<u64, Pending>>,
     next_request: AtomicU64,
+    /// Messages written on links.
+    sent: AtomicU64,
+    /// Messages addressed to another node sent through the wrapped bus for want of a link.
+    fallbacks: AtomicU64,
     /// Itself, for the tasks it starts.
     me: Weak<Shared>,
     /// Dropped with the bus: its links and listener close, as when a process ends.
@@ -166,6 +172,8 @@ impl LinkedBus {
             links: Mutex::default(),
             pending: Mutex::default(),
             next_request: AtomicU64::new(0),
+            sent: AtomicU64::new(0),
+            fallbacks: AtomicU64::new(0),
             me: me.clone(),
             closing: watch::channel(()).0,
         });
@@ -271,10 +279,19 @@ impl Shared {
     /// Writes `frame` on the link to `node`, making the link first if need be; false when
     /// there is no link to be had or it broke.
     async fn send_direct(&self, node: &str, frame: Bytes) -> bool {
-        match self.link_to(node).await {
+        let sent = match self.link_to(node).await {
             Some(link) => link.send(&frame).await,
             None => false,
+        };
+        if sent {
+            self.sent.fetch_add(1, Ordering::Relaxed);
         }
+        sent
+    }
+
+    /// Counts a message addressed to another node sent through the wrapped bus.
+    fn fell_back(&self) {
+        self.fallbacks.fetch_add(1, Ordering::Relaxed);
     }
 
     /// The link to `node`, made now if there is none.
@@ -519,6 +536,7 @@ impl Bus for LinkedBus {
                     if shared.send_direct(node, frame).await {
                         Ok(())
                     } else {
+                        shared.fell_back();
                         shared.inner.publish(subject, payload).await
                     }
                 }
@@ -580,6 +598,7 @@ impl Bus for LinkedBus {
             let frame = frame(KIND_MESSAGE, &subject, Some(&reply), &payload);
             if !shared.send_direct(node, frame).await {
                 pending().remove(&id);
+                shared.fell_back();
                 return shared.inner.request(subject, payload, timeout).await;
             }
             match tokio::time::timeout(timeout, answered).await {
@@ -594,6 +613,13 @@ impl Bus for LinkedBus {
 
     fn is_shared(&self) -> bool {
         self.shared.inner.is_shared()
+    }
+
+    fn link_counts(&self) -> Option<LinkCounts> {
+        Some(LinkCounts {
+            sent: self.shared.sent.load(Ordering::Relaxed),
+            fallbacks: self.shared.fallbacks.load(Ordering::Relaxed),
+        })
     }
 }
 

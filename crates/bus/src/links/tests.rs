@@ -111,6 +111,11 @@ async fn messages_to_a_node_go_on_its_link_in_order() {
     }
     // One request found b's link; nothing went through the broker.
     assert_eq!((inner.requests(), inner.publications()), (1, 0));
+    let counts = LinkCounts {
+        sent: 1_000,
+        fallbacks: 0,
+    };
+    assert_eq!(a.link_counts(), Some(counts));
 }
 
 #[tokio::test]
@@ -206,6 +211,11 @@ async fn a_node_without_links_is_reached_through_the_wrapped_bus() {
         .expect("answered");
     assert_eq!(answer, Bytes::from("ping"));
     assert_eq!(inner.publications(), 2);
+    let counts = LinkCounts {
+        sent: 0,
+        fallbacks: 3,
+    };
+    assert_eq!(a.link_counts(), Some(counts));
 }
 
 #[tokio::test]
