@@ -13,8 +13,9 @@
 //! `go` on the second, and each chunk follows as a message, an empty one ending the body; a
 //! client that hangs up makes the asking server say `stop`. Every subject is addressed to the
 //! one server that listens on it ([`arbiter_arena::NODE_SUBJECTS`]), so that a bus with direct
-//! links between servers carries it straight there. A request that was forwarded once is never forwarded
-//! again, so that two servers that disagree about an owner cannot pass it back and forth.
+//! links between servers carries it straight there. A request that was forwarded once is
+//! never forwarded again, so that two servers that disagree about an owner cannot pass it
+//! back and forth.
 //!
 //! Every dialect's paths about one match are forwarded: the native API's, the Board Game
 //! Protocol's, the Lichess dialect's, FlipSight's actions (whose match is named in the body)
