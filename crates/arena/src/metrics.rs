@@ -1,7 +1,8 @@
 //! What the server reports to Prometheus: moves played, commit latency, open matches and
 //! streams, lease takeovers, the bus's lag (how long requests forwarded to another server
-//! took), and what went on direct links to the other servers. The counters are counted where things happen; the gauges are
-//! read when a scrape asks, so that nothing is counted twice.
+//! took), and what went on direct links to the other servers. The counters are counted where
+//! things happen; the gauges, and the links' counts, are read when a scrape asks, so that
+//! nothing is counted twice.
 
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::gauge::Gauge;
