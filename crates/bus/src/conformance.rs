@@ -3,7 +3,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::{Bus, BusError, Bytes};
+use crate::{Bus, BusError, Bytes, Subscription};
 
 /// Runs every check, on subjects under a prefix of the run's own, so that other users of a
 /// shared server never interfere.
@@ -60,23 +60,29 @@ async fn publications_reach_every_matching_subscription(bus: &dyn Bus, prefix: &
     assert_eq!(next(&mut exact).await, heard("match.7", "end"));
 }
 
+/// Answers every request `calls` hears with `re: ` and its payload, until the subscription
+/// ends or the task is aborted.
+pub fn answer_every_call(
+    bus: Arc<dyn Bus>,
+    mut calls: Subscription,
+) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        while let Some(call) = calls.next().await {
+            let mut answer = b"re: ".to_vec();
+            answer.extend_from_slice(&call.payload);
+            if let Some(reply) = call.reply {
+                bus.publish(reply, Bytes::from(answer))
+                    .await
+                    .expect("answer");
+            }
+        }
+    })
+}
+
 async fn requests_are_answered(bus: Arc<dyn Bus>, prefix: &str) {
     let subject = format!("{prefix}.node.a.call");
-    let mut calls = bus.subscribe(subject.clone()).await.expect("subscribe");
-    let responder = {
-        let bus = bus.clone();
-        tokio::spawn(async move {
-            while let Some(call) = calls.next().await {
-                let mut answer = b"re: ".to_vec();
-                answer.extend_from_slice(&call.payload);
-                if let Some(reply) = call.reply {
-                    bus.publish(reply, Bytes::from(answer))
-                        .await
-                        .expect("answer");
-                }
-            }
-        })
-    };
+    let calls = bus.subscribe(subject.clone()).await.expect("subscribe");
+    let responder = answer_every_call(bus.clone(), calls);
     for n in 0..3 {
         let answer = bus
             .request(

@@ -73,21 +73,6 @@ async fn next(subscription: &mut Subscription) -> Message {
         .expect("open")
 }
 
-/// Answers every request on `subscription` with `re: ` and its payload.
-fn answer_all(bus: LinkedBus, mut subscription: Subscription) {
-    tokio::spawn(async move {
-        while let Some(call) = subscription.next().await {
-            let mut answer = b"re: ".to_vec();
-            answer.extend_from_slice(&call.payload);
-            if let Some(reply) = call.reply {
-                bus.publish(reply, Bytes::from(answer))
-                    .await
-                    .expect("answer");
-            }
-        }
-    });
-}
-
 #[tokio::test]
 async fn a_linked_bus_passes_the_conformance_suite() {
     let inner = Counted::new();
@@ -122,10 +107,8 @@ async fn messages_to_a_node_go_on_its_link_in_order() {
 async fn requests_to_a_node_are_answered_on_the_links() {
     let inner = Counted::new();
     let (a, b) = (node(&inner, "a").await, node(&inner, "b").await);
-    answer_all(
-        b.clone(),
-        b.subscribe("n.b.call".into()).await.expect("subscribe"),
-    );
+    let calls = b.subscribe("n.b.call".into()).await.expect("subscribe");
+    crate::conformance::answer_every_call(Arc::new(b.clone()), calls);
     for n in 0..20 {
         let answer = a
             .request(
