@@ -140,6 +140,55 @@ struct EventColumns<'a> {
     payload: Vec<&'a str>,
 }
 
+impl<'a> EventColumns<'a> {
+    /// The columns of the event appends among `writes`.
+    fn of(writes: &'a [Write]) -> EventColumns<'a> {
+        let mut events = EventColumns::default();
+        for write in writes {
+            if let Write::AppendEvent(event) = write {
+                events.push(event);
+            }
+        }
+        events
+    }
+
+    fn push(&mut self, event: &'a EventRecord) {
+        self.match_id.push(event.match_id);
+        self.seq.push(event.seq);
+        self.at_ms.push(event.at_ms);
+        self.audience.push(match event.audience {
+            Audience::Everyone => None,
+            Audience::Participant(p) => Some(i16::from(p)),
+        });
+        self.kind.push(&event.kind);
+        self.payload.push(event.payload.get());
+    }
+
+    /// Inserts the events, if there are any, in one statement.
+    async fn insert<'c, E>(&self, executor: E) -> Result<(), sqlx::Error>
+    where
+        E: sqlx::Executor<'c, Database = sqlx::Postgres>,
+    {
+        if self.match_id.is_empty() {
+            return Ok(());
+        }
+        sqlx::query(
+            "INSERT INTO match_events (match_id, seq, at_ms, audience, kind, payload)
+             SELECT * FROM UNNEST($1::BIGINT[], $2::BIGINT[], $3::BIGINT[], $4::SMALLINT[],
+                                  $5::TEXT[], $6::TEXT[])",
+        )
+        .bind(&self.match_id)
+        .bind(&self.seq)
+        .bind(&self.at_ms)
+        .bind(&self.audience)
+        .bind(&self.kind)
+        .bind(&self.payload)
+        .execute(executor)
+        .await?;
+        Ok(())
+    }
+}
+
 /// A batch's match participants, as one array per column for `UNNEST`.
 #[derive(Default)]
 struct ParticipantColumns {
@@ -205,17 +254,7 @@ async fn apply(conn: &mut PgConnection, writes: &[Write]) -> Result<(), sqlx::Er
                     participants.bot_id.push(bot);
                 }
             }
-            Write::AppendEvent(event) => {
-                events.match_id.push(event.match_id);
-                events.seq.push(event.seq);
-                events.at_ms.push(event.at_ms);
-                events.audience.push(match event.audience {
-                    Audience::Everyone => None,
-                    Audience::Participant(p) => Some(i16::from(p)),
-                });
-                events.kind.push(&event.kind);
-                events.payload.push(event.payload.get());
-            }
+            Write::AppendEvent(event) => events.push(event),
             Write::Heartbeat(ms) => heartbeat = heartbeat.max(Some(*ms)),
             Write::BotSeen { bot, at_ms } => {
                 sqlx::query(
@@ -408,21 +447,7 @@ async fn apply(conn: &mut PgConnection, writes: &[Write]) -> Result<(), sqlx::Er
         .execute(&mut *conn)
         .await?;
     }
-    if !events.match_id.is_empty() {
-        sqlx::query(
-            "INSERT INTO match_events (match_id, seq, at_ms, audience, kind, payload)
-             SELECT * FROM UNNEST($1::BIGINT[], $2::BIGINT[], $3::BIGINT[], $4::SMALLINT[],
-                                  $5::TEXT[], $6::TEXT[])",
-        )
-        .bind(&events.match_id)
-        .bind(&events.seq)
-        .bind(&events.at_ms)
-        .bind(&events.audience)
-        .bind(&events.kind)
-        .bind(&events.payload)
-        .execute(&mut *conn)
-        .await?;
-    }
+    events.insert(&mut *conn).await?;
     if let Some(ms) = heartbeat {
         sqlx::query(
             "INSERT INTO server_state (key, value) VALUES ('heartbeat_ms', $1)
@@ -504,6 +529,18 @@ fn event_from(row: &PgRow) -> Result<EventRecord, StoreError> {
 impl Store for PostgresStore {
     fn write_batch<'a>(&'a self, writes: &'a [Write]) -> StoreFuture<'a, ()> {
         Box::pin(async move {
+            // A batch of event appends alone, the usual batch while matches are played, is
+            // one statement, which is atomic on its own: sent without `BEGIN` and `COMMIT`, it
+            // takes one round trip to the database instead of three.
+            if writes
+                .iter()
+                .all(|write| matches!(write, Write::AppendEvent(_)))
+            {
+                return EventColumns::of(writes)
+                    .insert(&self.pool)
+                    .await
+                    .map_err(unavailable);
+            }
             let mut transaction = self.pool.begin().await.map_err(unavailable)?;
             // Dropped without a commit on an error, the transaction rolls back.
             apply(&mut transaction, writes).await.map_err(unavailable)?;

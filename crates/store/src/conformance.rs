@@ -795,6 +795,16 @@ async fn batches_are_atomic(store: &dyn Store) {
     assert!(store.write_batch(&writes).await.is_err());
     assert!(store.events(9, 0, 10).await.expect("events").is_empty());
     assert!(!store.bots().await.expect("bots").iter().any(|b| b.id == 3));
+    // A batch of appends alone (which a store may send as one statement) is atomic too.
+    let appends = [
+        Write::AppendEvent(Arc::new(event(9, 1))),
+        Write::AppendEvent(Arc::new(event(9, 2))),
+        Write::AppendEvent(Arc::new(event(7, 1))),
+    ];
+    assert!(store.write_batch(&appends).await.is_err());
+    assert!(store.events(9, 0, 10).await.expect("events").is_empty());
+    // And the empty batch commits nothing, without failing.
+    store.write_batch(&[]).await.expect("an empty batch");
 }
 
 async fn the_writer_commits_in_order(store: Arc<dyn Store>) {
