@@ -90,8 +90,17 @@ use ratings::Ratings;
 use tournaments::Tournaments;
 
 /// The arena facade: every operation the API needs, each handed to the service that owns it.
+///
+/// Cloned for every request and task, so a clone is one reference count: the services sit
+/// behind one shared [`ArenaParts`].
 #[derive(Clone)]
 pub struct Arena {
+    parts: Arc<ArenaParts>,
+}
+
+/// The services an [`Arena`] hands its operations to; nothing of it is reachable outside this
+/// crate.
+pub struct ArenaParts {
     context: Arc<Context>,
     identities: Arc<Identities>,
     matches: Arc<Matches>,
@@ -100,6 +109,14 @@ pub struct Arena {
     automatch: Arc<AutoMatch>,
     people: Arc<People>,
     tournaments: Arc<Tournaments>,
+}
+
+impl std::ops::Deref for Arena {
+    type Target = ArenaParts;
+
+    fn deref(&self) -> &ArenaParts {
+        &self.parts
+    }
 }
 
 impl Arena {
@@ -189,14 +206,16 @@ impl Arena {
             matches.clone(),
         ));
         let arena = Arena {
-            context,
-            identities,
-            matches,
-            ratings,
-            accounts,
-            automatch,
-            people,
-            tournaments,
+            parts: Arc::new(ArenaParts {
+                context,
+                identities,
+                matches,
+                ratings,
+                accounts,
+                automatch,
+                people,
+                tournaments,
+            }),
         };
         arena.identities.ensure_house_bots().await?;
         // Relayed streams first: the matches taken over send their news at once.

@@ -47,8 +47,23 @@ pub const MODULE_UPLOAD_PATH: &str = "/api/v1/bots/me/module";
 pub const MODULE_BODY_LIMIT: usize = 64 << 20;
 
 /// What every handler can reach.
+///
+/// Cloned for every request, so a clone is one reference count.
 #[derive(Clone)]
 pub struct AppState {
+    shared: std::sync::Arc<AppParts>,
+}
+
+impl std::ops::Deref for AppState {
+    type Target = AppParts;
+
+    fn deref(&self) -> &AppParts {
+        &self.shared
+    }
+}
+
+/// What an [`AppState`] shares: the arena, and what the dialects keep.
+pub struct AppParts {
     /// The arena.
     pub arena: Arena,
     /// The limits on slow and greedy clients, with what they count.
@@ -347,11 +362,13 @@ pub fn app(arena: Arena, dialects: Dialects) -> Router {
 /// The whole application speaking `dialects`, with `limits` on slow and greedy clients.
 pub fn app_with(arena: Arena, dialects: Dialects, limits: ServeLimits) -> Router {
     let state = AppState {
-        arena: arena.clone(),
-        limits: limits::Guard::new(limits),
-        dialects,
-        bgp_feeds: Default::default(),
-        lichess: Default::default(),
+        shared: std::sync::Arc::new(AppParts {
+            arena: arena.clone(),
+            limits: limits::Guard::new(limits),
+            dialects,
+            bgp_feeds: Default::default(),
+            lichess: Default::default(),
+        }),
     };
     if let Some(webhooks) = &state.dialects.webhooks {
         hosted::start(
