@@ -545,6 +545,7 @@ impl Player {
                 let limits = Limits {
                     deadline: None,
                     max_nodes: Some(*nodes),
+                    selective: false,
                 };
                 choose(position, Level::hard(), &limits, rng).mv
             }
@@ -552,6 +553,7 @@ impl Player {
                 let limits = Limits {
                     deadline: None,
                     max_nodes: Some(*nodes),
+                    selective: false,
                 };
                 choose_with_weights(position, weights, 60, &limits).mv
             }

@@ -53,6 +53,7 @@ fn play_out(mut position: Position, depth: u32, rng: &mut rand::rngs::ChaCha8Rng
     let limits = Limits {
         deadline: None,
         max_nodes: Some(20_000),
+        selective: false,
     };
     while !position.is_over() {
         let choice = choose(&position, Level::Search { max_depth: depth }, &limits, rng);

@@ -81,7 +81,7 @@
 //! use rand::SeedableRng;
 //!
 //! let position = Position::start(Variant::Std);
-//! let limits = Limits { deadline: None, max_nodes: Some(10_000) };
+//! let limits = Limits { max_nodes: Some(10_000), ..Limits::default() };
 //! let mut rng = rand::rngs::ChaCha8Rng::seed_from_u64(1);
 //! let choice = choose(&position, Level::medium(), &limits, &mut rng);
 //! assert!(position.check(choice.mv).is_ok());
@@ -90,6 +90,7 @@
 pub mod endgame;
 mod eval;
 mod midgame;
+mod probcut;
 mod search;
 mod shipped;
 #[cfg(test)]
@@ -151,13 +152,20 @@ impl Level {
     }
 }
 
-/// Bounds on one search; `Limits::default()` sets none.
+/// Bounds on one search, and whether it may prune selectively; `Limits::default()` sets no
+/// bound and searches every line to its depth.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Limits {
     /// Stop deepening when this instant has passed (checked every 1024 nodes).
     pub deadline: Option<Instant>,
     /// Stop deepening once this many nodes have been searched (depth 1 always completes).
     pub max_nodes: Option<u64>,
+    /// Prune by Multi-ProbCut in the trained evaluation's search (see [`choose_with_weights`]):
+    /// cut a node when a shallow search predicts, with high probability, that the deep one
+    /// would fall outside the window. A depth then reaches further in the same time but is
+    /// no longer exact. Off, a search depends on its depth alone, as training needs to make
+    /// the shipped weights again.
+    pub selective: bool,
 }
 
 /// The move chosen and how it was found.
@@ -217,8 +225,9 @@ pub fn choose<R: Random + ?Sized>(
 /// The weights must be trained for the variant's goal (more discs, or fewer in
 /// anti-Othello). Boards the weights do not fit (10x10, the octagon, Reversi's placements)
 /// are searched with the built-in evaluation. A searched score is in the weights' unit, 1/128
-/// of a disc; a solved one is `±(WIN_SCORE + margin)` as elsewhere. Deterministic under node
-/// limits.
+/// of a disc; a solved one is `±(WIN_SCORE + margin)` as elsewhere. With
+/// [`Limits::selective`] the weights' search prunes by Multi-ProbCut (the built-in one never
+/// does). Deterministic under node limits.
 pub fn choose_with_weights(
     position: &Position,
     weights: &Weights,
@@ -289,6 +298,7 @@ fn solve_then_search(
         max_nodes: limits
             .max_nodes
             .map(|max| (max / 2).min(max.saturating_sub(first_iteration))),
+        ..*limits
     };
     if solver_limits.max_nodes == Some(0) {
         return search(limits);
@@ -308,6 +318,7 @@ fn solve_then_search(
     let rest = Limits {
         deadline: limits.deadline,
         max_nodes: limits.max_nodes.map(|max| max.saturating_sub(solver_nodes)),
+        ..*limits
     };
     let mut choice = search(&rest);
     choice.nodes += solver_nodes;

@@ -13,11 +13,19 @@
 //! the evaluation of the position after them (the opponent's view, negated), and near the
 //! leaves by how few replies they leave and by the square's worth. Passes cost no depth.
 //!
+//! A selective search ([`Limits::selective`]) also prunes by Multi-ProbCut: before searching
+//! a node's moves it runs a null-window search a quarter as deep (or so) just beyond each
+//! side of the window, and when that lies further out than the deep score usually strays
+//! from it (the statistics in `probcut.rs`), it returns the bound without the deep search.
+//! Searches that reach the end of the game stay exact.
+//!
 //! The transposition table of a timed search outlives it: such searches take one from a small
-//! pool (one pool per goal, since the weights differ) and give it back, so the next move of a game usually finds the entries of the last (each entry is
-//! checked against the whole position's hash, so a table used for other games is merely less
-//! useful). Entries of an older search give way to the current one's. A node-limited search
-//! gets a fresh table, so that it depends on its arguments alone, as training needs.
+//! pool (one pool per goal and pruning, since the weights and the meaning of a score differ)
+//! and give it back, so the next move of a game usually finds the entries of the last (each
+//! entry is checked against the whole position's hash, so a table used for other games is
+//! merely less useful). Entries of an older search give way to the current one's. A
+//! node-limited search gets a fresh table, so that it depends on its arguments alone, as
+//! training needs.
 //!
 //! Classic Reversi's rule that a colour with all 32 discs placed must pass is not modelled
 //! inside the tree: it cannot bind before the last few empties, which the endgame solver
@@ -30,6 +38,7 @@ use arbiter_othello::Kernels;
 use arbiter_othello_eval::{SCALE, Weights};
 
 use crate::Limits;
+use crate::probcut;
 use crate::tree::{Bound, Meter, NO_MOVE, Stoppable, Table, mix, pvs_child, sort_best_first};
 
 /// Above any score.
@@ -59,20 +68,25 @@ pub(crate) struct Found {
     pub(crate) nodes: u64,
 }
 
-/// Tables between searches, one pool per goal (more discs, fewer): an entry scores a position
-/// for one goal and its weights, so the two never share a table.
-static POOLS: [Mutex<Vec<Table>>; 2] = [Mutex::new(Vec::new()), Mutex::new(Vec::new())];
+/// Tables between searches, one pool per goal (more discs, fewer) and pruning (exact,
+/// selective): an entry scores a position for one goal and its weights, and a selective
+/// search's scores are guesses an exact search must not take for its own.
+static POOLS: [Mutex<Vec<Table>>; 4] = [const { Mutex::new(Vec::new()) }; 4];
 
-fn take_table(fewer_wins: bool) -> Table {
-    POOLS[usize::from(fewer_wins)]
-        .lock()
+/// The pool of searches for `fewer_wins` within `limits`.
+fn pool(fewer_wins: bool, limits: &Limits) -> &'static Mutex<Vec<Table>> {
+    &POOLS[usize::from(fewer_wins) + 2 * usize::from(limits.selective)]
+}
+
+fn take_table(pool: &Mutex<Vec<Table>>) -> Table {
+    pool.lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
         .pop()
         .unwrap_or_else(|| Table::with_entries(TABLE_ENTRIES))
 }
 
-fn give_back(table: Table, fewer_wins: bool) {
-    let mut pool = POOLS[usize::from(fewer_wins)]
+fn give_back(table: Table, pool: &Mutex<Vec<Table>>) {
+    let mut pool = pool
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
     if pool.len() < POOL_SIZE {
@@ -102,6 +116,8 @@ struct Searcher<'a> {
     goal: i32,
     table: &'a mut Table,
     meter: Meter<'a>,
+    /// Whether nodes may be cut by Multi-ProbCut ([`Limits::selective`]).
+    selective: bool,
 }
 
 /// Searches the 8x8 position (`p` the mover's discs, `o` the opponent's), which has at least
@@ -133,7 +149,8 @@ pub(crate) fn search(
             limits,
         );
     }
-    let mut table = take_table(fewer_wins);
+    let pool = pool(fewer_wins, limits);
+    let mut table = take_table(pool);
     let found = search_in(
         &mut table,
         kernels,
@@ -143,7 +160,7 @@ pub(crate) fn search(
         max_depth,
         limits,
     );
-    give_back(table, fewer_wins);
+    give_back(table, pool);
     found
 }
 
@@ -164,6 +181,7 @@ fn search_in(
         goal: if fewer_wins { -1 } else { 1 },
         table,
         meter: Meter::new(limits),
+        selective: limits.selective,
     };
     let empties = (!(p | o)).count_ones();
     let mut moves = searcher.ordered(p, o, kernels.moves8(p, o), NO_MOVE, EVAL_ORDERING_DEPTH);
@@ -334,6 +352,11 @@ impl Searcher<'_> {
             return score;
         }
         let hint = probe.hint.unwrap_or(NO_MOVE);
+        if self.selective
+            && let Some(score) = self.probcut(p, o, depth, alpha, beta)
+        {
+            return score;
+        }
 
         let mut list = [(0i32, 0u8); MAX_MOVES];
         let count = self.order(p, o, moves, hint, depth, &mut list);
@@ -363,6 +386,42 @@ impl Searcher<'_> {
         let bound = Bound::of(best_score, original_alpha, beta);
         self.table.store(key, depth, best_score, bound, best_move);
         best_score
+    }
+
+    /// Multi-ProbCut: `beta` if a shallow search says the `depth`-ply score is at least
+    /// `beta` with high probability, `alpha` if it says at most `alpha`, else `None`. The
+    /// deep score is predicted as the shallow one plus the stage's mean difference, within a
+    /// margin of its standard deviations (`probcut.rs` has the fit); each test is a
+    /// null-window search at the shallow depth, which costs a small fraction of the deep one.
+    fn probcut(&mut self, p: u64, o: u64, depth: u32, alpha: i32, beta: i32) -> Option<i32> {
+        let empties = (!(p | o)).count_ones();
+        // A search that reaches the end of the game is left exact.
+        if depth >= empties {
+            return None;
+        }
+        let cut = probcut::Cut::at(depth, empties)?;
+        let margin = cut.margin();
+        let high = beta + margin - cut.mean;
+        if high < probcut::BOUND {
+            let score = self.negamax(p, o, cut.shallow, high - 1, high);
+            if self.meter.aborted {
+                return Some(0);
+            }
+            if score >= high {
+                return Some(beta);
+            }
+        }
+        let low = alpha - margin - cut.mean;
+        if low > -probcut::BOUND {
+            let score = self.negamax(p, o, cut.shallow, low, low + 1);
+            if self.meter.aborted {
+                return Some(0);
+            }
+            if score <= low {
+                return Some(alpha);
+            }
+        }
+        None
     }
 }
 

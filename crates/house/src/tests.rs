@@ -16,6 +16,7 @@ pub(crate) fn node_limit(max_nodes: u64) -> Limits {
     Limits {
         deadline: None,
         max_nodes: Some(max_nodes),
+        selective: false,
     }
 }
 
@@ -126,6 +127,7 @@ fn an_expired_deadline_still_gives_a_legal_move_at_once() {
     let limits = Limits {
         deadline: Some(Instant::now()),
         max_nodes: None,
+        selective: false,
     };
     for variant in Variant::ALL {
         for position in random_game(variant, 11).into_iter().step_by(3) {

@@ -233,6 +233,12 @@ fn max_depth(level: HouseLevel) -> u32 {
     }
 }
 
+/// Whether a level's search prunes by Multi-ProbCut: the levels that search as deep as their
+/// time allows, which it takes further; easy and medium keep their exact fixed depths.
+fn selective(level: HouseLevel) -> bool {
+    matches!(level, HouseLevel::Hard | HouseLevel::Max)
+}
+
 impl HousePlayer for House {
     fn choose(
         &self,
@@ -248,6 +254,7 @@ impl HousePlayer for House {
         let limits = arbiter_house::Limits {
             deadline: Some(deadline),
             max_nodes: None,
+            selective: selective(level),
         };
         let choice = match (level, arbiter_house::shipped_weights(position.variant())) {
             (HouseLevel::Random, _) => {

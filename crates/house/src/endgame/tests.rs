@@ -417,6 +417,7 @@ fn an_expired_deadline_stops_the_solve_at_once() {
     let limits = Limits {
         deadline: Some(Instant::now()),
         max_nodes: None,
+        selective: false,
     };
     for row in table().into_iter().take(10) {
         assert_eq!(solve(&row.position, &limits), None);

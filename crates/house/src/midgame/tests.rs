@@ -26,6 +26,7 @@ fn random_weights(seed: u64) -> Weights {
 const UNLIMITED: Limits = Limits {
     deadline: None,
     max_nodes: None,
+    selective: false,
 };
 
 fn sides(position: &Position) -> (u64, u64) {
@@ -153,6 +154,7 @@ fn a_node_limited_search_is_deterministic_and_plays_a_legal_move() {
     let limits = Limits {
         deadline: None,
         max_nodes: Some(5_000),
+        selective: false,
     };
     for position in positions(Variant::Std, 20..24, 30, 50)
         .into_iter()
@@ -190,6 +192,7 @@ fn choosing_with_weights_is_deterministic_and_solves_the_end() {
     let limits = Limits {
         deadline: None,
         max_nodes: Some(20_000),
+        selective: false,
     };
     for variant in [Variant::Std, Variant::Anti] {
         for position in positions(variant, 30..33, 8, 40).into_iter().step_by(4) {
@@ -210,4 +213,138 @@ fn choosing_with_weights_is_deterministic_and_solves_the_end() {
             }
         }
     }
+}
+
+/// Positions of standard-Othello games between node-limited house searches over the shipped
+/// weights, from random openings, one move in eight random for variety: every third one
+/// with between 14 and 56 empties.
+fn played_positions(games: std::ops::Range<u64>, nodes: u64) -> Vec<Position> {
+    let weights = crate::shipped_weights(Variant::Std).expect("shipped weights");
+    let limits = crate::tests::node_limit(nodes);
+    let mut sampled = Vec::new();
+    for seed in games {
+        let mut position = random_game(Variant::Std, seed)[0];
+        let mut draw = rng(seed ^ 0x5eed);
+        let mut ply = 0;
+        while !position.is_over() {
+            let empties = crate::endgame::empties(&position);
+            if ply % 3 == 0 && (14..=56).contains(&empties) && position.legal_moves() != 0 {
+                sampled.push(position);
+            }
+            let legal = position.legal_move_list();
+            let mv = if draw.random_range(0..8) == 0 {
+                legal[draw.random_range(0..legal.len())]
+            } else {
+                crate::choose_with_weights(&position, weights, 60, &limits).mv
+            };
+            position.play(mv).expect("legal move");
+            ply += 1;
+        }
+    }
+    sampled
+}
+
+/// The exact (unpruned) scores of a position at depths `0..=deepest`, each from a fresh
+/// table, since a deeper search's entries would answer for shallower ones.
+fn scores_by_depth(weights: &Weights, (p, o): (u64, u64), deepest: u32) -> Vec<i32> {
+    (0..=deepest)
+        .map(|depth| {
+            let mut table = Table::with_entries(TABLE_ENTRIES);
+            let mut searcher = super::Searcher {
+                kernels: Kernels::best(),
+                weights,
+                goal: 1,
+                table: &mut table,
+                meter: crate::tree::Meter::new(&UNLIMITED),
+                selective: false,
+            };
+            searcher.negamax(p, o, depth, -super::INFINITY, super::INFINITY)
+        })
+        .collect()
+}
+
+/// Fits Multi-ProbCut's table (`probcut.rs`) and prints it: for each deep depth and stage,
+/// the mean and standard deviation of the deep score less the shallow one over positions of
+/// played games. Deterministic; several minutes on two cores.
+#[test]
+#[ignore = "a fit that takes minutes: cargo test --release -p arbiter-house fit_probcut -- \
+            --ignored --nocapture"]
+fn fit_probcut() {
+    const DEEPEST: u32 = 12;
+    let weights = crate::shipped_weights(Variant::Std).expect("shipped weights");
+    let positions = played_positions(0..24, 3_000);
+    let halves = positions.split_at(positions.len() / 2);
+    let scored: Vec<(u32, Vec<i32>)> = std::thread::scope(|scope| {
+        let work = |part: &[Position]| {
+            part.iter()
+                .map(|position| {
+                    let empties = crate::endgame::empties(position);
+                    (empties, scores_by_depth(weights, sides(position), DEEPEST))
+                })
+                .collect::<Vec<_>>()
+        };
+        let first = scope.spawn(move || work(halves.0));
+        let mut all = work(halves.1);
+        all.extend(first.join().expect("the first half"));
+        all
+    });
+    println!("{} positions", scored.len());
+    let stages = super::probcut::stage_bounds();
+    for deep in super::probcut::MIN_DEPTH..=DEEPEST {
+        let shallow = super::probcut::shallow_depth(deep);
+        let (mut row, mut counts) = (Vec::new(), Vec::new());
+        for stage in 0..stages.len() {
+            let low = if stage == 0 { 0 } else { stages[stage - 1] };
+            let diffs: Vec<f64> = scored
+                .iter()
+                .filter(|(empties, _)| (low..stages[stage]).contains(empties))
+                .filter(|(empties, _)| deep < *empties)
+                .map(|(_, s)| f64::from(s[deep as usize] - s[shallow as usize]))
+                .collect();
+            let n = diffs.len().max(1) as f64;
+            let mean = diffs.iter().sum::<f64>() / n;
+            let var = diffs.iter().map(|d| (d - mean).powi(2)).sum::<f64>() / n;
+            row.push(format!("({mean:.0}, {:.0})", var.sqrt()));
+            counts.push(diffs.len().to_string());
+        }
+        println!(
+            "    // depth {deep}, shallow {shallow}, positions {}\n    [{}],",
+            counts.join(", "),
+            row.join(", ")
+        );
+    }
+    assert!(!scored.is_empty());
+}
+
+#[test]
+fn a_selective_search_reaches_deeper_with_the_same_nodes() {
+    let weights = crate::shipped_weights(Variant::Std).expect("shipped weights");
+    let limits = |selective| Limits {
+        max_nodes: Some(100_000),
+        selective,
+        ..Limits::default()
+    };
+    let (mut exact_depths, mut selective_depths) = (0, 0);
+    for position in played_positions(0..2, 500).into_iter().step_by(3) {
+        let search = |selective| {
+            search(
+                Kernels::best(),
+                weights,
+                false,
+                sides(&position),
+                60,
+                &limits(selective),
+            )
+            .expect("a move")
+        };
+        let (exact, selective) = (search(false), search(true));
+        assert_eq!(search(true), selective, "deterministic under a node limit");
+        assert!(position.legal_moves() >> selective.square & 1 == 1);
+        exact_depths += exact.depth;
+        selective_depths += selective.depth;
+    }
+    assert!(
+        selective_depths > exact_depths,
+        "selective {selective_depths} plies against {exact_depths}"
+    );
 }

@@ -90,6 +90,7 @@ fn no_iteration_starts_past_half_the_time() {
         let limits = Limits {
             deadline: left.map(|left| now + left),
             max_nodes: None,
+            selective: false,
         };
         let started = now.checked_sub(since).expect("an instant ten seconds ago");
         assert_eq!(
@@ -102,6 +103,7 @@ fn no_iteration_starts_past_half_the_time() {
     let past = Limits {
         deadline: now.checked_sub(Duration::from_secs(1)),
         max_nodes: None,
+        selective: false,
     };
     assert!(Meter::new(&past).too_late_to_deepen(Instant::now()));
 }
@@ -111,6 +113,7 @@ fn the_node_limit_applies_once_enforced() {
     let limits = Limits {
         deadline: None,
         max_nodes: Some(3),
+        selective: false,
     };
     let mut meter = Meter::new(&limits);
     assert!(
