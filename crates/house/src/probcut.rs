@@ -13,9 +13,10 @@
 //! cargo test --release -p arbiter-house fit_probcut -- --ignored --nocapture
 //! ```
 //!
-//! Anti-Othello's search uses the same table: its weights are fitted the same way, to the
-//! margin it plays for, so its scores stray alike, and a cut is a guess bounded by the
-//! confidence either way.
+//! Anti-Othello's search uses the same table, fitted to standard Othello only: its weights
+//! are fitted the same way, to the margin it plays for, so its scores should stray alike,
+//! and a cut is a guess bounded by the confidence either way. A fit of its own is still to
+//! be made.
 
 use arbiter_othello_eval::SCALE;
 
