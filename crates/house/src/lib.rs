@@ -66,10 +66,12 @@
 //! (it costs about one evaluation per legal move), so there is always a searched move even when the
 //! deadline has already passed. Deeper iterations check the node limit at every node and the
 //! clock every 1024 nodes; an iteration that runs out is abandoned and the best move of the
-//! last completed iteration is played; no iteration starts once half the time to the deadline
-//! is spent, since it would rarely finish.
-//! [`move_time_ms`] shares a game's clock among its moves by phase: the moves the solver
-//! takes over get the most, those after it the least. Tests use node limits only, which are
+//! last completed iteration is played (with trained weights, unless the abandoned iteration
+//! had already proved another move better); no iteration starts once half the time to the
+//! deadline is spent, since it would rarely finish.
+//! [`move_time_ms`] shares a game's clock among its moves by phase: the midgame's get the
+//! most, the opening's a little less, the solver's first ones half as much (a reserve: the
+//! midgame's deep searches have usually solved them already) and those after it the least. Tests use node limits only, which are
 //! deterministic.
 //!
 //! Besides the endgame solver's bitboards, the crate uses only `Position`'s checked API; it

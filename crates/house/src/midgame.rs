@@ -9,7 +9,8 @@
 //!
 //! Negamax alpha-beta with a principal-variation scheme, iterative deepening and aspiration
 //! windows around the previous iteration's score (widened to the full window when the score
-//! falls outside). Moves go by the transposition table's move, then, far from the leaves, by
+//! falls outside). An iteration that a limit stops is not wasted when it has already proved
+//! another root move better than the last iteration's best: that move is played. Moves go by the transposition table's move, then, far from the leaves, by
 //! the evaluation of the position after them (the opponent's view, negated), and near the
 //! leaves by how few replies they leave and by the square's worth. Passes cost no depth. Far
 //! from the leaves a node first looks in the table for a move that already refutes the window
@@ -114,6 +115,15 @@ fn squares(mut set: u64) -> impl Iterator<Item = u8> {
     })
 }
 
+/// How a search of the root ended.
+enum Root {
+    /// The iteration finished: the best move and its score.
+    Done(u8, i32),
+    /// A limit stopped it; with the move and score (a lower bound) of a move that proved
+    /// better than the first, if one did.
+    Stopped(Option<(u8, i32)>),
+}
+
 struct Searcher<'a> {
     kernels: Kernels,
     weights: &'a Weights,
@@ -197,20 +207,38 @@ fn search_in(
         if searcher.meter.enforce && searcher.meter.too_late_to_deepen(started) {
             break;
         }
-        let result = match found {
+        let outcome = match found {
             Some(last) if depth > 2 => {
                 let (alpha, beta) = (last.score - ASPIRATION, last.score + ASPIRATION);
                 match searcher.root(p, o, &mut moves, depth, alpha, beta) {
-                    Some((_, score)) if score <= alpha || score >= beta => {
-                        searcher.root(p, o, &mut moves, depth, -INFINITY, INFINITY)
+                    Root::Done(_, score) if score <= alpha || score >= beta => {
+                        match searcher.root(p, o, &mut moves, depth, -INFINITY, INFINITY) {
+                            // A move that failed high stays the best one known.
+                            Root::Stopped(None) if score >= beta => {
+                                Root::Stopped(moves.first().map(|&sq| (sq, score)))
+                            }
+                            other => other,
+                        }
                     }
                     other => other,
                 }
             }
             _ => searcher.root(p, o, &mut moves, depth, -INFINITY, INFINITY),
         };
-        let Some((square, score)) = result else {
-            break;
+        let (square, score) = match outcome {
+            Root::Done(square, score) => (square, score),
+            Root::Stopped(better) => {
+                // The stopped iteration proved another move better than the last one's best
+                // (at a greater depth): play it, with the last completed depth.
+                if let (Some((square, score)), Some(last)) = (better, found.as_mut()) {
+                    *last = Found {
+                        square,
+                        score,
+                        ..*last
+                    };
+                }
+                break;
+            }
         };
         found = Some(Found {
             square,
@@ -298,8 +326,9 @@ impl Searcher<'_> {
         count
     }
 
-    /// Searches the root to `depth` within `(alpha, beta)`: the best move and its score, or
-    /// `None` if a limit stopped the iteration. The best move goes to the front of `moves`.
+    /// Searches the root to `depth` within `(alpha, beta)`; the best move goes to the front of
+    /// `moves`. Stopped by a limit, it still reports a move that proved better than the first
+    /// (the last iteration's best).
     fn root(
         &mut self,
         p: u64,
@@ -308,16 +337,31 @@ impl Searcher<'_> {
         depth: u32,
         mut alpha: i32,
         beta: i32,
-    ) -> Option<(u8, i32)> {
+    ) -> Root {
         self.meter.tick();
+        let original_alpha = alpha;
         let mut best: Option<(usize, i32)> = None;
+        // A later move whose null-window search proved it better than the best, while its
+        // search with the whole window runs: the best known should a limit stop that one.
+        let mut proven: Option<(usize, i32)> = None;
+        let mut stopped = false;
         for (i, &sq) in moves.iter().enumerate() {
             let (np, no) = self.play(p, o, sq);
-            let score = pvs_child(self, best.is_none(), alpha, beta, |s, a, b| {
-                -s.negamax(np, no, depth - 1, -b, -a)
-            });
+            let child = |s: &mut Self, a: i32, b: i32| -s.negamax(np, no, depth - 1, -b, -a);
+            let score = if best.is_none() {
+                child(self, alpha, beta)
+            } else {
+                let probe = child(self, alpha, alpha + 1);
+                if probe > alpha && probe < beta && !self.meter.aborted {
+                    proven = Some((i, probe));
+                    child(self, alpha, beta)
+                } else {
+                    probe
+                }
+            };
             if self.meter.aborted {
-                return None;
+                stopped = true;
+                break;
             }
             if best.is_none_or(|(_, b)| score > b) {
                 best = Some((i, score));
@@ -327,10 +371,22 @@ impl Searcher<'_> {
                 }
             }
         }
-        let (index, score) = best?;
+        if stopped {
+            // The last move that proved better than those before it, if any did. A score at or
+            // below the window proves nothing: it bounds the move from above.
+            let better = best
+                .into_iter()
+                .chain(proven)
+                .filter(|&(index, score)| index > 0 && score > original_alpha)
+                .max_by_key(|&(index, _)| index);
+            return Root::Stopped(better.map(|(index, score)| (moves[index], score)));
+        }
+        let Some((index, score)) = best else {
+            return Root::Stopped(None);
+        };
         let sq = moves.remove(index);
         moves.insert(0, sq);
-        Some((sq, score))
+        Root::Done(sq, score)
     }
 
     /// The negamax value of the position searched `depth` plies within `(alpha, beta)`;

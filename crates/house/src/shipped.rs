@@ -35,17 +35,21 @@ pub fn shipped_weights(variant: Variant) -> Option<&'static Weights> {
 }
 
 /// The worth of a move made with `empties` empty squares, in tenths of an ordinary move's,
-/// when the exact solver takes over at `solve_at` empties: the first moves it solves are
-/// worth most (a solve can take seconds, and it decides the game), those after it, which
-/// find their lines in the transposition table, least; the opening's, where evaluations
-/// differ least, a little less than the midgame's.
+/// when the exact solver takes over at `solve_at` empties. The opening's, where evaluations
+/// differ least, is a little less than the midgame's. The first moves the solver plays are
+/// worth half an ordinary one: by then the midgame's searches have usually reached the end
+/// of the game already (from 30 empties on they search 20 plies and more), so a solve mostly
+/// reads the transposition table and takes a fraction of a second; the half is a reserve for
+/// one that does not. Those after it find their lines in the table and are worth least. Time
+/// kept for the endgame and not spent there would be lost with the game, so the midgame,
+/// where it decides the most, gets it.
 fn worth(empties: u32, solve_at: u32) -> i64 {
     if empties > solve_at + 30 {
         8
     } else if empties > solve_at {
         10
     } else if empties + 4 > solve_at {
-        20
+        5
     } else {
         1
     }

@@ -348,3 +348,48 @@ fn a_selective_search_reaches_deeper_with_the_same_nodes() {
         "selective {selective_depths} plies against {exact_depths}"
     );
 }
+
+#[test]
+fn a_stopped_iteration_plays_a_move_only_once_it_proved_better() {
+    let weights = crate::shipped_weights(Variant::Std).expect("shipped weights");
+    let kernels = Kernels::best();
+    let exact_after = |(p, o): (u64, u64), square: u8, depth: u32| {
+        let flips = kernels.flips8(p, o, u32::from(square));
+        -scores_by_depth(weights, (o & !flips, p | flips | 1 << square), depth)[depth as usize]
+    };
+    let mut switched = 0;
+    for position in played_positions(0..2, 500).into_iter().step_by(4) {
+        let sides = sides(&position);
+        for nodes in (2_000..=20_000).step_by(2_000) {
+            let limits = Limits {
+                max_nodes: Some(nodes),
+                ..UNLIMITED
+            };
+            let found = search(kernels, weights, false, sides, 60, &limits).expect("a move");
+            // The same search without the node limit, stopped after the depth that limit
+            // completed: its table is as large, so its iterations are the same.
+            let entries = usize::try_from(nodes).expect("small").next_power_of_two();
+            let completed = search_in(
+                &mut Table::with_entries(entries.clamp(1 << 10, TABLE_ENTRIES)),
+                kernels,
+                weights,
+                false,
+                sides,
+                found.depth,
+                &UNLIMITED,
+            )
+            .expect("a move");
+            if found.square == completed.square {
+                continue;
+            }
+            // The next depth's exact scores of both moves: the move played is better.
+            switched += 1;
+            let next = found.depth;
+            assert!(
+                exact_after(sides, found.square, next) > exact_after(sides, completed.square, next),
+                "{nodes} nodes: {found:?} against {completed:?} in {position:?}"
+            );
+        }
+    }
+    assert!(switched > 0, "no stopped iteration changed the move");
+}
